@@ -1,0 +1,49 @@
+# adkproxy — see README.md. `make demo` and `make test` are the two entry points.
+GO       ?= go
+BIN      := bin/adkproxy
+STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME ?= 30s
+# Test output (cassettes, logs) goes here so it can be scanned for secrets.
+export ADKPROXY_TEST_OUT ?= $(CURDIR)/.test-out
+
+.PHONY: all build test lint vet fmt-check unit npm-deps demo fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/adkproxy
+
+## test: lint, then every test with the race detector (npm packages installed first).
+test: lint npm-deps
+	rm -rf $(ADKPROXY_TEST_OUT)
+	$(GO) test -race -count=1 ./...
+
+lint: fmt-check vet
+	$(STATICCHECK) ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## npm-deps: the official JS clients used by end-to-end tests, pinned by package-lock.json.
+npm-deps:
+	@for d in $$(find . -name package-lock.json -not -path '*/node_modules/*' -exec dirname {} \;); do \
+		echo "npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
+	done
+
+## demo: replay the shipped example cassettes through a real client, offline, no key.
+demo: build
+	./scripts/demo.sh
+
+## fuzz: run every fuzz target for FUZZTIME each.
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin $(ADKPROXY_TEST_OUT)

@@ -1,0 +1,145 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// How a body is stored in YAML. Every choice is checked by reading it back,
+// so a body on disk always decodes to the exact bytes that were on the wire.
+const (
+	// encodingText: the YAML string is the body.
+	encodingText = ""
+	// encodingJSON: the YAML string is the body's JSON indented for
+	// reading; the wire bytes are its compact form, plus a final newline
+	// when the YAML string ends with one. Only used when compacting gives
+	// back the original bytes exactly, so nothing is lost.
+	encodingJSON = "json"
+	// encodingBase64: for bytes that are not UTF-8 text or that YAML
+	// cannot carry faithfully.
+	encodingBase64 = "base64"
+)
+
+// minIndentedJSON is the size below which compact JSON stays on one line:
+// indenting a tiny body only makes the cassette longer.
+const minIndentedJSON = 120
+
+// bodyNode returns the YAML scalar for b and the encoding to record beside it.
+func bodyNode(b []byte) (*yaml.Node, string) {
+	if !utf8.Valid(b) {
+		return base64Node(b), encodingBase64
+	}
+	if indented, ok := indentCompactJSON(b); ok {
+		if n, ok := faithfulScalar(indented); ok {
+			return n, encodingJSON
+		}
+	}
+	if n, ok := faithfulScalar(string(b)); ok {
+		return n, encodingText
+	}
+	return base64Node(b), encodingBase64
+}
+
+// decodeBody turns a stored body back into wire bytes.
+func decodeBody(value, encoding string) ([]byte, error) {
+	switch encoding {
+	case encodingText:
+		return []byte(value), nil
+	case encodingBase64:
+		b, err := base64.StdEncoding.DecodeString(value)
+		if err != nil {
+			return nil, fmt.Errorf("body is not valid base64: %v", err)
+		}
+		return b, nil
+	case encodingJSON:
+		var out bytes.Buffer
+		if err := json.Compact(&out, []byte(value)); err != nil {
+			return nil, fmt.Errorf("body_encoding is json but the body is not JSON: %v", err)
+		}
+		if len(value) > 0 && value[len(value)-1] == '\n' {
+			out.WriteByte('\n')
+		}
+		return out.Bytes(), nil
+	}
+	return nil, fmt.Errorf("unknown body_encoding %q (want text, json or base64)", encoding)
+}
+
+// indentCompactJSON indents b when b is compact JSON (optionally followed by
+// one newline) and compacting the indented form restores b byte for byte.
+func indentCompactJSON(b []byte) (string, bool) {
+	if len(b) < minIndentedJSON || (b[0] != '{' && b[0] != '[') {
+		return "", false
+	}
+	trailingNewline := b[len(b)-1] == '\n'
+	core := b
+	if trailingNewline {
+		core = b[:len(b)-1]
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, core) != nil || !bytes.Equal(compact.Bytes(), core) {
+		return "", false
+	}
+	var indented bytes.Buffer
+	if json.Indent(&indented, core, "", "  ") != nil {
+		return "", false
+	}
+	if trailingNewline {
+		indented.WriteByte('\n')
+	}
+	s := indented.String()
+	if back, err := decodeBody(s, encodingJSON); err != nil || !bytes.Equal(back, b) {
+		return "", false
+	}
+	return s, true
+}
+
+func base64Node(b []byte) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: base64.StdEncoding.EncodeToString(b)}
+}
+
+// faithfulScalar picks the most readable YAML style that reads back as
+// exactly s: a literal block for multi-line text, else YAML's own choice,
+// else double quotes (which escape anything). yaml.v3 loses, for instance,
+// a leading newline in a literal block, hence the check.
+func faithfulScalar(s string) (*yaml.Node, bool) {
+	var styles []yaml.Style
+	if bytes.ContainsRune([]byte(s), '\n') {
+		styles = append(styles, yaml.LiteralStyle)
+	}
+	styles = append(styles, 0, yaml.DoubleQuotedStyle)
+	for _, style := range styles {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: style}
+		if readsBackAs(n, s) {
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// readsBackAs encodes n nested as deep as a body sits in a cassette (block
+// scalars depend on their indentation) and checks that it decodes to want.
+func readsBackAs(n *yaml.Node, want string) bool {
+	doc := mapping("interactions", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{
+		mapping("request", mapping("body", n)),
+	}})
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return false
+	}
+	var got struct {
+		Interactions []struct {
+			Request struct {
+				Body *string `yaml:"body"`
+			} `yaml:"request"`
+		} `yaml:"interactions"`
+	}
+	if yaml.Unmarshal(out, &got) != nil || len(got.Interactions) != 1 || got.Interactions[0].Request.Body == nil {
+		return false
+	}
+	return *got.Interactions[0].Request.Body == want
+}

@@ -1,0 +1,19 @@
+package cassettes
+
+import "errors"
+
+// Sentinel errors; callers test them with errors.Is.
+var (
+	// ErrCorrupt: a cassette file exists but cannot be read as a cassette.
+	ErrCorrupt = errors.New("corrupt cassette")
+	// ErrVersion: a cassette was written by a newer (or unknown) format.
+	ErrVersion = errors.New("unsupported cassette version")
+	// ErrNotFound: no cassette file by that name.
+	ErrNotFound = errors.New("cassette not found")
+	// ErrUnsafeName: a cassette name that could escape the cassette folder.
+	ErrUnsafeName = errors.New("unsafe cassette name")
+	// ErrSecretLeak: a cassette about to be written still holds a secret.
+	ErrSecretLeak = errors.New("cassette would contain a secret")
+	// ErrWrite: a cassette could not be written to disk.
+	ErrWrite = errors.New("cassette could not be written")
+)

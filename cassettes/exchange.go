@@ -1,0 +1,65 @@
+package cassettes
+
+import (
+	"net/http"
+	"time"
+)
+
+// Exchange is one request and the response it got: the unit that the proxy
+// produces, a cassette stores, the matcher compares and the scorer reads.
+type Exchange struct {
+	Request  Request
+	Response Response
+}
+
+// Request is what a client sent, with secrets already removed.
+type Request struct {
+	Method string
+	Path   string
+	// Query is the raw query string without auth parameters, as sent.
+	Query  string
+	Header http.Header
+	Body   []byte
+}
+
+// Response is what the upstream answered. A streamed (SSE) response keeps
+// its events one by one in Events and leaves Body nil.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Events []Event
+	End    End
+	// Latency is the time from sending the request to the last byte.
+	Latency time.Duration
+}
+
+// Streamed reports whether the response is a list of SSE events.
+func (r *Response) Streamed() bool { return r.Events != nil }
+
+// Event is one server-sent event exactly as it came over the wire, separator
+// included, and how long after the previous event (or the headers) it came.
+type Event struct {
+	Data  []byte
+	After time.Duration
+}
+
+// End says how a response body ended, so replay can end it the same way.
+type End string
+
+const (
+	// EndComplete: the body was read to its end.
+	EndComplete End = "complete"
+	// EndEOF: the connection closed in the middle of an event (the last
+	// event has no separator), as when an error body follows a stream.
+	EndEOF End = "eof"
+	// EndReset: reading the body failed; replay cuts the connection after
+	// the recorded bytes.
+	EndReset End = "reset"
+)
+
+// Cassette is a named list of exchanges in the order they completed.
+type Cassette struct {
+	Name      string
+	Exchanges []*Exchange
+}

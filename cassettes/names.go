@@ -1,0 +1,71 @@
+package cassettes
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultName is the cassette used when a request names none.
+const DefaultName = "default"
+
+// Extension is the file extension of cassette files.
+const Extension = ".yaml"
+
+// maxSegment keeps each path segment well inside every file system's limit.
+const maxSegment = 100
+
+// FileName maps a cassette name to a path relative to the cassette folder.
+// A "/" in the name makes subfolders (test names like "TestX/case" keep
+// their shape). Empty segments, "." and ".." and absolute names are refused;
+// any other character outside [A-Za-z0-9._-] becomes "_" and the segment
+// gets a short hash of its original spelling, so distinct names never share
+// a file. The original name is kept inside the file.
+func FileName(name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("%w: the name is empty", ErrUnsafeName)
+	}
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) {
+		return "", fmt.Errorf("%w: %q is absolute; use a relative name like \"suite/test\"", ErrUnsafeName, name)
+	}
+	segments := strings.Split(name, "/")
+	for i, seg := range segments {
+		switch seg {
+		case "":
+			return "", fmt.Errorf("%w: %q has an empty path segment", ErrUnsafeName, name)
+		case ".", "..":
+			return "", fmt.Errorf("%w: %q contains %q", ErrUnsafeName, name, seg)
+		}
+		segments[i] = safeSegment(seg)
+	}
+	return filepath.Join(segments...) + Extension, nil
+}
+
+func safeSegment(seg string) string {
+	var b strings.Builder
+	changed := false
+	for _, r := range seg {
+		if r < 128 && (r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteByte('_')
+		changed = true
+	}
+	out := b.String()
+	if strings.HasPrefix(out, ".") { // no hidden files, no "..." tricks
+		out = "_" + out[1:]
+		changed = true
+	}
+	if len(out) > maxSegment {
+		out = out[:maxSegment]
+		changed = true
+	}
+	if changed {
+		sum := sha256.Sum256([]byte(seg))
+		out += "-" + hex.EncodeToString(sum[:4])
+	}
+	return out
+}

@@ -1,0 +1,157 @@
+package cassettes
+
+import (
+	"fmt"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Helpers to build and read yaml.Node trees. Cassettes are decoded by walking
+// nodes rather than into structs so that every error can name its line, and
+// so that anchors, aliases and custom tags are refused instead of expanded.
+
+func mapping(kv ...any) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		n.Content = append(n.Content, strNode(kv[i].(string)), kv[i+1].(*yaml.Node))
+	}
+	return n
+}
+
+func strNode(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+func intNode(i int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
+}
+
+func floatNode(f float64) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(f, 'f', -1, 64)}
+}
+
+// FormatError is a problem at a place in a cassette file.
+type FormatError struct {
+	File string
+	Line int
+	Msg  string
+	// Err is ErrCorrupt or ErrVersion.
+	Err error
+}
+
+func (e *FormatError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// reader walks one file's nodes and turns problems into FormatErrors.
+type reader struct{ file string }
+
+func (r reader) errorf(n *yaml.Node, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &FormatError{File: r.file, Line: line, Msg: fmt.Sprintf(format, args...), Err: ErrCorrupt}
+}
+
+// allowedTags are the plain YAML types; anything else (!!binary, !custom,
+// ...) is refused so a cassette can never ask the loader to do more than
+// read text.
+var allowedTags = map[string]bool{
+	"!!str": true, "!!int": true, "!!float": true, "!!bool": true, "!!null": true, "!!map": true, "!!seq": true,
+}
+
+// check refuses aliases, anchors and custom tags anywhere below n.
+func (r reader) check(n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return r.errorf(n, "anchors and aliases are not allowed in a cassette")
+	}
+	if n.Kind != yaml.DocumentNode && !allowedTags[n.Tag] {
+		return r.errorf(n, "tag %s is not allowed in a cassette", n.Tag)
+	}
+	for _, c := range n.Content {
+		if err := r.check(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fields reads a mapping whose keys must all be in known.
+func (r reader) fields(n *yaml.Node, what string, known ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, r.errorf(n, "%s must be a mapping", what)
+	}
+	out := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, r.errorf(k, "%s has a key that is not a string", what)
+		}
+		if !contains(known, k.Value) {
+			return nil, r.errorf(k, "unknown field %q in %s (known: %v)", k.Value, what, known)
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, r.errorf(k, "field %q appears twice in %s", k.Value, what)
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+func (r reader) str(n *yaml.Node, what string) (string, error) {
+	if n == nil {
+		return "", nil
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", r.errorf(n, "%s must be a string", what)
+	}
+	return n.Value, nil
+}
+
+func (r reader) integer(n *yaml.Node, what string) (int, error) {
+	if n == nil {
+		return 0, nil
+	}
+	i, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return 0, r.errorf(n, "%s must be a whole number, not %q", what, n.Value)
+	}
+	return i, nil
+}
+
+func (r reader) number(n *yaml.Node, what string) (float64, error) {
+	if n == nil {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if n.Kind != yaml.ScalarNode || err != nil || f < 0 {
+		return 0, r.errorf(n, "%s must be a non-negative number, not %q", what, n.Value)
+	}
+	return f, nil
+}
+
+func (r reader) list(n *yaml.Node, what string) ([]*yaml.Node, error) {
+	if n == nil {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, r.errorf(n, "%s must be a list", what)
+	}
+	return n.Content, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

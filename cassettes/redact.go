@@ -1,0 +1,252 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Placeholder replaces every secret value in what adkproxy writes.
+const Placeholder = "REDACTED"
+
+// Credential carriers. Their values are dropped from what is stored, and
+// credential values are remembered so they are also scrubbed from bodies.
+var (
+	// credentialHeaders carry keys and tokens.
+	credentialHeaders = []string{"X-Goog-Api-Key", "Authorization", "Proxy-Authorization"}
+	// droppedHeaders are never stored but are not secrets in themselves:
+	// a quota project id also appears in Vertex paths, so scrubbing it from
+	// paths would break replay on machines that do not send the header.
+	droppedHeaders = []string{"X-Goog-User-Project"}
+	// credentialParams are query parameters that carry keys and tokens.
+	credentialParams = []string{"key", "access_token"}
+)
+
+// minLearned is the shortest credential worth remembering: shorter values
+// (test placeholders) would scrub innocent text.
+const minLearned = 8
+
+// Redactor removes secrets from exchanges before they are stored and scans
+// what is about to be written for any that slipped through. It learns the
+// credentials it sees in requests and is given further values to scrub by
+// the user (--redact). Safe for concurrent use.
+type Redactor struct {
+	mu      sync.RWMutex
+	secrets map[string]string // value -> label used in errors (never the value)
+	needles []needle          // every stored form of every secret, longest first
+}
+
+type needle struct {
+	form  []byte
+	label string
+}
+
+// NewRedactor returns a redactor that also scrubs the given values.
+func NewRedactor(values ...string) *Redactor {
+	r := &Redactor{secrets: map[string]string{}}
+	for i, v := range values {
+		r.add(v, fmt.Sprintf("--redact value #%d", i+1))
+	}
+	r.rebuild()
+	return r
+}
+
+// IsCredentialHeader reports whether a header carries a credential or is
+// otherwise never stored.
+func IsCredentialHeader(name string) bool {
+	name = http.CanonicalHeaderKey(name)
+	return contains(credentialHeaders, name) || contains(droppedHeaders, name)
+}
+
+// Learn remembers the credentials carried by a request's headers and query.
+func (r *Redactor) Learn(h http.Header, rawQuery string) {
+	var found [][2]string
+	for _, name := range credentialHeaders {
+		for _, v := range h.Values(name) {
+			for _, scheme := range []string{"Bearer ", "Token ", "Basic "} {
+				v = strings.TrimPrefix(v, scheme)
+			}
+			found = append(found, [2]string{v, "the " + name + " header"})
+		}
+	}
+	if rawQuery != "" {
+		q, _ := url.ParseQuery(rawQuery)
+		for _, p := range credentialParams {
+			for _, v := range q[p] {
+				found = append(found, [2]string{v, "the ?" + p + "= parameter"})
+			}
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	r.mu.RLock()
+	fresh := false
+	for _, f := range found {
+		if _, known := r.secrets[f[0]]; !known && len(f[0]) >= minLearned {
+			fresh = true
+		}
+	}
+	r.mu.RUnlock()
+	if !fresh {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range found {
+		if len(f[0]) >= minLearned {
+			r.add(f[0], f[1])
+		}
+	}
+	r.rebuild()
+}
+
+func (r *Redactor) add(value, label string) {
+	if value == "" || value == Placeholder {
+		return
+	}
+	if _, ok := r.secrets[value]; !ok {
+		r.secrets[value] = label
+	}
+}
+
+// rebuild recomputes the needle list; callers hold the write lock.
+func (r *Redactor) rebuild() {
+	r.needles = r.needles[:0]
+	for v, label := range r.secrets {
+		for _, form := range encodedForms(v) {
+			r.needles = append(r.needles, needle{form: []byte(form), label: label})
+		}
+	}
+	sort.Slice(r.needles, func(i, j int) bool {
+		if len(r.needles[i].form) != len(r.needles[j].form) {
+			return len(r.needles[i].form) > len(r.needles[j].form)
+		}
+		return bytes.Compare(r.needles[i].form, r.needles[j].form) < 0
+	})
+}
+
+// encodedForms lists the ways a secret can appear in stored bytes: as is,
+// JSON-escaped, URL-escaped and inside base64 at any byte alignment.
+func encodedForms(v string) []string {
+	forms := map[string]bool{v: true, url.QueryEscape(v): true, url.PathEscape(v): true}
+	if j, err := json.Marshal(v); err == nil {
+		forms[string(j[1:len(j)-1])] = true
+	}
+	var noHTML bytes.Buffer
+	enc := json.NewEncoder(&noHTML)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) == nil {
+		s := strings.TrimSpace(noHTML.String())
+		forms[s[1:len(s)-1]] = true
+	}
+	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for shift := 0; shift < 3; shift++ {
+			if f := alignedBase64(e, v, shift); len(f) >= minLearned {
+				forms[f] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(forms))
+	for f := range forms {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// alignedBase64 returns the base64 characters determined by v alone when v
+// sits shift bytes into a longer encoded input.
+func alignedBase64(e *base64.Encoding, v string, shift int) string {
+	enc := e.EncodeToString(append(make([]byte, shift), v...))
+	start := (8*shift + 5) / 6
+	end := 8 * (shift + len(v)) / 6
+	if end <= start || end > len(enc) {
+		return ""
+	}
+	return enc[start:end]
+}
+
+// Bytes returns b with every secret replaced by the placeholder. b itself is
+// never modified.
+func (r *Redactor) Bytes(b []byte) []byte {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, n := range r.needles {
+		if bytes.Contains(b, n.form) {
+			b = bytes.ReplaceAll(b, n.form, []byte(Placeholder))
+		}
+	}
+	return b
+}
+
+// String is Bytes for strings.
+func (r *Redactor) String(s string) string { return string(r.Bytes([]byte(s))) }
+
+// Query removes credential parameters from a raw query string, keeping the
+// order of the rest, and scrubs secrets from what remains.
+func (r *Redactor) Query(rawQuery string) string {
+	if rawQuery == "" {
+		return ""
+	}
+	kept := make([]string, 0, 4)
+	for _, pair := range strings.Split(rawQuery, "&") {
+		name, _, _ := strings.Cut(pair, "=")
+		if n, err := url.QueryUnescape(name); err == nil && contains(credentialParams, n) {
+			continue
+		}
+		kept = append(kept, pair)
+	}
+	return r.String(strings.Join(kept, "&"))
+}
+
+// Header returns a copy of h without credential headers and the given
+// extra names, with secrets scrubbed from the remaining values.
+func (r *Redactor) Header(h http.Header, drop ...string) http.Header {
+	out := make(http.Header, len(h))
+	for name, values := range h {
+		if IsCredentialHeader(name) || contains(drop, name) {
+			continue
+		}
+		vs := make([]string, len(values))
+		for i, v := range values {
+			vs[i] = r.String(v)
+		}
+		out[name] = vs
+	}
+	return out
+}
+
+// Scan reports ErrSecretLeak if data holds any known secret in any of its
+// encoded forms. The error names where the secret came from, never its value.
+func (r *Redactor) Scan(data []byte) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, n := range r.needles {
+		if i := bytes.Index(data, n.form); i >= 0 {
+			line := 1 + bytes.Count(data[:i], []byte("\n"))
+			return fmt.Errorf("%w: %s appears at line %d; nothing was written", ErrSecretLeak, n.label, line)
+		}
+	}
+	return nil
+}
+
+// Exchange scrubs a whole exchange in place.
+func (r *Redactor) Exchange(x *Exchange) {
+	x.Request.Path = r.String(x.Request.Path)
+	x.Request.Query = r.Query(x.Request.Query)
+	x.Request.Header = r.Header(x.Request.Header)
+	x.Request.Body = r.Bytes(x.Request.Body)
+	x.Response.Header = r.Header(x.Response.Header)
+	x.Response.Body = r.Bytes(x.Response.Body)
+	for i := range x.Response.Events {
+		x.Response.Events[i].Data = r.Bytes(x.Response.Events[i].Data)
+	}
+}

@@ -1,0 +1,138 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileSize bounds what Load reads, so a mistaken path (or a hostile
+// file) cannot exhaust memory.
+const MaxFileSize = 1 << 30
+
+// Load reads the cassette file at path.
+func Load(path string) (*Cassette, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist", ErrNotFound, path)
+	}
+	if err != nil {
+		return nil, &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &FormatError{File: path, Msg: fmt.Sprintf("larger than %d bytes; split the cassette", MaxFileSize), Err: ErrCorrupt}
+	}
+	return Unmarshal(path, data)
+}
+
+// LoadDir reads every cassette below dir, keyed by cassette name. A file
+// without a name takes its path relative to dir, minus the extension.
+func LoadDir(dir string) (map[string]*Cassette, error) {
+	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: the cassette folder %s does not exist; record into it first with 'adkproxy record --cassettes %s -- COMMAND'", ErrNotFound, dir, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: cassette folder %s: %v", ErrNotFound, dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a folder", ErrNotFound, dir)
+	}
+	out := map[string]*Cassette{}
+	files := map[string]string{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(path, Extension) || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		c, err := Load(path)
+		if err != nil {
+			return err
+		}
+		if c.Name == "" {
+			rel, _ := filepath.Rel(dir, path)
+			c.Name = strings.TrimSuffix(filepath.ToSlash(rel), Extension)
+		}
+		if other, dup := files[c.Name]; dup {
+			return &FormatError{File: path, Err: ErrCorrupt,
+				Msg: fmt.Sprintf("cassette name %q is also used by %s; rename one", c.Name, other)}
+		}
+		files[c.Name] = path
+		out[c.Name] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Save writes c to path atomically: the file is either the old version or
+// the complete new one, never a mix. With a redactor, the rendered bytes are
+// scanned first and nothing is written if a secret is found.
+func Save(path string, c *Cassette, r *Redactor) error {
+	data, err := Marshal(c)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrWrite, path, err)
+	}
+	if r != nil {
+		if err := r.Scan(data); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := WriteFileAtomic(path, data); err != nil {
+		return fmt.Errorf("%w: %v", ErrWrite, err)
+	}
+	return nil
+}
+
+// WriteFileAtomic replaces path with data through a synced temporary file
+// in the same folder and a rename, then syncs the folder so the rename
+// itself survives a crash.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

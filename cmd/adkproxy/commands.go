@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/urfave/cli/v2"
+)
+
+const wrapHelp = `With "-- COMMAND ARGS...", adkproxy listens on a free port on 127.0.0.1, runs COMMAND with
+GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL pointing at itself, forwards SIGINT and SIGTERM
+to it, writes the cassettes when it exits and exits with its status. Without a command it serves
+until SIGINT or SIGTERM and prints the environment a client needs.`
+
+func recordCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "record",
+		Usage:     "forward traffic to the Gemini API and write it into cassettes",
+		ArgsUsage: "[-- COMMAND ARGS...]",
+		Description: "Each cassette touched during the run is replaced by what this run recorded.\n" +
+			"API keys, tokens and every --redact value are scrubbed before anything is written.\n\n" +
+			wrapHelp + "\n\n" + exitStatusHelp,
+		Flags: append(commonFlags(),
+			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
+			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
+		),
+		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeRecord) },
+		OnUsageError: commandUsageError,
+	}
+}
+
+func replayCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "answer from cassettes with no network and no API key",
+		ArgsUsage: "[-- COMMAND ARGS...]",
+		Description: "Requests are matched on method, path, query and JSON body (keys in any order, numbers by\n" +
+			"value); headers are ignored. Identical requests get their recorded answers in order. A request\n" +
+			"with no recording gets HTTP 400 with a Gemini error naming the closest recording and how it\n" +
+			"differs, and makes adkproxy exit 76 even if COMMAND passed.\n\n" +
+			wrapHelp + " In replay, GOOGLE_API_KEY and GEMINI_API_KEY are set to a placeholder when unset.\n\n" +
+			exitStatusHelp,
+		Flags: append(commonFlags(),
+			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
+			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
+		),
+		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },
+		OnUsageError: commandUsageError,
+	}
+}
+
+// commandUsageError keeps a flag mistake to one line instead of the whole help.
+func commandUsageError(c *cli.Context, err error, _ bool) error {
+	return usageErrorf("%s: %v (see 'adkproxy %s --help')", c.Command.Name, err, c.Command.Name)
+}

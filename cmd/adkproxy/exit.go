@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// Exit statuses, from sysexits.h where one fits. A wrapped command's own
+// non-zero status is passed through unchanged, and a command killed by
+// signal N gives 128+N, as shells do.
+const (
+	exitOK        = 0
+	exitFailure   = 1  // scoring: a criterion failed
+	exitUsage     = 64 // EX_USAGE: bad flags or arguments
+	exitDataErr   = 65 // EX_DATAERR: a cassette is unreadable, corrupt or of an unknown version
+	exitCantWrite = 73 // EX_CANTCREAT: a cassette could not be written (or would have leaked a secret)
+	exitUnmatched = 76 // EX_PROTOCOL: replay saw a request that was not recorded
+	exitNoCommand = 127
+)
+
+// exitError carries an exit status up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+func usageErrorf(format string, args ...any) error {
+	return withCode(exitUsage, fmt.Errorf(format, args...))
+}
+
+// exitCodeFor maps an error to the status documented in --help.
+func exitCodeFor(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, cassettes.ErrCorrupt), errors.Is(err, cassettes.ErrVersion), errors.Is(err, cassettes.ErrNotFound):
+		return exitDataErr
+	case errors.Is(err, cassettes.ErrSecretLeak), errors.Is(err, cassettes.ErrWrite):
+		return exitCantWrite
+	}
+	return exitFailure
+}
+
+const exitStatusHelp = `EXIT STATUS:
+   0    success
+   N    the wrapped COMMAND's own non-zero status, passed through
+   128+N  the wrapped COMMAND was killed by signal N
+   64   usage error (unknown flag, missing --cassettes, bad value)
+   65   a cassette is unreadable, corrupt or of an unknown version
+   73   a cassette could not be written, or would have contained a secret
+   76   replay saw a request with no recording while COMMAND exited 0
+   127  COMMAND could not be started`

@@ -1,0 +1,73 @@
+// Command adkproxy records and replays Gemini API traffic for agent tests.
+//
+//	adkproxy record --cassettes DIR -- go test ./...   # once, with a key
+//	adkproxy replay --cassettes DIR -- go test ./...   # in CI, with no key and no network
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run is main without os.Exit, so tests can drive the whole CLI.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(args)
+	if err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.err.Error() != "" {
+			fmt.Fprintf(stderr, "adkproxy: %v\n", err)
+		}
+	}
+	return exitCodeFor(err)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:    "adkproxy",
+		Usage:   "record and replay Gemini API traffic for agent tests",
+		Version: version,
+		Description: "adkproxy sits between an agent and the Gemini API. 'record' forwards traffic to the API and\n" +
+			"writes it into YAML cassettes; 'replay' answers from the cassettes with no network and no key,\n" +
+			"and fails when the agent sends a request that was not recorded.\n\n" + exitStatusHelp,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		Commands:             []*cli.Command{recordCommand(), replayCommand()},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageErrorf("%v (see 'adkproxy --help')", err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(c.App.ErrWriter, "adkproxy: unknown command %q (see 'adkproxy --help')\n", name)
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // main decides the status
+	}
+	app.Before = func(c *cli.Context) error {
+		if c.Args().Present() && app.Command(c.Args().First()) == nil {
+			return usageErrorf("unknown command %q (commands: %s)", c.Args().First(), commandNames(app))
+		}
+		return nil
+	}
+	return app
+}
+
+func commandNames(app *cli.App) string {
+	var names []string
+	for _, c := range app.Commands {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
+}

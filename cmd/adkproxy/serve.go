@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/urfave/cli/v2"
+)
+
+// replayPlaceholderKey satisfies SDKs that refuse to start without a key;
+// replay never sends it anywhere.
+const replayPlaceholderKey = "adkproxy-replay-no-key"
+
+func runProxy(c *cli.Context, mode proxy.Mode) error {
+	cfg, err := proxyConfig(c, mode)
+	if err != nil {
+		return err
+	}
+	stderr := c.App.ErrWriter
+	srv, err := proxy.New(cfg)
+	if err != nil {
+		return err
+	}
+	command := c.Args().Slice()
+	listen := c.String("listen")
+	if len(command) > 0 && !c.IsSet("listen") {
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return usageErrorf("cannot listen on %s: %v", listen, err)
+	}
+	addr := ln.Addr().String()
+	warnIfExposed(cfg.Logger, ln.Addr())
+	if f := c.String("addr-file"); f != "" {
+		if err := cassettes.WriteFileAtomic(f, []byte(addr+"\n")); err != nil {
+			ln.Close()
+			return usageErrorf("cannot write --addr-file %s: %v", f, err)
+		}
+	}
+	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	go httpServer.Serve(ln)
+
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	var runErr error
+	if len(command) > 0 {
+		runErr = runCommand(command, childEnv(mode, "http://"+addr), signals, c.App.Writer, stderr)
+	} else {
+		printExports(c.App.Writer, mode, "http://"+addr)
+		cfg.Logger.Info("adkproxy "+string(mode)+" listening", "addr", addr, "cassettes", cfg.Dir)
+		<-signals
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	httpServer.Shutdown(ctx)
+	flushErr := srv.Close()
+	summarize(stderr, mode, srv)
+	switch {
+	case flushErr != nil:
+		return withCode(exitCantWrite, flushErr)
+	case runErr != nil:
+		return runErr
+	case mode == proxy.ModeReplay && srv.Stats().Unmatched > 0:
+		return withCode(exitUnmatched, fmt.Errorf("replay failed: %d request(s) had no recording", srv.Stats().Unmatched))
+	}
+	return nil
+}
+
+func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
+	dir := c.String("cassettes")
+	if dir == "" {
+		return proxy.Config{}, usageErrorf("--cassettes DIR is required (or set ADKPROXY_CASSETTES)")
+	}
+	logger, err := newLogger(c.App.ErrWriter, c.String("log-level"))
+	if err != nil {
+		return proxy.Config{}, err
+	}
+	if _, err := cassettes.FileName(c.String("cassette")); err != nil {
+		return proxy.Config{}, usageErrorf("--cassette: %v", err)
+	}
+	if c.Int64("max-body") <= 0 {
+		return proxy.Config{}, usageErrorf("--max-body must be a positive number of bytes")
+	}
+	var redact []string
+	for _, v := range c.StringSlice("redact") {
+		if v == "" {
+			return proxy.Config{}, usageErrorf("--redact needs a non-empty value")
+		}
+		redact = append(redact, v)
+	}
+	cfg := proxy.Config{
+		Mode:            mode,
+		Dir:             dir,
+		DefaultCassette: c.String("cassette"),
+		Redactor:        cassettes.NewRedactor(redact...),
+		Logger:          logger,
+		MaxBody:         c.Int64("max-body"),
+	}
+	if mode == proxy.ModeRecord {
+		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
+			return cfg, withCode(exitUsage, err)
+		}
+		if v := c.String("vertex-upstream"); v != "" {
+			if cfg.VertexUpstream, err = proxy.ParseUpstream("--vertex-upstream", v); err != nil {
+				return cfg, withCode(exitUsage, err)
+			}
+		}
+	} else {
+		cfg.AllowRepeats = c.Bool("allow-repeats")
+		cfg.ReplayTiming = c.Bool("replay-timing")
+	}
+	return cfg, nil
+}
+
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageErrorf("--log-level must be debug, info, warn or error, not %q", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// warnIfExposed warns when the proxy is reachable from other machines:
+// in record mode anyone who can reach it spends the user's API key.
+func warnIfExposed(log *slog.Logger, addr net.Addr) {
+	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		log.Warn("LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach this proxy (and, while recording, use your API key)", "addr", addr.String())
+	}
+}
+
+// childEnv points every Gemini SDK at the proxy.
+func childEnv(mode proxy.Mode, base string) []string {
+	env := append(os.Environ(),
+		"GOOGLE_GEMINI_BASE_URL="+base,
+		"GOOGLE_VERTEX_BASE_URL="+base,
+		"ADKPROXY_URL="+base,
+	)
+	if mode == proxy.ModeReplay {
+		for _, k := range []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"} {
+			if os.Getenv(k) == "" {
+				env = append(env, k+"="+replayPlaceholderKey)
+			}
+		}
+	}
+	return env
+}
+
+func printExports(w io.Writer, mode proxy.Mode, base string) {
+	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
+	if mode == proxy.ModeReplay {
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", replayPlaceholderKey)
+	}
+}
+
+// runCommand runs the wrapped command to completion, passing on signals,
+// and returns an exitError carrying its status when it did not succeed.
+func runCommand(argv []string, env []string, signals <-chan os.Signal, stdout, stderr io.Writer) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin = os.Stdin
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return withCode(exitNoCommand, fmt.Errorf("cannot run %s: %v", argv[0], err))
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case sig := <-signals:
+			cmd.Process.Signal(sig)
+		case err := <-done:
+			return commandStatus(argv[0], err)
+		}
+	}
+}
+
+func commandStatus(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return withCode(exitNoCommand, fmt.Errorf("%s: %v", name, err))
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return withCode(128+int(ws.Signal()), fmt.Errorf("%s was killed by %v", name, ws.Signal()))
+	}
+	// The command has already said what went wrong; add nothing to stderr.
+	return withCode(exit.ExitCode(), errors.New(""))
+}
+
+// summarize prints one screen about the run.
+func summarize(w io.Writer, mode proxy.Mode, srv *proxy.Server) {
+	st := srv.Stats()
+	if mode == proxy.ModeRecord {
+		fmt.Fprintf(w, "adkproxy: recorded %d exchange(s) into %d cassette(s)", st.Recorded, len(srv.Cassettes()))
+		if st.Failed > 0 {
+			fmt.Fprintf(w, "; %d request(s) failed", st.Failed)
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "adkproxy: replayed %d request(s), %d unmatched\n", st.Replayed, st.Unmatched)
+	const shown = 5
+	for i, m := range srv.Misses() {
+		if i == shown {
+			fmt.Fprintf(w, "  … %d more unmatched request(s)\n", st.Unmatched-shown)
+			break
+		}
+		fmt.Fprintf(w, "  unmatched %s %s: %s\n", m.Method, m.Path, indent(m.Message))
+	}
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+var _ = url.Parse

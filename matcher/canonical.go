@@ -1,0 +1,106 @@
+package matcher
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ParseJSON decodes a body into plain Go values, keeping numbers as
+// json.Number so that no precision is lost. ok is false when the body is
+// not a single JSON value.
+func ParseJSON(body []byte) (v any, ok bool) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, false // trailing data: not one JSON value
+	}
+	return v, true
+}
+
+// AppendCanonical writes v in canonical form: objects with sorted keys,
+// arrays in order, numbers normalised so that equal values are equal bytes.
+func AppendCanonical(buf []byte, v any) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(buf, "null"...)
+	case bool:
+		return strconv.AppendBool(buf, t)
+	case json.Number:
+		return append(buf, canonicalNumber(string(t))...)
+	case string:
+		return strconv.AppendQuote(buf, t)
+	case []any:
+		buf = append(buf, '[')
+		for i, e := range t {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = AppendCanonical(buf, e)
+		}
+		return append(buf, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendQuote(buf, k)
+			buf = append(buf, ':')
+			buf = AppendCanonical(buf, t[k])
+		}
+		return append(buf, '}')
+	}
+	panic(fmt.Sprintf("matcher: unexpected JSON value %T", v))
+}
+
+// canonicalNumber rewrites a JSON number as sign, significant digits and
+// exponent ("1.50e2" and "150" both become "15e1"), exactly and without
+// going through float64, so large integers stay distinct.
+func canonicalNumber(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	exp := 0
+	if expPart != "" {
+		e, err := strconv.Atoi(expPart)
+		if err != nil {
+			return s // json.Number has been validated; unreachable in practice
+		}
+		exp = e
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	if trimmed == "" {
+		return "0"
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if exp == 0 {
+		return sign + trimmed
+	}
+	return sign + trimmed + "e" + strconv.Itoa(exp)
+}
+
+// NumbersEqual reports whether two JSON number literals have the same value.
+func NumbersEqual(a, b json.Number) bool { return canonicalNumber(string(a)) == canonicalNumber(string(b)) }

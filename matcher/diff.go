@@ -1,0 +1,226 @@
+package matcher
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// Kind says how a field differs between the recording and the request.
+type Kind string
+
+const (
+	Changed Kind = "changed"
+	Added   Kind = "added"   // present in the request, not in the recording
+	Removed Kind = "removed" // present in the recording, not in the request
+)
+
+// Difference is one field that differs, addressed by a JSON path such as
+// contents[3].parts[0].functionResponse.response.temp_c.
+type Difference struct {
+	Path     string `json:"path"`
+	Kind     Kind   `json:"kind"`
+	Recorded string `json:"recorded,omitempty"`
+	Got      string `json:"got,omitempty"`
+}
+
+func (d Difference) String() string {
+	switch d.Kind {
+	case Added:
+		return fmt.Sprintf("%s: added %s", d.Path, d.Got)
+	case Removed:
+		return fmt.Sprintf("%s: removed (recorded %s)", d.Path, d.Recorded)
+	}
+	return fmt.Sprintf("%s: recorded %s, got %s", d.Path, d.Recorded, d.Got)
+}
+
+// maxShown bounds how much of one value a difference quotes.
+const maxShown = 120
+
+// DiffRequests lists how got differs from recorded: method, path, query
+// parameters and, for JSON bodies, each differing field.
+func DiffRequests(recorded, got *cassettes.Request) []Difference {
+	var out []Difference
+	if recorded.Method != got.Method {
+		out = append(out, Difference{Path: "method", Kind: Changed, Recorded: recorded.Method, Got: got.Method})
+	}
+	if recorded.Path != got.Path {
+		out = append(out, Difference{Path: "path", Kind: Changed, Recorded: recorded.Path, Got: got.Path})
+	}
+	if rq, gq := CanonicalQuery(recorded.Query), CanonicalQuery(got.Query); rq != gq {
+		out = append(out, Difference{Path: "query", Kind: Changed, Recorded: quoteOrNone(rq), Got: quoteOrNone(gq)})
+	}
+	rv, rok := ParseJSON(recorded.Body)
+	gv, gok := ParseJSON(got.Body)
+	switch {
+	case rok && gok:
+		out = append(out, DiffJSON("", rv, gv)...)
+	case !bytes.Equal(recorded.Body, got.Body):
+		out = append(out, Difference{Path: "body", Kind: Changed,
+			Recorded: describeBytes(recorded.Body), Got: describeBytes(got.Body)})
+	}
+	return out
+}
+
+// DiffJSON compares two decoded JSON values below path. Objects compare by
+// key, arrays by index, numbers by value.
+func DiffJSON(path string, recorded, got any) []Difference {
+	switch r := recorded.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(r)+len(g))
+		for k := range r {
+			keys = append(keys, k)
+		}
+		for k := range g {
+			if _, dup := r[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		var out []Difference
+		for _, k := range keys {
+			rv, inR := r[k]
+			gv, inG := g[k]
+			p := JoinKey(path, k)
+			switch {
+			case !inG:
+				out = append(out, Difference{Path: p, Kind: Removed, Recorded: render(rv)})
+			case !inR:
+				out = append(out, Difference{Path: p, Kind: Added, Got: render(gv)})
+			default:
+				out = append(out, DiffJSON(p, rv, gv)...)
+			}
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			break
+		}
+		var out []Difference
+		for i := 0; i < len(r) || i < len(g); i++ {
+			p := path + "[" + strconv.Itoa(i) + "]"
+			switch {
+			case i >= len(g):
+				out = append(out, Difference{Path: p, Kind: Removed, Recorded: render(r[i])})
+			case i >= len(r):
+				out = append(out, Difference{Path: p, Kind: Added, Got: render(g[i])})
+			default:
+				out = append(out, DiffJSON(p, r[i], g[i])...)
+			}
+		}
+		return out
+	case json.Number:
+		if g, ok := got.(json.Number); ok && NumbersEqual(r, g) {
+			return nil
+		}
+	default:
+		if recorded == got { // strings, bools, nil
+			return nil
+		}
+	}
+	if path == "" {
+		path = "body"
+	}
+	return []Difference{{Path: path, Kind: Changed, Recorded: render(recorded), Got: render(got)}}
+}
+
+// JoinKey appends an object key to a JSON path, quoting keys that are not
+// plain identifiers.
+func JoinKey(path, key string) string {
+	plain := key != ""
+	for _, c := range key {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// render shows a value compactly as JSON, cut to maxShown characters.
+func render(v any) string {
+	b := AppendCanonical(nil, v)
+	if n, ok := v.(json.Number); ok {
+		b = []byte(n) // show the number as it was written
+	}
+	return truncate(string(b))
+}
+
+func truncate(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return strconv.Quote(s)
+}
+
+func describeBytes(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return truncate(strconv.Quote(string(b)))
+}
+
+// FormatDiffs renders differences one per line, indented, at most limit of
+// them (0 = all), saying how many more there were.
+func FormatDiffs(diffs []Difference, limit int) string {
+	var b strings.Builder
+	for i, d := range diffs {
+		if limit > 0 && i == limit {
+			fmt.Fprintf(&b, "\n  … and %d more", len(diffs)-limit)
+			break
+		}
+		b.WriteString("\n  ")
+		b.WriteString(d.String())
+	}
+	return b.String()
+}
+
+// Closest picks the recorded request most like got: same method and path
+// first, then the fewest differences. It returns -1 when there are none.
+func Closest(recorded []*cassettes.Request, got *cassettes.Request) (int, []Difference) {
+	best, bestScore := -1, 0
+	var bestDiffs []Difference
+	for i, r := range recorded {
+		diffs := DiffRequests(r, got)
+		score := len(diffs)
+		if r.Method != got.Method {
+			score += 1 << 20
+		}
+		if r.Path != got.Path {
+			score += 1 << 16
+		}
+		if best < 0 || score < bestScore {
+			best, bestScore, bestDiffs = i, score, diffs
+		}
+	}
+	return best, bestDiffs
+}

@@ -1,0 +1,28 @@
+package proxy
+
+import (
+	"context"
+	"time"
+)
+
+// Clock waits between replayed events when --replay-timing is on; tests
+// inject their own to observe the waits without spending them.
+type Clock interface {
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,42 @@
+package proxy
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Gemini error statuses (google.rpc.Code names) that adkproxy answers with.
+const (
+	statusFailedPrecondition = "FAILED_PRECONDITION"
+	statusInvalidArgument    = "INVALID_ARGUMENT"
+	statusUnavailable        = "UNAVAILABLE"
+	statusInternal           = "INTERNAL"
+)
+
+// geminiError is the body shape of every error the Gemini API returns, so
+// SDKs surface adkproxy's message the same way they surface the API's.
+type geminiError struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// writeError answers with a Gemini-style error whose message starts with
+// "adkproxy: " so it is never mistaken for the API's own.
+func writeError(w http.ResponseWriter, code int, status, message string) {
+	var e geminiError
+	e.Error.Code = code
+	e.Error.Status = status
+	e.Error.Message = "adkproxy: " + message
+	body, _ := json.MarshalIndent(e, "", "  ")
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Adkproxy-Error", status)
+	w.WriteHeader(code)
+	w.Write(body)
+}

@@ -1,0 +1,153 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// record forwards a request upstream, streams the answer back and keeps the
+// exchange. SSE events are passed on and flushed one by one, as they
+// arrive, so an agent sees the same pacing as without the proxy.
+func (s *Server) record(w http.ResponseWriter, r *http.Request, t *tape, body []byte, stored cassettes.Request) {
+	out, err := s.upstreamRequest(r, body)
+	if err != nil {
+		s.stats.failed.Add(1)
+		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
+		return
+	}
+	start := time.Now()
+	resp, err := s.cfg.Transport.RoundTrip(out)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client went away; nothing was answered, nothing to keep
+		}
+		s.stats.failed.Add(1)
+		s.log.Warn("upstream unreachable", "host", out.URL.Host, "error", err)
+		writeError(w, http.StatusBadGateway, statusUnavailable,
+			fmt.Sprintf("upstream %s is unreachable (%v); nothing was recorded", out.URL.Host, errorText(err)))
+		return
+	}
+	defer resp.Body.Close()
+
+	x := &cassettes.Exchange{Request: stored, Response: cassettes.Response{
+		Status: resp.StatusCode,
+		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
+	}}
+	header := w.Header()
+	for k, vs := range withoutHeaders(resp.Header, "Content-Length") {
+		header[k] = vs
+	}
+	var readErr error
+	if isEventStream(resp.Header) {
+		readErr = s.teeEvents(w, resp, &x.Response, start)
+	} else {
+		readErr = s.copyBody(w, resp, &x.Response)
+	}
+	x.Response.Latency = time.Since(start)
+	s.cfg.Redactor.Exchange(x)
+	t.append(x)
+	s.stats.recorded.Add(1)
+	s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,
+		"status", x.Response.Status, "end", x.Response.End)
+	if readErr != nil {
+		// The upstream connection broke: the client's must break the same
+		// way, after the same bytes, or it would see a clean but short answer.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// teeEvents copies an SSE body event by event.
+func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cassettes.Response, start time.Time) error {
+	flusher, _ := w.(http.Flusher)
+	w.WriteHeader(resp.StatusCode)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	out.Events = []cassettes.Event{}
+	out.End = cassettes.EndComplete
+	last := start
+	events := newEventReader(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	for {
+		ev, err := events.Next()
+		if len(ev) > 0 {
+			now := time.Now()
+			out.Events = append(out.Events, cassettes.Event{Data: ev, After: now.Sub(last)})
+			last = now
+			w.Write(ev)
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if err == nil {
+			continue
+		}
+		if !isCleanEnd(err) {
+			out.End = cassettes.EndReset
+			return err
+		}
+		if len(ev) > 0 {
+			out.End = cassettes.EndEOF // the body stopped inside an event
+		}
+		return nil
+	}
+}
+
+// copyBody reads a whole non-streamed body, then sends it with its length.
+func (s *Server) copyBody(w http.ResponseWriter, resp *http.Response, out *cassettes.Response) error {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	out.Body = data
+	out.End = cassettes.EndComplete
+	if err != nil {
+		out.End = cassettes.EndReset
+	} else {
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	}
+	w.WriteHeader(resp.StatusCode)
+	w.Write(data)
+	return err
+}
+
+// upstreamRequest builds the request to the real API: same method, path,
+// query and body, without hop-by-hop or adkproxy headers. Accept-Encoding
+// is left to the transport, which then decodes gzip itself, so cassettes
+// hold readable bodies.
+func (s *Server) upstreamRequest(r *http.Request, body []byte) (*http.Request, error) {
+	base := s.cfg.Upstream
+	if u, ok := vertexUpstream(r.URL.Path); ok {
+		base = u
+		if s.cfg.VertexUpstream != nil {
+			base = s.cfg.VertexUpstream
+		}
+	}
+	target := *base
+	target.Path = strings.TrimSuffix(base.Path, "/") + r.URL.Path
+	if r.URL.RawPath != "" {
+		target.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + r.URL.RawPath
+	}
+	target.RawQuery = r.URL.RawQuery
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("cannot forward %s %s: %v", r.Method, r.URL.Path, err)
+	}
+	out.Header = withoutHeaders(r.Header, "Accept-Encoding", "Host", "Content-Length",
+		HeaderCassette, HeaderTestName, HeaderInvocation)
+	out.ContentLength = int64(len(body))
+	return out, nil
+}
+
+// errorText says why the upstream could not be reached.
+func errorText(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return err.Error()
+}

@@ -1,0 +1,51 @@
+package proxy
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+)
+
+// DefaultUpstream is the Gemini Developer API.
+const DefaultUpstream = "https://generativelanguage.googleapis.com"
+
+// Vertex AI paths, as the SDKs send them when GOOGLE_VERTEX_BASE_URL points
+// at adkproxy: regional /{v}/projects/{p}/locations/{l}/... and express mode
+// /{v}/publishers/google/....
+var (
+	vertexRegional = regexp.MustCompile(`^/v1[a-z0-9]*/projects/[^/]+/locations/([^/]+)/`)
+	vertexExpress  = regexp.MustCompile(`^/v1[a-z0-9]*/publishers/`)
+)
+
+// vertexUpstream derives the Vertex AI host from a request path, following
+// Google's endpoint rules: "global" has no region prefix, the "us" and "eu"
+// multi-regions have their own hosts, every other location is a prefix.
+// ok is false for paths that are not Vertex AI's.
+func vertexUpstream(path string) (u *url.URL, ok bool) {
+	if m := vertexRegional.FindStringSubmatch(path); m != nil {
+		host := m[1] + "-aiplatform.googleapis.com"
+		switch m[1] {
+		case "global":
+			host = "aiplatform.googleapis.com"
+		case "us", "eu":
+			host = "aiplatform." + m[1] + ".rep.googleapis.com"
+		}
+		return &url.URL{Scheme: "https", Host: host}, true
+	}
+	if vertexExpress.MatchString(path) {
+		return &url.URL{Scheme: "https", Host: "aiplatform.googleapis.com"}, true
+	}
+	return nil, false
+}
+
+// ParseUpstream checks an upstream base URL given on the command line.
+func ParseUpstream(flag, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s must be an http(s) URL like %s, not %q", flag, DefaultUpstream, raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%s must not have a query or fragment: %q", flag, raw)
+	}
+	return u, nil
+}
