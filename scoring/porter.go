@@ -313,8 +313,8 @@ func endsDoubleConsonant(w string) bool {
 }
 
 // endsCVC is Porter's *o: consonant-vowel-consonant where the last letter is
-// not w, x or y. NLTK also accepts a two-letter vowel-consonant word, so that
-// e.g. "ow" behaves like a short syllable.
+// not w, x or y. NLTK also accepts a two-letter vowel-consonant word, with
+// no w/x/y exception, so "owing" -> "owe" and "axed" -> "axe".
 func endsCVC(w string) bool {
 	n := len(w)
 	if n >= 3 {

@@ -84,6 +84,8 @@ func TestStemExamples(t *testing.T) {
 		{"feed", "feed"},            // eed needs m > 0
 		{"hopping", "hop"},          // double consonant undone
 		{"hoping", "hope"},          // m=1 and *o adds e
+		{"axed", "axe"},             // two-letter *o, even ending in x
+		{"agreement", "agreement"},  // ement matches but fails; ment and ent are not tried
 		{"happy", "happi"},          // y -> i after consonant
 		{"relational", "relat"},     // ational -> ate, then step 4
 		{"generalization", "gener"}, // ization -> ize, then steps 3-4
