@@ -47,3 +47,13 @@ func withoutHeaders(h http.Header, drop ...string) http.Header {
 func isEventStream(h http.Header) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(h.Get("Content-Type"))), "text/event-stream")
 }
+
+// copyHeaders sets the response headers for the client. A nil Date stops
+// net/http from adding the current time, which would make every replay
+// differ from the recording run.
+func copyHeaders(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = vs
+	}
+	dst["Date"] = nil
+}

@@ -42,10 +42,9 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, t *tape, body []
 		Status: resp.StatusCode,
 		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
 	}}
-	header := w.Header()
-	for k, vs := range withoutHeaders(resp.Header, "Content-Length") {
-		header[k] = vs
-	}
+	// The client sees the headers a replay will give it, so a recording
+	// run and a replay run look the same from the agent's side.
+	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
 	var readErr error
 	if isEventStream(resp.Header) {
 		readErr = s.teeEvents(w, resp, &x.Response, start)

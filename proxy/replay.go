@@ -61,9 +61,7 @@ func (s *Server) explainMiss(t *tape, req *cassettes.Request, usedUp int) string
 // recording had one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.Response) {
 	h := w.Header()
-	for k, vs := range resp.Header {
-		h[k] = vs
-	}
+	copyHeaders(h, resp.Header)
 	ctx := r.Context()
 	flusher, _ := w.(http.Flusher)
 	if resp.Streamed() {

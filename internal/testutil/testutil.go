@@ -1,0 +1,71 @@
+// Package testutil holds the few conventions every adkproxy test shares:
+// where test output goes (so `make test` can scan it for leaked secrets)
+// and how tests find ../shared and npm packages (skip locally, fail in CI).
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// OutDir returns a fresh folder for a test's files. Under $ADKPROXY_TEST_OUT
+// it is kept after the test, so the secret scan at the end of `make test`
+// sees everything tests wrote; otherwise it is a temporary folder.
+func OutDir(t testing.TB) string {
+	t.Helper()
+	root := os.Getenv("ADKPROXY_TEST_OUT")
+	if root == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	dir, err := os.MkdirTemp(root, name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// InCI reports whether the tests run under CI (CI set to anything).
+func InCI() bool { return os.Getenv("CI") != "" }
+
+// RepoRoot is the repository's top folder.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// SharedDir returns ../shared beside the repository, or skips the test
+// when it is missing, except under CI where a missing folder fails it.
+func SharedDir(t testing.TB, sub ...string) string {
+	t.Helper()
+	dir := filepath.Join(append([]string{RepoRoot(), "..", "shared"}, sub...)...)
+	if _, err := os.Stat(dir); err != nil {
+		Require(t, "the shared reference folder "+dir)
+	}
+	return dir
+}
+
+// Require skips the test for a missing prerequisite, or fails it under CI,
+// where every prerequisite must be installed.
+func Require(t testing.TB, what string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s is missing; under CI=true this is a failure (.ci/run installs it)", what)
+	}
+	t.Skipf("%s is missing; skipped because CI is unset", what)
+}
+
+// Secrets used by tests; `make test` scans ADKPROXY_TEST_OUT for each of them
+// in every encoding. Each is long enough to be learned by the redactor.
+const (
+	SecretAPIKey    = "AIzaTEST-api-key-0123456789abcdefghijk"
+	SecretBearer    = "ya29.TEST-bearer-token-0123456789"
+	SecretQueryKey  = "AIzaTEST-query-key-9876543210zyxwv"
+	SecretRedactArg = "customer-4711-secret-ssn"
+)
