@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -79,3 +80,5 @@ func post(t *testing.T, base, path string, header http.Header, body string) *htt
 	}
 	return resp
 }
+
+func runtimeGosched() { runtime.Gosched() }
