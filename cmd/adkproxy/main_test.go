@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+)
+
+// These tests run the real adkproxy binary, and as the wrapped COMMAND they
+// run this test binary again in "client" mode (see TestMain), so every
+// process boundary, environment variable, signal and exit status is real.
+
+var adkproxyBin string
+
+const clientModeEnv = "ADKPROXY_TEST_CLIENT"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(clientModeEnv); mode != "" {
+		os.Exit(clientMain(mode))
+	}
+	dir, err := os.MkdirTemp("", "adkproxy-bin-")
+	if err != nil {
+		panic(err)
+	}
+	adkproxyBin = filepath.Join(dir, "adkproxy")
+	build := exec.Command("go", "build", "-o", adkproxyBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building adkproxy: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// clientMain is the wrapped command: it talks to GOOGLE_GEMINI_BASE_URL like
+// an SDK would and prints the answers.
+func clientMain(mode string) int {
+	base := os.Getenv("GOOGLE_GEMINI_BASE_URL")
+	if base == "" || os.Getenv("GOOGLE_VERTEX_BASE_URL") != base {
+		fmt.Fprintln(os.Stderr, "client: base URL env vars not set by adkproxy")
+		return 2
+	}
+	ask := func(question string) int {
+		body := fmt.Sprintf(`{"contents":[{"role":"user","parts":[{"text":%q}]}]}`, question)
+		req, _ := http.NewRequest("POST", base+"/v1beta/models/gemini-2.5-flash:generateContent", strings.NewReader(body))
+		req.Header.Set("x-goog-api-key", os.Getenv("GOOGLE_API_KEY"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "client:", err)
+			return 2
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Printf("%d %s", resp.StatusCode, b)
+		return 0
+	}
+	switch mode {
+	case "ask":
+		return ask(os.Getenv("QUESTION"))
+	case "print-key":
+		fmt.Print(os.Getenv("GOOGLE_API_KEY"), "|", os.Getenv("GEMINI_API_KEY"))
+		return 0
+	case "exit3":
+		return 3
+	case "kill-self":
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Minute)
+	case "wait-for-term":
+		ask(os.Getenv("QUESTION"))
+		os.WriteFile(os.Getenv("READY_FILE"), []byte("ok"), 0o644)
+		time.Sleep(time.Minute) // until adkproxy forwards SIGTERM
+		return 0
+	}
+	return 99
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// adkproxy runs the binary; env entries are added to a clean environment.
+func adkproxy(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := adkproxyCmd(t, env, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running adkproxy: %v", err)
+		}
+		code = ee.ExitCode()
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+func adkproxyCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // hang guard only
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, adkproxyBin, args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	return cmd
+}
+
+// self is the wrapped command: this test binary in client mode.
+func self(mode string) []string {
+	return []string{"--", "env", clientModeEnv + "=" + mode, os.Args[0]}
+}
+
+func TestUsageErrorsExit64(t *testing.T) {
+	for _, args := range [][]string{
+		{"bogus"},
+		{"replay", "--no-such-flag"},
+		{"replay"},
+		{"record", "--cassettes", t.TempDir(), "--upstream", "not a url"},
+		{"record", "--cassettes", t.TempDir(), "--cassette", "../up"},
+		{"replay", "--cassettes", t.TempDir(), "--log-level", "loud"},
+	} {
+		r := adkproxy(t, nil, args...)
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, "adkproxy: ") || strings.Count(r.stderr, "\n") > 2 {
+			t.Errorf("%v: exit %d, stderr %q; want 64 and a short message", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
+	upstream := &fakegemini.Handler{}
+	up := httptest.NewServer(upstream)
+	dir := testutil.OutDir(t)
+	env := []string{"QUESTION=What is adkproxy?", "GOOGLE_API_KEY=" + testutil.SecretAPIKey}
+
+	rec := adkproxy(t, env, append([]string{"record", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...)
+	if rec.code != 0 || !strings.HasPrefix(rec.stdout, "200 ") || !strings.Contains(rec.stderr, "recorded 1 exchange") {
+		t.Fatalf("record: exit %d\nstdout %s\nstderr %s", rec.code, rec.stdout, rec.stderr)
+	}
+	if got := upstream.Requests()[0].Header.Get("X-Goog-Api-Key"); got != testutil.SecretAPIKey {
+		t.Fatalf("upstream got key %q", got)
+	}
+	up.Close()
+	if n := countInDir(t, dir, testutil.SecretAPIKey); n != 0 {
+		t.Fatalf("the API key was written %d times", n)
+	}
+
+	rep := adkproxy(t, []string{"QUESTION=What is adkproxy?"}, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
+	if rep.code != 0 || rep.stdout != rec.stdout {
+		t.Fatalf("replay: exit %d\nstdout %q, want %q\nstderr %s", rep.code, rep.stdout, rec.stdout, rep.stderr)
+	}
+
+	// Same command, changed prompt: the command itself passes (it got an
+	// HTTP answer), but adkproxy must fail the run.
+	miss := adkproxy(t, []string{"QUESTION=Something else"}, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
+	if miss.code != exitUnmatched || !strings.HasPrefix(miss.stdout, "400 ") {
+		t.Fatalf("changed prompt: exit %d, stdout %s", miss.code, miss.stdout)
+	}
+	for _, want := range []string{"1 unmatched", `contents[0].parts[0].text: recorded "What is adkproxy?", got "Something else"`} {
+		if !strings.Contains(miss.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, miss.stderr)
+		}
+	}
+}
+
+func TestReplaySetsPlaceholderKeyOnlyWhenUnset(t *testing.T) {
+	dir := t.TempDir()
+	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)
+	if r.code != 0 || r.stdout != replayPlaceholderKey+"|"+replayPlaceholderKey {
+		t.Fatalf("exit %d, keys %q", r.code, r.stdout)
+	}
+	r = adkproxy(t, []string{"GOOGLE_API_KEY=mine"}, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)
+	if r.stdout != "mine|"+replayPlaceholderKey {
+		t.Fatalf("keys %q", r.stdout)
+	}
+}
+
+func TestCommandStatusPassesThrough(t *testing.T) {
+	dir := t.TempDir()
+	if r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("exit3")...)...); r.code != 3 {
+		t.Errorf("exit %d, want the command's 3 (stderr %s)", r.code, r.stderr)
+	}
+	if r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("kill-self")...)...); r.code != 128+9 {
+		t.Errorf("exit %d, want 137 for a command killed by SIGKILL", r.code)
+	}
+	if r := adkproxy(t, nil, "replay", "--cassettes", dir, "--", "/no/such/program"); r.code != exitNoCommand {
+		t.Errorf("exit %d, want 127 for a missing command", r.code)
+	}
+}
+
+func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "default.yaml"), []byte("version: 1\nname: x\ninteractions:\n  - request: {method: GET, path: /x}\n    response: {status: 999}\n"), 0o644)
+	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
+	if r.code != exitDataErr || !strings.Contains(r.stderr, "default.yaml:5:") {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "default.yaml"), []byte("version: 7\n"), 0o644)
+	if r := adkproxy(t, nil, "replay", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "upgrade adkproxy") {
+		t.Fatalf("unknown version: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if r := adkproxy(t, nil, "replay", "--cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr || !strings.Contains(r.stderr, "does not exist") {
+		t.Fatalf("missing folder: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+func TestUnwritableCassetteExits73(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	notADir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notADir, []byte("x"), 0o644)
+	r := adkproxy(t, []string{"QUESTION=hi"}, append([]string{"record", "--cassettes", notADir, "--upstream", up.URL}, self("ask")...)...)
+	if r.code != exitCantWrite || !strings.Contains(r.stderr, "could not be written") {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// TestServeWithoutCommand: --addr-file, the export lines, flags from
+// ADKPROXY_* variables, and SIGINT flushing the cassette.
+func TestServeWithoutCommand(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := adkproxyCmd(t, []string{"ADKPROXY_CASSETTES=" + dir, "ADKPROXY_UPSTREAM=" + up.URL, "ADKPROXY_CASSETTE=served"},
+		"record", "--listen", "127.0.0.1:0", "--addr-file", addrFile)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := waitForFile(t, addrFile)
+	resp, err := http.Post("http://"+addr+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(`{"contents":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after SIGINT: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "export GOOGLE_GEMINI_BASE_URL=http://"+addr) {
+		t.Errorf("stdout lacks the export line: %s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "served.yaml")); err != nil {
+		t.Fatalf("cassette not written on SIGINT: %v", err)
+	}
+}
+
+// TestSIGTERMIsForwardedAndNothingIsLost: adkproxy passes SIGTERM to the
+// command, reports its death by signal, and still writes the cassette.
+func TestSIGTERMIsForwardedAndNothingIsLost(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := adkproxyCmd(t, []string{"QUESTION=hold on", "READY_FILE=" + ready},
+		append([]string{"record", "--cassettes", dir, "--upstream", up.URL}, self("wait-for-term")...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, ready)
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit %v, want 143\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "default.yaml")); err != nil {
+		t.Fatalf("cassette lost on SIGTERM: %v", err)
+	}
+}
+
+func waitForFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute) // hang guard only
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return strings.TrimSpace(string(b))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+	return ""
+}
+
+func countInDir(t *testing.T, dir, needle string) int {
+	t.Helper()
+	n := 0
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			n += strings.Count(string(b), needle)
+		}
+		return nil
+	})
+	return n
+}
