@@ -103,4 +103,6 @@ func canonicalNumber(s string) string {
 }
 
 // NumbersEqual reports whether two JSON number literals have the same value.
-func NumbersEqual(a, b json.Number) bool { return canonicalNumber(string(a)) == canonicalNumber(string(b)) }
+func NumbersEqual(a, b json.Number) bool {
+	return canonicalNumber(string(a)) == canonicalNumber(string(b))
+}
