@@ -153,12 +153,11 @@ func childEnv(mode proxy.Mode, base string) []string {
 		"GOOGLE_VERTEX_BASE_URL="+base,
 		"ADKPROXY_URL="+base,
 	)
-	if mode == proxy.ModeReplay {
-		for _, k := range []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"} {
-			if os.Getenv(k) == "" {
-				env = append(env, k+"="+replayPlaceholderKey)
-			}
-		}
+	// SDKs refuse to start without a key. When the user set neither
+	// variable, both get the placeholder; when the user set one, the other
+	// stays unset, since SDKs warn when both are present.
+	if mode == proxy.ModeReplay && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
+		env = append(env, "GOOGLE_API_KEY="+replayPlaceholderKey, "GEMINI_API_KEY="+replayPlaceholderKey)
 	}
 	return env
 }

@@ -190,8 +190,7 @@ func (r *generateRequest) reply() part {
 	last := r.Contents[len(r.Contents)-1]
 	for _, p := range last.Parts {
 		if p.FunctionResponse != nil {
-			result, _ := json.Marshal(p.FunctionResponse.Response)
-			return part{Text: fmt.Sprintf("%s says %s.", p.FunctionResponse.Name, result)}
+			return part{Text: summarize(p.FunctionResponse)}
 		}
 	}
 	question := strings.TrimSpace(last.text())
@@ -200,6 +199,19 @@ func (r *generateRequest) reply() part {
 		return part{FunctionCall: &functionCall{Name: tool, Args: map[string]any{"city": words[len(words)-1]}}}
 	}
 	return part{Text: "You said: " + question}
+}
+
+// summarize words a tool result the way a model would.
+func summarize(fr *functionResponse) string {
+	r := fr.Response
+	if city, ok := r["city"].(string); ok {
+		if temp, ok := r["temp_c"].(float64); ok {
+			sky, _ := r["sky"].(string)
+			return strings.TrimSuffix(fmt.Sprintf("It is %g°C in %s, %s", temp, city, sky), ", ") + "."
+		}
+	}
+	result, _ := json.Marshal(r)
+	return fmt.Sprintf("%s returned %s.", fr.Name, result)
 }
 
 func (r *generateRequest) firstTool() string {
