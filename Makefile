@@ -17,6 +17,7 @@ build:
 test: lint npm-deps
 	rm -rf $(ADKPROXY_TEST_OUT)
 	$(GO) test -race -count=1 ./...
+	$(GO) run ./internal/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
 
 lint: fmt-check vet
 	$(STATICCHECK) ./...

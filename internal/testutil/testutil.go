@@ -69,3 +69,8 @@ const (
 	SecretQueryKey  = "AIzaTEST-query-key-9876543210zyxwv"
 	SecretRedactArg = "customer-4711-secret-ssn"
 )
+
+// Secrets lists every secret value the tests use.
+func Secrets() []string {
+	return []string{SecretAPIKey, SecretBearer, SecretQueryKey, SecretRedactArg}
+}
