@@ -1,0 +1,224 @@
+package matcher
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Place is where one model call belongs: session, invocation, step, agent.
+type Place struct {
+	Session    int // from 1, in order of first appearance
+	Invocation int // from 1 within the session
+	// Tag is the invocation id a client sent in X-Adkproxy-Invocation.
+	Tag   string
+	User  string
+	Step  int
+	Agent string
+	// Seq orders calls by arrival, across the whole cassette.
+	Seq int
+}
+
+// Organiser groups a cassette's model calls into sessions and invocations
+// as they arrive, using only what is on the wire:
+//
+//  1. A call whose per-agent key (agent + history up to the user turn) is
+//     already in an invocation continues that invocation: the agent's
+//     next step after a tool result.
+//  2. A call whose only user message is JSON equal to the arguments of a
+//     pending function call is a delegated task (ADK's task and
+//     single-turn agents): it joins the invocation that made the call and
+//     takes the call's name as its agent name.
+//  3. A call with the same user text and the same earlier user turns as an
+//     open invocation, from an agent that has not yet taken that step,
+//     joins it: a sub-agent reached by transfer sees the user's turn too.
+//  4. Otherwise the call starts a new invocation, in the session whose
+//     invocations' user texts equal the call's earlier user turns, or in a
+//     new session.
+//
+// A step counts as taken only once its response succeeded, so a retry after
+// a 429 joins the same invocation. Identical parallel sessions fill the
+// earliest free slot, first come first served. Safe for concurrent use.
+type Organiser struct {
+	mu       sync.Mutex
+	sessions []*orgSession
+	tagged   map[string]*orgInvocation
+	names    map[string]string // AgentKey -> agent name
+	unnamed  int
+	seq      int
+}
+
+type orgSession struct {
+	id          int
+	invocations []*orgInvocation
+}
+
+type orgInvocation struct {
+	session *orgSession
+	id      int
+	tag     string
+	user    string
+	earlier []string
+	taken   map[string]int // Key + step -> steps holding it
+	pending []FunctionCall
+}
+
+// Token identifies a placed call, to report its outcome.
+type Token struct {
+	inv  *orgInvocation
+	slot string
+}
+
+// NewOrganiser returns an empty organiser.
+func NewOrganiser() *Organiser {
+	return &Organiser{tagged: map[string]*orgInvocation{}, names: map[string]string{}}
+}
+
+func slotOf(c *Call) string { return fmt.Sprintf("%s/%d", c.Key, c.Step) }
+
+// Place assigns a call to its invocation. tag is the client's
+// X-Adkproxy-Invocation header, or "".
+func (o *Organiser) Place(c *Call, tag string) (Place, Token) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	slot := slotOf(c)
+	inv, taskName := o.find(c, tag, slot)
+	if inv == nil {
+		inv = o.start(c, tag)
+	}
+	inv.taken[slot]++
+	if c.AgentName != "" {
+		o.names[c.AgentKey] = c.AgentName
+	} else if taskName != "" && o.names[c.AgentKey] == "" {
+		o.names[c.AgentKey] = taskName
+	}
+	o.seq++
+	return Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
+		Step: c.Step, Agent: o.nameOf(c.AgentKey), Seq: o.seq}, Token{inv: inv, slot: slot}
+}
+
+func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {
+	if tag != "" {
+		return o.tagged[tag], ""
+	}
+	for _, s := range o.sessions { // rule 1
+		for _, inv := range s.invocations {
+			if inv.holdsKey(c.Key) && inv.taken[slot] == 0 {
+				return inv, ""
+			}
+		}
+	}
+	if c.TaskArgs != "" { // rule 2
+		for _, s := range o.sessions {
+			for _, inv := range s.invocations {
+				for i, p := range inv.pending {
+					if p.Args == c.TaskArgs {
+						inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
+						return inv, p.Name
+					}
+				}
+			}
+		}
+	}
+	if c.UserTurn < 0 {
+		return nil, ""
+	}
+	for _, s := range o.sessions { // rule 3
+		last := s.invocations[len(s.invocations)-1]
+		if last.user == c.UserText && equalStrings(last.earlier, c.EarlierUserTexts) && last.taken[slot] == 0 && !last.holdsKey(c.Key) {
+			return last, ""
+		}
+	}
+	return nil, ""
+}
+
+// start opens a new invocation (rule 4).
+func (o *Organiser) start(c *Call, tag string) *orgInvocation {
+	var session *orgSession
+	if len(c.EarlierUserTexts) > 0 {
+		for _, s := range o.sessions {
+			if len(s.invocations) == len(c.EarlierUserTexts) && s.userTexts(c.EarlierUserTexts) {
+				session = s
+				break
+			}
+		}
+	}
+	if session == nil {
+		session = &orgSession{id: len(o.sessions) + 1}
+		o.sessions = append(o.sessions, session)
+	}
+	inv := &orgInvocation{session: session, id: len(session.invocations) + 1, tag: tag,
+		user: c.UserText, earlier: c.EarlierUserTexts, taken: map[string]int{}}
+	session.invocations = append(session.invocations, inv)
+	if tag != "" {
+		o.tagged[tag] = inv
+	}
+	return inv
+}
+
+func (o *Organiser) nameOf(agentKey string) string {
+	if n := o.names[agentKey]; n != "" {
+		return n
+	}
+	o.unnamed++
+	n := "agent"
+	if o.unnamed > 1 {
+		n = fmt.Sprintf("agent-%d", o.unnamed)
+	}
+	o.names[agentKey] = n
+	return n
+}
+
+// Calls records the function calls a placed step's response made, so a
+// delegated agent receiving their arguments can be placed (rule 2). Call it
+// as soon as the calls are seen, before the client can act on them.
+func (o *Organiser) Calls(t Token, calls []FunctionCall) {
+	if len(calls) == 0 || t.inv == nil {
+		return
+	}
+	o.mu.Lock()
+	t.inv.pending = append(t.inv.pending, calls...)
+	o.mu.Unlock()
+}
+
+// Failed frees a placed step's slot when its response was an error, so a
+// retry of the same request lands in the same invocation.
+func (o *Organiser) Failed(t Token) {
+	if t.inv == nil {
+		return
+	}
+	o.mu.Lock()
+	if t.inv.taken[t.slot] > 0 {
+		t.inv.taken[t.slot]--
+	}
+	o.mu.Unlock()
+}
+
+func (inv *orgInvocation) holdsKey(key string) bool {
+	for slot, n := range inv.taken {
+		if n > 0 && len(slot) > len(key) && slot[:len(key)] == key && slot[len(key)] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *orgSession) userTexts(want []string) bool {
+	for i, inv := range s.invocations {
+		if inv.user != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,91 @@
+package matcher_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/httprr"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
+)
+
+type label struct {
+	Exchange   int    `json:"exchange"`
+	Session    int    `json:"session"`
+	Invocation int    `json:"invocation"`
+	UserText   string `json:"user_text"`
+	Agent      string `json:"agent"`
+	Why        string `json:"why"`
+}
+
+// TestOrganiserMatchesHandLabels replays every delegation recording through
+// the organiser and compares its grouping with labels written by a person
+// who read the conversations (testdata/delegation-labels.json).
+func TestOrganiserMatchesHandLabels(t *testing.T) {
+	traffic := testutil.SharedDir(t, "fixtures", "gemini-traffic")
+	raw, err := os.ReadFile(filepath.Join("testdata", "delegation-labels.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels struct {
+		Files map[string][]label `json:"files"`
+	}
+	if err := json.Unmarshal(raw, &labels); err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(labels.Files))
+	for n := range labels.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) != 10 {
+		t.Fatalf("labels cover %d files, want the 10 delegation recordings", len(names))
+	}
+	total := 0
+	for _, name := range names {
+		want := labels.Files[name]
+		t.Run(name, func(t *testing.T) {
+			exchanges, err := httprr.ParseFile(filepath.Join(traffic, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(exchanges) != len(want) {
+				t.Fatalf("%d exchanges, %d labels", len(exchanges), len(want))
+			}
+			org := matcher.NewOrganiser()
+			for i, x := range exchanges {
+				call, ok := matcher.AnalyzeCall(x.Request.URL.Path, x.Request.Body)
+				if !ok {
+					t.Fatalf("exchange %d is not a model call", i)
+				}
+				place, token := org.Place(call, "")
+				org.Calls(token, responseCalls(x.Response.Body))
+				l := want[i]
+				if place.Session != l.Session || place.Invocation != l.Invocation || place.Agent != l.Agent || place.User != l.UserText {
+					t.Errorf("exchange %d: got session %d invocation %d agent %q user %q\n  want session %d invocation %d agent %q user %q (%s)",
+						i, place.Session, place.Invocation, place.Agent, place.User, l.Session, l.Invocation, l.Agent, l.UserText, l.Why)
+				}
+				total++
+			}
+		})
+	}
+	t.Logf("%d exchanges grouped as labelled", total)
+}
+
+// responseCalls reads the calls from a JSON body or from every SSE event.
+func responseCalls(body []byte) []matcher.FunctionCall {
+	if !bytes.HasPrefix(body, []byte("data: ")) {
+		return matcher.ResponseCalls(body)
+	}
+	var out []matcher.FunctionCall
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: ")); ok {
+			out = append(out, matcher.ResponseCalls(p)...)
+		}
+	}
+	return out
+}
