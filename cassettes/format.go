@@ -2,12 +2,15 @@ package cassettes
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -24,36 +27,112 @@ const (
 
 const dataPrefix = "data: "
 
-// Marshal renders a cassette as YAML.
+// Marshal renders a cassette as YAML. Every value is stored so that it reads
+// back exactly: bodies and header values that YAML cannot carry as text are
+// stored as base64, and text fields (name, method, path, query, header names)
+// that are not valid UTF-8 are refused with an error rather than mangled.
 func Marshal(c *Cassette) ([]byte, error) {
-	interactions := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	for _, x := range c.Exchanges {
-		interactions.Content = append(interactions.Content, exchangeNode(x))
+	if c == nil {
+		return nil, fmt.Errorf("cannot marshal a nil cassette")
 	}
-	doc := mapping("version", intNode(FormatVersion), "name", strNode(c.Name), "interactions", interactions)
-	var buf bytes.Buffer
-	buf.WriteString("# adkproxy cassette: recorded Gemini API traffic. Bodies are replayed byte for byte.\n")
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	interactions := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for i, x := range c.Exchanges {
+		n, err := exchangeNode(x)
+		if err != nil {
+			return nil, fmt.Errorf("interaction %d: %w", i+1, err)
+		}
+		interactions.Content = append(interactions.Content, n)
+	}
+	name, err := textNode(c.Name, "the cassette name")
+	if err != nil {
 		return nil, err
 	}
-	if err := enc.Close(); err != nil {
+	doc := mapping("version", intNode(FormatVersion), "name", name, "interactions", interactions)
+	var buf bytes.Buffer
+	buf.WriteString("# adkproxy cassette: recorded Gemini API traffic. Bodies are replayed byte for byte.\n")
+	if err := encodeYAML(&buf, doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-func exchangeNode(x *Exchange) *yaml.Node {
-	req := mapping("method", strNode(x.Request.Method), "path", strNode(x.Request.Path))
-	if x.Request.Query != "" {
-		req.Content = append(req.Content, mapping("query", strNode(x.Request.Query)).Content...)
+// encodeYAML writes n with the settings every cassette uses; faithfulScalar
+// checks its choices with the same settings.
+func encodeYAML(buf *bytes.Buffer, n *yaml.Node) error {
+	enc := yaml.NewEncoder(buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return err
 	}
-	addHeaders(req, x.Request.Header)
+	return enc.Close()
+}
+
+// textNode is a scalar for a text field that must read back exactly.
+func textNode(s, what string) (*yaml.Node, error) {
+	if !utf8.ValidString(s) {
+		return nil, fmt.Errorf("%s is not valid UTF-8 text", what)
+	}
+	n, ok := faithfulScalar(s)
+	if !ok {
+		return nil, fmt.Errorf("%s cannot be stored in YAML exactly", what)
+	}
+	return n, nil
+}
+
+// validStatus is the range of HTTP status codes a cassette holds: the
+// classes HTTP defines (net/http would also carry 600-999, but nothing
+// legitimate sends them).
+func validStatus(code int) bool { return code >= 100 && code <= 599 }
+
+// checkExchange refuses what Unmarshal would refuse, so that a cassette is
+// never written that cannot be read back.
+func checkExchange(x *Exchange) error {
+	switch {
+	case x == nil:
+		return fmt.Errorf("nil exchange")
+	case x.Request.Method == "":
+		return fmt.Errorf("the request has no method")
+	case !strings.HasPrefix(x.Request.Path, "/"):
+		return fmt.Errorf("the request path %q does not start with /", x.Request.Path)
+	case !validStatus(x.Response.Status):
+		return fmt.Errorf("status %d is not an HTTP status", x.Response.Status)
+	}
+	switch x.Response.End {
+	case "", EndComplete, EndEOF, EndReset:
+		return nil
+	}
+	return fmt.Errorf("end %q is not complete, eof or reset", x.Response.End)
+}
+
+func exchangeNode(x *Exchange) (*yaml.Node, error) {
+	if err := checkExchange(x); err != nil {
+		return nil, err
+	}
+	method, err := textNode(x.Request.Method, "the request method")
+	if err != nil {
+		return nil, err
+	}
+	path, err := textNode(x.Request.Path, "the request path")
+	if err != nil {
+		return nil, err
+	}
+	req := mapping("method", method, "path", path)
+	if x.Request.Query != "" {
+		q, err := textNode(x.Request.Query, "the request query")
+		if err != nil {
+			return nil, err
+		}
+		req.Content = append(req.Content, strNode("query"), q)
+	}
+	if err := addHeaders(req, x.Request.Header, "request"); err != nil {
+		return nil, err
+	}
 	addBody(req, x.Request.Body)
 
 	resp := mapping("status", intNode(x.Response.Status))
-	addHeaders(resp, x.Response.Header)
+	if err := addHeaders(resp, x.Response.Header, "response"); err != nil {
+		return nil, err
+	}
 	if x.Response.Streamed() {
 		events := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		for _, e := range x.Response.Events {
@@ -64,37 +143,74 @@ func exchangeNode(x *Exchange) *yaml.Node {
 		addBody(resp, x.Response.Body)
 	}
 	if x.Response.End != "" && x.Response.End != EndComplete {
-		resp.Content = append(resp.Content, mapping("end", strNode(string(x.Response.End))).Content...)
+		resp.Content = append(resp.Content, strNode("end"), strNode(string(x.Response.End)))
 	}
 	if x.Response.Latency > 0 {
 		resp.Content = append(resp.Content, mapping("latency_ms", floatNode(millis(x.Response.Latency))).Content...)
 	}
-	return mapping("request", req, "response", resp)
+	return mapping("request", req, "response", resp), nil
 }
 
-func addHeaders(m *yaml.Node, h http.Header) {
+// addHeaders stores h under canonical names, as Unmarshal reads them back;
+// values of names that differ only in case are merged in name order.
+func addHeaders(m *yaml.Node, h http.Header, what string) error {
 	if len(h) == 0 {
-		return
+		return nil
 	}
-	names := make([]string, 0, len(h))
+	raw := make([]string, 0, len(h))
 	for k := range h {
-		names = append(names, k)
+		raw = append(raw, k)
+	}
+	sort.Strings(raw)
+	canonical := make(map[string][]string, len(h))
+	var names []string
+	for _, k := range raw {
+		name := http.CanonicalHeaderKey(k)
+		if _, seen := canonical[name]; !seen {
+			names = append(names, name)
+			canonical[name] = []string{}
+		}
+		canonical[name] = append(canonical[name], h[k]...)
 	}
 	sort.Strings(names)
 	hn := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, k := range names {
-		vs := h[k]
+		key, err := textNode(k, fmt.Sprintf("the %s header name %q", what, k))
+		if err != nil {
+			return err
+		}
+		vs := canonical[k]
 		if len(vs) == 1 {
-			hn.Content = append(hn.Content, strNode(k), strNode(vs[0]))
+			hn.Content = append(hn.Content, key, headerValueNode(vs[0]))
 			continue
 		}
 		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
 		for _, v := range vs {
-			seq.Content = append(seq.Content, strNode(v))
+			vn := headerValueNode(v)
+			if vn.Kind != yaml.ScalarNode || vn.Style&yaml.LiteralStyle != 0 {
+				// A flow sequence cannot hold a block scalar or a block mapping.
+				seq.Style = 0
+			}
+			seq.Content = append(seq.Content, vn)
 		}
-		hn.Content = append(hn.Content, strNode(k), seq)
+		hn.Content = append(hn.Content, key, seq)
 	}
 	m.Content = append(m.Content, strNode("headers"), hn)
+	return nil
+}
+
+// headerValueNode stores a header value as text when YAML can carry it
+// exactly and as {base64: ...} otherwise (HTTP allows bytes that are not
+// UTF-8 in header values).
+func headerValueNode(v string) *yaml.Node {
+	if utf8.ValidString(v) {
+		if n, ok := faithfulScalar(v); ok {
+			return n
+		}
+	}
+	n := mapping("base64", base64Node([]byte(v)))
+	n.Style = yaml.FlowStyle
+	return n
 }
 
 func addBody(m *yaml.Node, body []byte) {
@@ -158,12 +274,20 @@ func fromMillis(ms float64) time.Duration {
 // Unmarshal reads a cassette; file is only used in error messages.
 func Unmarshal(file string, data []byte) (*Cassette, error) {
 	r := reader{file: file}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &FormatError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), Err: ErrCorrupt}
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, r.yamlError(data, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &FormatError{File: file, Msg: "empty file: a cassette starts with 'version: 1'", Err: ErrCorrupt}
+		return nil, &FormatError{File: file, Line: 1, Msg: "empty file: a cassette starts with 'version: 1'", Err: ErrCorrupt}
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return nil, r.errorf(&extra, "a second YAML document starts here; a cassette is one document (was a file appended or merged?)")
+	case !errors.Is(err, io.EOF):
+		return nil, r.yamlError(data, err)
 	}
 	if err := r.check(&doc); err != nil {
 		return nil, err
@@ -252,8 +376,12 @@ func (r reader) response(n *yaml.Node, where string, resp *Response) error {
 	if resp.Status, err = r.integer(f["status"], where+" status"); err != nil {
 		return err
 	}
-	if resp.Status < 100 || resp.Status > 599 {
-		return r.errorf(n, "%s status must be an HTTP status from 100 to 599", where)
+	if !validStatus(resp.Status) {
+		at := n
+		if f["status"] != nil {
+			at = f["status"]
+		}
+		return r.errorf(at, "%s status must be an HTTP status from 100 to 599", where)
 	}
 	if resp.Header, err = r.headers(f["headers"], where); err != nil {
 		return err
@@ -307,6 +435,9 @@ func (r reader) event(n *yaml.Node, where string) (Event, error) {
 	e := Event{After: fromMillis(ms)}
 	switch {
 	case f["data"] != nil && f["raw"] == nil:
+		if f["encoding"] != nil {
+			return e, r.errorf(f["encoding"], "%s: encoding applies to raw events only", where)
+		}
 		payload, err := r.str(f["data"], where+" data")
 		if err != nil {
 			return e, err
@@ -325,6 +456,9 @@ func (r reader) event(n *yaml.Node, where string) (Event, error) {
 		}
 		e.Data = []byte(dataPrefix + payload + sep)
 	case f["raw"] != nil && f["data"] == nil:
+		if f["sep"] != nil {
+			return e, r.errorf(f["sep"], "%s: sep applies to data events only; a raw event keeps its own separator", where)
+		}
 		if e.Data, err = r.body(f["raw"], f["encoding"], where); err != nil {
 			return e, err
 		}
@@ -344,23 +478,54 @@ func (r reader) headers(n *yaml.Node, where string) (http.Header, error) {
 	h := make(http.Header, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		name := http.CanonicalHeaderKey(k.Value)
-		switch v.Kind {
-		case yaml.ScalarNode:
-			h[name] = append(h[name], v.Value)
-		case yaml.SequenceNode:
+		key, err := r.str(k, where+" header name")
+		if err != nil {
+			return nil, err
+		}
+		name := http.CanonicalHeaderKey(key)
+		if _, dup := h[name]; dup {
+			return nil, r.errorf(k, "%s header %s appears twice; list its values once, as [a, b]", where, name)
+		}
+		what := where + " header " + name
+		if v.Kind == yaml.SequenceNode {
+			values := make([]string, 0, len(v.Content))
 			for _, item := range v.Content {
-				s, err := r.str(item, where+" header "+name)
+				s, err := r.headerValue(item, what)
 				if err != nil {
 					return nil, err
 				}
-				h[name] = append(h[name], s)
+				values = append(values, s)
 			}
-		default:
-			return nil, r.errorf(v, "%s header %s must be a string or a list of strings", where, name)
+			h[name] = values
+			continue
 		}
+		s, err := r.headerValue(v, what)
+		if err != nil {
+			return nil, err
+		}
+		h[name] = []string{s}
 	}
 	return h, nil
+}
+
+// headerValue reads one header value: a string, or {base64: ...} for bytes
+// that are not UTF-8.
+func (r reader) headerValue(n *yaml.Node, what string) (string, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return r.str(n, what)
+	case yaml.MappingNode:
+		f, err := r.fields(n, what, "base64")
+		if err != nil {
+			return "", err
+		}
+		if f["base64"] == nil {
+			return "", r.errorf(n, "%s must be a string or {base64: ...}", what)
+		}
+		b, err := r.body(f["base64"], strNode(encodingBase64), what)
+		return string(b), err
+	}
+	return "", r.errorf(n, "%s must be a string, a list of strings or {base64: ...}", what)
 }
 
 func (r reader) body(n, encoding *yaml.Node, where string) ([]byte, error) {

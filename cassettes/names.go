@@ -20,9 +20,11 @@ const maxSegment = 100
 // FileName maps a cassette name to a path relative to the cassette folder.
 // A "/" in the name makes subfolders (test names like "TestX/case" keep
 // their shape). Empty segments, "." and ".." and absolute names are refused;
-// any other character outside [A-Za-z0-9._-] becomes "_" and the segment
+// any other character outside [A-Za-z0-9._-] becomes "_", as does a dot
+// that starts or ends a segment or follows another dot, and the segment
 // gets a short hash of its original spelling, so distinct names never share
-// a file. The original name is kept inside the file.
+// a file (on a case-sensitive file system: "A" and "a" are different files
+// only there). The original name is kept inside the file.
 func FileName(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("%w: the name is empty", ErrUnsafeName)
@@ -46,19 +48,25 @@ func FileName(name string) (string, error) {
 func safeSegment(seg string) string {
 	var b strings.Builder
 	changed := false
-	for _, r := range seg {
-		if r < 128 && (r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+	prevDot := false
+	for i, r := range seg {
+		dot := r == '.'
+		switch {
+		case dot && (i == 0 || prevDot || i == len(seg)-1):
+			// No hidden files, no ".." anywhere (so no "..." tricks) and no
+			// trailing dot, which Windows drops and which would put ".." in
+			// front of the extension.
+			b.WriteByte('_')
+			changed = true
+		case r < 128 && (dot || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
 			b.WriteRune(r)
-			continue
+		default:
+			b.WriteByte('_')
+			changed = true
 		}
-		b.WriteByte('_')
-		changed = true
+		prevDot = dot
 	}
 	out := b.String()
-	if strings.HasPrefix(out, ".") { // no hidden files, no "..." tricks
-		out = "_" + out[1:]
-		changed = true
-	}
 	if len(out) > maxSegment {
 		out = out[:maxSegment]
 		changed = true

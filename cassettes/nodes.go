@@ -2,7 +2,12 @@ package cassettes
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -27,8 +32,15 @@ func intNode(i int) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
 }
 
+// floatNode writes f in plain decimal; a whole number is tagged !!int so
+// the encoder does not spell it "!!float 3".
 func floatNode(f float64) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(f, 'f', -1, 64)}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	tag := "!!float"
+	if !strings.ContainsAny(s, ".eEIN") {
+		tag = "!!int"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
 }
 
 // FormatError is a problem at a place in a cassette file.
@@ -67,12 +79,17 @@ var allowedTags = map[string]bool{
 	"!!str": true, "!!int": true, "!!float": true, "!!bool": true, "!!null": true, "!!map": true, "!!seq": true,
 }
 
+// implicitTags are what YAML itself resolves some untagged plain scalars to
+// (2024-01-01 is a !!timestamp, << a !!merge); such a value is still read
+// as its text, and merges are never performed.
+var implicitTags = map[string]bool{"!!timestamp": true, "!!merge": true}
+
 // check refuses aliases, anchors and custom tags anywhere below n.
 func (r reader) check(n *yaml.Node) error {
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
 		return r.errorf(n, "anchors and aliases are not allowed in a cassette")
 	}
-	if n.Kind != yaml.DocumentNode && !allowedTags[n.Tag] {
+	if n.Kind != yaml.DocumentNode && !allowedTags[n.Tag] && !(implicitTags[n.Tag] && n.Style&yaml.TaggedStyle == 0) {
 		return r.errorf(n, "tag %s is not allowed in a cassette", n.Tag)
 	}
 	for _, c := range n.Content {
@@ -81,6 +98,72 @@ func (r reader) check(n *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// yamlLine finds the line in yaml.v3's "yaml: line N: ..." messages.
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+
+// parserProblems are the problems yaml.v3's parser (as opposed to its
+// scanner) reports. yaml.v3 v3.0.1 numbers their lines from 0 (and leaves
+// line 0 out), scanner problems from 1; FormatError lines count from 1.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// yamlError turns a YAML syntax error in data into a FormatError at its
+// line, as near as yaml.v3 tells it.
+func (r reader) yamlError(data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	switch {
+	case parserProblems[msg]:
+		line++
+	case line > 0:
+	case strings.HasPrefix(msg, "unknown anchor"):
+		// Not a positional error: the alias could be anywhere.
+	default:
+		// Errors of the reader (bad bytes) carry no line; find it. Other
+		// errors without a line are on the first one.
+		line = 1
+		if l := badCharLine(data); l > 0 {
+			line = l
+		}
+	}
+	return &FormatError{File: r.file, Line: line, Msg: "not valid YAML: " + msg, Err: ErrCorrupt}
+}
+
+// badCharLine is the line of the first byte that YAML refuses to read
+// (invalid UTF-8 or a control character), or 0 if there is none.
+func badCharLine(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		c, size := utf8.DecodeRune(data[i:])
+		ok := c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c <= 0x7e) || c == 0x85 ||
+			(c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && !(c == utf8.RuneError && size == 1)) ||
+			(c >= 0x10000 && c <= 0x10ffff)
+		if !ok {
+			return line
+		}
+		if c == '\n' {
+			line++
+		}
+		i += size
+	}
+	return 0
 }
 
 // fields reads a mapping whose keys must all be in known.
@@ -126,13 +209,16 @@ func (r reader) integer(n *yaml.Node, what string) (int, error) {
 	return i, nil
 }
 
+// maxMillis is the longest duration a cassette can hold, in milliseconds.
+const maxMillis = float64(math.MaxInt64 / int64(time.Millisecond))
+
 func (r reader) number(n *yaml.Node, what string) (float64, error) {
 	if n == nil {
 		return 0, nil
 	}
 	f, err := strconv.ParseFloat(n.Value, 64)
-	if n.Kind != yaml.ScalarNode || err != nil || f < 0 {
-		return 0, r.errorf(n, "%s must be a non-negative number, not %q", what, n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || !(f >= 0 && f <= maxMillis) {
+		return 0, r.errorf(n, "%s must be a non-negative number of milliseconds, not %q", what, n.Value)
 	}
 	return f, nil
 }

@@ -69,18 +69,22 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	var found [][2]string
 	for _, name := range credentialHeaders {
 		for _, v := range h.Values(name) {
-			for _, scheme := range []string{"Bearer ", "Token ", "Basic "} {
-				v = strings.TrimPrefix(v, scheme)
-			}
+			v = withoutScheme(v)
 			found = append(found, [2]string{v, "the " + name + " header"})
 		}
 	}
-	if rawQuery != "" {
-		q, _ := url.ParseQuery(rawQuery)
-		for _, p := range credentialParams {
-			for _, v := range q[p] {
-				found = append(found, [2]string{v, "the ?" + p + "= parameter"})
-			}
+	// Pairs are read the way Query removes them: split on "&" only (so a
+	// ";" cannot hide a key, as url.ParseQuery would), names unescaped.
+	for _, pair := range strings.Split(rawQuery, "&") {
+		rawName, value, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil || !contains(credentialParams, name) {
+			continue
+		}
+		label := "the ?" + name + "= parameter"
+		found = append(found, [2]string{value, label})
+		if v, err := url.QueryUnescape(value); err == nil && v != value {
+			found = append(found, [2]string{v, label})
 		}
 	}
 	if len(found) == 0 {
@@ -107,9 +111,24 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	r.rebuild()
 }
 
+// withoutScheme strips an authorization scheme ("Bearer x" -> "x"); schemes
+// are case-insensitive ("bearer x" is the same credential).
+func withoutScheme(v string) string {
+	v = strings.TrimSpace(v)
+	for _, scheme := range []string{"Bearer", "Token", "Basic"} {
+		if len(v) > len(scheme) && strings.EqualFold(v[:len(scheme)], scheme) && (v[len(scheme)] == ' ' || v[len(scheme)] == '\t') {
+			return strings.TrimSpace(v[len(scheme)+1:])
+		}
+	}
+	return v
+}
+
 func (r *Redactor) add(value, label string) {
 	if value == "" || value == Placeholder {
 		return
+	}
+	if r.secrets == nil { // a zero Redactor works too
+		r.secrets = map[string]string{}
 	}
 	if _, ok := r.secrets[value]; !ok {
 		r.secrets[value] = label
@@ -133,18 +152,25 @@ func (r *Redactor) rebuild() {
 }
 
 // encodedForms lists the ways a secret can appear in stored bytes: as is,
-// JSON-escaped, URL-escaped and inside base64 at any byte alignment.
+// URL-escaped, JSON-escaped (also how YAML double quotes escape), JSON
+// inside JSON (a JSON body in a double-quoted YAML string), any of those in
+// YAML single quotes, and inside base64 at any byte alignment.
 func encodedForms(v string) []string {
 	forms := map[string]bool{v: true, url.QueryEscape(v): true, url.PathEscape(v): true}
-	if j, err := json.Marshal(v); err == nil {
-		forms[string(j[1:len(j)-1])] = true
+	for _, e := range jsonEscapes(v) {
+		forms[e] = true
+		for _, ee := range jsonEscapes(e) {
+			forms[ee] = true
+		}
 	}
-	var noHTML bytes.Buffer
-	enc := json.NewEncoder(&noHTML)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) == nil {
-		s := strings.TrimSpace(noHTML.String())
-		forms[s[1:len(s)-1]] = true
+	var quoted []string
+	for f := range forms {
+		if strings.Contains(f, "'") {
+			quoted = append(quoted, strings.ReplaceAll(f, "'", "''"))
+		}
+	}
+	for _, f := range quoted {
+		forms[f] = true
 	}
 	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		for shift := 0; shift < 3; shift++ {
@@ -157,6 +183,29 @@ func encodedForms(v string) []string {
 	for f := range forms {
 		if f != "" {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// jsonEscapes are the forms v takes inside a JSON string: with and without
+// HTML escaping, and with "/" escaped as "\/" as some encoders (PHP's, some
+// Java ones) do.
+func jsonEscapes(v string) []string {
+	var out []string
+	if j, err := json.Marshal(v); err == nil {
+		out = append(out, string(j[1:len(j)-1]))
+	}
+	var noHTML bytes.Buffer
+	enc := json.NewEncoder(&noHTML)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) == nil {
+		s := strings.TrimSuffix(noHTML.String(), "\n")
+		out = append(out, s[1:len(s)-1])
+	}
+	for _, f := range out { // the range is over the two forms above
+		if strings.Contains(f, "/") {
+			out = append(out, strings.ReplaceAll(f, "/", `\/`))
 		}
 	}
 	return out
@@ -175,16 +224,54 @@ func alignedBase64(e *base64.Encoding, v string, shift int) string {
 }
 
 // Bytes returns b with every secret replaced by the placeholder. b itself is
-// never modified.
+// never modified. A secret that is part of the placeholder ("ACT" in
+// "REDACTED") is left alone inside placeholders.
 func (r *Redactor) Bytes(b []byte) []byte {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, n := range r.needles {
-		if bytes.Contains(b, n.form) {
-			b = bytes.ReplaceAll(b, n.form, []byte(Placeholder))
+		if find(b, n.form, 0) < 0 {
+			continue
 		}
+		var out []byte
+		last := 0
+		for i := find(b, n.form, 0); i >= 0; i = find(b, n.form, last) {
+			out = append(append(out, b[last:i]...), Placeholder...)
+			last = i + len(n.form)
+		}
+		b = append(out, b[last:]...)
 	}
 	return b
+}
+
+// find is the index of the first form in b at or after from that is not
+// inside a placeholder, or -1.
+func find(b, form []byte, from int) int {
+	for from <= len(b) {
+		i := bytes.Index(b[from:], form)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if !inPlaceholder(b, i, len(form)) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// inPlaceholder reports whether b[i:i+n] lies within a placeholder.
+func inPlaceholder(b []byte, i, n int) bool {
+	if n > len(Placeholder) {
+		return false
+	}
+	for p := max(0, i+n-len(Placeholder)); p <= i; p++ {
+		if bytes.HasPrefix(b[p:], []byte(Placeholder)) {
+			return true
+		}
+	}
+	return false
 }
 
 // String is Bytes for strings.
@@ -212,7 +299,7 @@ func (r *Redactor) Query(rawQuery string) string {
 func (r *Redactor) Header(h http.Header, drop ...string) http.Header {
 	out := make(http.Header, len(h))
 	for name, values := range h {
-		if IsCredentialHeader(name) || contains(drop, name) {
+		if IsCredentialHeader(name) || containsHeader(drop, name) {
 			continue
 		}
 		vs := make([]string, len(values))
@@ -224,13 +311,23 @@ func (r *Redactor) Header(h http.Header, drop ...string) http.Header {
 	return out
 }
 
+func containsHeader(names []string, name string) bool {
+	name = http.CanonicalHeaderKey(name)
+	for _, n := range names {
+		if http.CanonicalHeaderKey(n) == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Scan reports ErrSecretLeak if data holds any known secret in any of its
 // encoded forms. The error names where the secret came from, never its value.
 func (r *Redactor) Scan(data []byte) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, n := range r.needles {
-		if i := bytes.Index(data, n.form); i >= 0 {
+		if i := find(data, n.form, 0); i >= 0 {
 			line := 1 + bytes.Count(data[:i], []byte("\n"))
 			return fmt.Errorf("%w: %s appears at line %d; nothing was written", ErrSecretLeak, n.label, line)
 		}

@@ -36,6 +36,8 @@ func Load(path string) (*Cassette, error) {
 
 // LoadDir reads every cassette below dir, keyed by cassette name. A file
 // without a name takes its path relative to dir, minus the extension.
+// Hidden files and folders (temporary files of an unfinished Save, .git)
+// are skipped.
 func LoadDir(dir string) (map[string]*Cassette, error) {
 	info, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -53,7 +55,13 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(path, Extension) || strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() {
+			if path != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir // FileName never makes hidden folders
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, Extension) || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
 		c, err := Load(path)
