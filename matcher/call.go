@@ -96,14 +96,10 @@ func AnalyzeCall(path string, body []byte) (c *Call, ok bool) {
 	if c.UserTurn == 0 && len(c.EarlierUserTexts) == 0 && isJSONObject(c.UserText) {
 		c.TaskArgs = canonicalRaw(json.RawMessage(c.UserText))
 	}
-	prefix := req.Contents
-	if c.UserTurn >= 0 {
-		prefix = req.Contents[:c.UserTurn+1]
-		c.Step = len(req.Contents) - c.UserTurn - 1
-	} else {
-		c.Step = len(req.Contents)
-		prefix = nil
-	}
+	// Without a user turn the whole history is steps and the key is the
+	// agent alone.
+	prefix := req.Contents[:c.UserTurn+1]
+	c.Step = len(req.Contents) - c.UserTurn - 1
 	parts := []string{c.AgentKey}
 	for _, raw := range prefix {
 		parts = append(parts, canonicalRaw(raw))
