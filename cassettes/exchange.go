@@ -10,6 +10,24 @@ import (
 type Exchange struct {
 	Request  Request
 	Response Response
+	// Place is where a model call belongs in the conversation; nil for
+	// other requests (countTokens, embeddings, model lists...) and for
+	// exchanges read from version 1 files, until they are organised.
+	Place *Place
+}
+
+// Place locates a model call: the session, the invocation (one user turn
+// and every model and tool step it caused, across agents), the step within
+// the agent's turn, and the agent that made it.
+type Place struct {
+	Session    int
+	Invocation int
+	// Tag is the invocation id a client sent in X-Adkproxy-Invocation.
+	Tag string
+	// User is the text of the user turn that started the invocation.
+	User  string
+	Step  int
+	Agent string
 }
 
 // Request is what a client sent, with secrets already removed.

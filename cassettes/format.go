@@ -15,8 +15,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// FormatVersion is the cassette format this package writes.
-const FormatVersion = 1
+// FormatVersion is the cassette format this package writes. Version 1 (a
+// flat list of interactions) is still read.
+const FormatVersion = 2
 
 // Standard SSE event separators. Gemini uses CRLF pairs; the LF form is
 // stored with `sep: lf` so either replays byte for byte.
@@ -35,25 +36,178 @@ func Marshal(c *Cassette) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("cannot marshal a nil cassette")
 	}
-	interactions := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	for i, x := range c.Exchanges {
-		n, err := exchangeNode(x)
-		if err != nil {
-			return nil, fmt.Errorf("interaction %d: %w", i+1, err)
-		}
-		interactions.Content = append(interactions.Content, n)
+	sessions, other, err := structureNodes(c.Exchanges)
+	if err != nil {
+		return nil, err
 	}
 	name, err := textNode(c.Name, "the cassette name")
 	if err != nil {
 		return nil, err
 	}
-	doc := mapping("version", intNode(FormatVersion), "name", name, "interactions", interactions)
+	doc := mapping("version", intNode(FormatVersion), "name", name)
+	if len(sessions.Content) > 0 {
+		doc.Content = append(doc.Content, strNode("sessions"), sessions)
+	}
+	if len(other.Content) > 0 {
+		doc.Content = append(doc.Content, strNode("other"), other)
+	}
 	var buf bytes.Buffer
-	buf.WriteString("# adkproxy cassette: recorded Gemini API traffic. Bodies are replayed byte for byte.\n")
+	buf.WriteString("# adkproxy cassette: recorded Gemini API traffic. Bodies are replayed byte for byte;\n" +
+		"# each step's trajectory is derived from them and only there for reading.\n")
 	if err := encodeYAML(&buf, doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// structureNodes groups placed exchanges into sessions, invocations and
+// steps (in the order they appear in the slice) and lists the rest.
+func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err error) {
+	sessions = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	other = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	type invKey struct{ session, invocation int }
+	type numbered struct {
+		id   int
+		node *yaml.Node
+	}
+	steps := map[invKey]*yaml.Node{}
+	invocations := map[int][]numbered{}
+	var sessionIDs []int
+	for i, x := range exchanges {
+		n, err := exchangeNode(x)
+		if err != nil {
+			return nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
+		}
+		p := x.Place
+		if p == nil {
+			other.Content = append(other.Content, n)
+			continue
+		}
+		if p.Session < 1 || p.Invocation < 1 || p.Step < 0 {
+			return nil, nil, fmt.Errorf("interaction %d: place %+v needs a session and invocation from 1 and a step from 0", i+1, *p)
+		}
+		if _, seen := invocations[p.Session]; !seen {
+			invocations[p.Session] = nil
+			sessionIDs = append(sessionIDs, p.Session)
+		}
+		k := invKey{p.Session, p.Invocation}
+		if steps[k] == nil {
+			user, err := textNode(p.User, "the user text")
+			if err != nil {
+				return nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
+			}
+			steps[k] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			inv := mapping("id", intNode(p.Invocation), "user", user)
+			if p.Tag != "" {
+				tag, err := textNode(p.Tag, "the invocation tag")
+				if err != nil {
+					return nil, nil, err
+				}
+				inv.Content = append(inv.Content, strNode("tag"), tag)
+			}
+			inv.Content = append(inv.Content, strNode("steps"), steps[k])
+			invocations[p.Session] = append(invocations[p.Session], numbered{p.Invocation, inv})
+		}
+		agent, err := textNode(p.Agent, "the agent name")
+		if err != nil {
+			return nil, nil, err
+		}
+		step := mapping("step", intNode(p.Step), "agent", agent, "trajectory", trajectoryNode(TrajectoryOf(x)))
+		step.Content = append(step.Content, n.Content...)
+		steps[k].Content = append(steps[k].Content, step)
+	}
+	sort.Ints(sessionIDs)
+	for _, id := range sessionIDs {
+		invs := invocations[id]
+		sort.SliceStable(invs, func(a, b int) bool { return invs[a].id < invs[b].id })
+		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, inv := range invs {
+			list.Content = append(list.Content, inv.node)
+		}
+		sessions.Content = append(sessions.Content, mapping("id", intNode(id), "invocations", list))
+	}
+	return sessions, other, nil
+}
+
+// trajectoryNode renders a trajectory compactly for reviewers. It is never
+// read back: loading derives the trajectory from the bodies again.
+func trajectoryNode(t Trajectory) *yaml.Node {
+	n := mapping()
+	if len(t.ToolResults) > 0 {
+		list := flowList()
+		for _, r := range t.ToolResults {
+			list.Content = append(list.Content, flowMap("name", r.Name, "response", r.Response))
+		}
+		n.Content = append(n.Content, strNode("tool_results"), list)
+	}
+	if len(t.ToolCalls) > 0 {
+		list := flowList()
+		for _, c := range t.ToolCalls {
+			list.Content = append(list.Content, flowMap("name", c.Name, "args", c.Args))
+		}
+		n.Content = append(n.Content, strNode("tool_calls"), list)
+	}
+	if t.Text != "" {
+		n.Content = append(n.Content, strNode("text"), anyNode(t.Text))
+	}
+	if t.FinishReason != "" {
+		n.Content = append(n.Content, strNode("finish_reason"), strNode(t.FinishReason))
+	}
+	if u := t.Usage; u != nil {
+		usage := flowMap("prompt", u.PromptTokenCount, "candidates", u.CandidatesTokenCount, "total", u.TotalTokenCount)
+		for _, extra := range []struct {
+			name  string
+			value int32
+		}{{"thoughts", u.ThoughtsTokenCount}, {"cached", u.CachedContentTokenCount}, {"tool_use", u.ToolUsePromptTokenCount}} {
+			if extra.value > 0 {
+				usage.Content = append(usage.Content, strNode(extra.name), anyNode(extra.value))
+			}
+		}
+		n.Content = append(n.Content, strNode("usage"), usage)
+	}
+	if t.Latency > 0 {
+		n.Content = append(n.Content, strNode("latency_ms"), floatNode(millis(t.Latency)))
+	}
+	if len(n.Content) == 0 {
+		n.Style = yaml.FlowStyle
+	}
+	return n
+}
+
+func flowList() *yaml.Node {
+	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+}
+
+func flowMap(kv ...any) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+	for i := 0; i+1 < len(kv); i += 2 {
+		n.Content = append(n.Content, strNode(kv[i].(string)), anyNode(kv[i+1]))
+	}
+	return n
+}
+
+// anyNode encodes a JSON-like value; maps come out with sorted keys.
+func anyNode(v any) *yaml.Node {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return strNode(fmt.Sprint(v))
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		if s, ok := faithfulScalar(n.Value); ok {
+			return s
+		}
+	}
+	setFlow(&n)
+	return &n
+}
+
+func setFlow(n *yaml.Node) {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		n.Style = yaml.FlowStyle
+	}
+	for _, c := range n.Content {
+		setFlow(c)
+	}
 }
 
 // encodeYAML writes n with the settings every cassette uses; faithfulScalar
@@ -292,7 +446,7 @@ func Unmarshal(file string, data []byte) (*Cassette, error) {
 	if err := r.check(&doc); err != nil {
 		return nil, err
 	}
-	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "interactions")
+	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "interactions", "sessions", "other")
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +457,7 @@ func Unmarshal(file string, data []byte) (*Cassette, error) {
 	if err != nil {
 		return nil, err
 	}
-	if version != FormatVersion {
+	if version < 1 || version > FormatVersion {
 		return nil, &FormatError{File: file, Line: top["version"].Line, Err: ErrVersion,
 			Msg: fmt.Sprintf("cassette format version %d is not supported by this adkproxy (it reads version %d); upgrade adkproxy or re-record", version, FormatVersion)}
 	}
@@ -311,12 +465,27 @@ func Unmarshal(file string, data []byte) (*Cassette, error) {
 	if c.Name, err = r.str(top["name"], "name"); err != nil {
 		return nil, err
 	}
-	items, err := r.list(top["interactions"], "interactions")
+	fieldsOf := map[int][]string{1: {"interactions"}, 2: {"sessions", "other"}}
+	for _, k := range []string{"interactions", "sessions", "other"} {
+		if top[k] != nil && !contains(fieldsOf[version], k) {
+			return nil, r.errorf(top[k], "%q is not a field of version %d cassettes", k, version)
+		}
+	}
+	if version == 2 {
+		if c.Exchanges, err = r.sessions(top["sessions"]); err != nil {
+			return nil, err
+		}
+	}
+	list := top["interactions"]
+	if version == 2 {
+		list = top["other"]
+	}
+	items, err := r.list(list, "interactions")
 	if err != nil {
 		return nil, err
 	}
 	for i, item := range items {
-		x, err := r.exchange(item, i+1)
+		x, err := r.exchange(item, fmt.Sprintf("interaction %d", i+1), "request", "response")
 		if err != nil {
 			return nil, err
 		}
@@ -325,9 +494,85 @@ func Unmarshal(file string, data []byte) (*Cassette, error) {
 	return c, nil
 }
 
-func (r reader) exchange(n *yaml.Node, index int) (*Exchange, error) {
-	where := fmt.Sprintf("interaction %d", index)
-	f, err := r.fields(n, where, "request", "response")
+// sessions reads version 2's sessions → invocations → steps, in file order.
+func (r reader) sessions(n *yaml.Node) ([]*Exchange, error) {
+	sessions, err := r.list(n, "sessions")
+	if err != nil {
+		return nil, err
+	}
+	var out []*Exchange
+	for si, sn := range sessions {
+		where := fmt.Sprintf("session %d", si+1)
+		sf, err := r.fields(sn, where, "id", "invocations")
+		if err != nil {
+			return nil, err
+		}
+		sid, err := r.positive(sf["id"], sn, where+" id")
+		if err != nil {
+			return nil, err
+		}
+		invs, err := r.list(sf["invocations"], where+" invocations")
+		if err != nil {
+			return nil, err
+		}
+		for ii, in := range invs {
+			where := fmt.Sprintf("session %d invocation %d", sid, ii+1)
+			f, err := r.fields(in, where, "id", "user", "tag", "steps")
+			if err != nil {
+				return nil, err
+			}
+			place := Place{Session: sid}
+			if place.Invocation, err = r.positive(f["id"], in, where+" id"); err != nil {
+				return nil, err
+			}
+			if place.User, err = r.str(f["user"], where+" user"); err != nil {
+				return nil, err
+			}
+			if place.Tag, err = r.str(f["tag"], where+" tag"); err != nil {
+				return nil, err
+			}
+			steps, err := r.list(f["steps"], where+" steps")
+			if err != nil {
+				return nil, err
+			}
+			for ti, tn := range steps {
+				where := fmt.Sprintf("%s step %d", where, ti+1)
+				x, err := r.exchange(tn, where, "request", "response", "step", "agent", "trajectory")
+				if err != nil {
+					return nil, err
+				}
+				sf, _ := r.fields(tn, where, "request", "response", "step", "agent", "trajectory")
+				p := place
+				if p.Step, err = r.integer(sf["step"], where+" step"); err != nil {
+					return nil, err
+				}
+				if p.Agent, err = r.str(sf["agent"], where+" agent"); err != nil {
+					return nil, err
+				}
+				if t := sf["trajectory"]; t != nil && t.Kind != yaml.MappingNode {
+					return nil, r.errorf(t, "%s trajectory must be a mapping (it is derived from the bodies and may also be left out)", where)
+				}
+				x.Place = &p
+				out = append(out, x)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (r reader) positive(n, parent *yaml.Node, what string) (int, error) {
+	if n == nil {
+		return 0, r.errorf(parent, "%s is missing", what)
+	}
+	i, err := r.integer(n, what)
+	if err == nil && i < 1 {
+		err = r.errorf(n, "%s must be 1 or more", what)
+	}
+	return i, err
+}
+
+func (r reader) exchange(n *yaml.Node, where string, known ...string) (*Exchange, error) {
+	f, err := r.fields(n, where, known...)
 	if err != nil {
 		return nil, err
 	}

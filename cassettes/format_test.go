@@ -397,7 +397,7 @@ func TestMarshalIsDeterministic(t *testing.T) {
 			t.Fatal("Marshal output depends on map order")
 		}
 	}
-	if !bytes.HasPrefix(first, []byte("# adkproxy cassette")) || !bytes.Contains(first, []byte("\nversion: 1\n")) {
+	if !bytes.HasPrefix(first, []byte("# adkproxy cassette")) || !bytes.Contains(first, []byte("\nversion: 2\n")) {
 		t.Errorf("missing header comment or version:\n%s", first)
 	}
 }

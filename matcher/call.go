@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // Call is what one model call (generateContent or streamGenerateContent)
@@ -39,6 +41,10 @@ type Call struct {
 
 var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamGenerateContent)$`)
 
+// IsModelCall reports whether a request path is a generateContent or
+// streamGenerateContent call.
+func IsModelCall(path string) bool { return generatePath.MatchString(path) }
+
 // internalName finds ADK's agent name line in a system instruction.
 var internalName = regexp.MustCompile(`[Yy]our internal name is "?([A-Za-z0-9_.-]+)`)
 
@@ -46,46 +52,22 @@ var internalName = regexp.MustCompile(`[Yy]our internal name is "?([A-Za-z0-9_.-
 // text that starts with "For context:". It is not something the user said.
 const contextRelay = "For context:"
 
-// wireRequest is the part of a Gemini request the analysis reads.
-type wireRequest struct {
-	Contents          []json.RawMessage          `json:"contents"`
-	SystemInstruction json.RawMessage            `json:"systemInstruction"`
-	Tools             json.RawMessage            `json:"tools"`
-	Labels            map[string]json.RawMessage `json:"labels"`
-}
+// AnalyzeCall reads a model call with DefaultIgnore. ok is false for any
+// other request (countTokens, embeddings, listing models...) or a body that
+// is not JSON.
+func AnalyzeCall(path string, body []byte) (*Call, bool) { return Default().Analyze(path, body) }
 
-type wireContent struct {
-	Role  string     `json:"role"`
-	Parts []wirePart `json:"parts"`
-}
-
-type wirePart struct {
-	Text             *string         `json:"text"`
-	Thought          bool            `json:"thought"`
-	FunctionCall     json.RawMessage `json:"functionCall"`
-	FunctionResponse json.RawMessage `json:"functionResponse"`
-}
-
-// AnalyzeCall reads a model call. ok is false for any other request
-// (countTokens, embeddings, listing models...) or a body that is not JSON.
-func AnalyzeCall(path string, body []byte) (c *Call, ok bool) {
+func analyze(path string, body any) (*Call, bool) {
 	m := generatePath.FindStringSubmatch(path)
-	if m == nil {
+	req, isObject := body.(map[string]any)
+	if m == nil || !isObject {
 		return nil, false
 	}
-	var req wireRequest
-	if json.Unmarshal(body, &req) != nil {
-		return nil, false
-	}
-	c = &Call{Model: m[1], UserTurn: -1}
-	c.AgentKey = hashOf(c.Model, canonicalRaw(req.SystemInstruction), canonicalRaw(req.Tools))
-	c.AgentName = agentName(&req)
-
-	for i, raw := range req.Contents {
-		var content wireContent
-		if json.Unmarshal(raw, &content) != nil {
-			return nil, false
-		}
+	contents, _ := req["contents"].([]any)
+	c := &Call{Model: m[1], UserTurn: -1}
+	c.AgentKey = hashOf(c.Model, canonical(req["systemInstruction"]), canonical(req["tools"]))
+	c.AgentName = agentName(req)
+	for i, content := range contents {
 		if text, ok := userText(content); ok {
 			if c.UserTurn >= 0 {
 				c.EarlierUserTexts = append(c.EarlierUserTexts, c.UserText)
@@ -93,16 +75,19 @@ func AnalyzeCall(path string, body []byte) (c *Call, ok bool) {
 			c.UserTurn, c.UserText = i, text
 		}
 	}
-	if c.UserTurn == 0 && len(c.EarlierUserTexts) == 0 && isJSONObject(c.UserText) {
-		c.TaskArgs = canonicalRaw(json.RawMessage(c.UserText))
+	if c.UserTurn == 0 && len(c.EarlierUserTexts) == 0 {
+		if args, ok := ParseJSON([]byte(c.UserText)); ok {
+			if _, isObject := args.(map[string]any); isObject {
+				c.TaskArgs = canonical(args)
+			}
+		}
 	}
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
-	prefix := req.Contents[:c.UserTurn+1]
-	c.Step = len(req.Contents) - c.UserTurn - 1
+	c.Step = len(contents) - c.UserTurn - 1
 	parts := []string{c.AgentKey}
-	for _, raw := range prefix {
-		parts = append(parts, canonicalRaw(raw))
+	for _, content := range contents[:c.UserTurn+1] {
+		parts = append(parts, canonical(content))
 	}
 	c.Key = hashOf(parts...)
 	return c, true
@@ -110,18 +95,21 @@ func AnalyzeCall(path string, body []byte) (c *Call, ok bool) {
 
 // userText returns the text of a content that is a user turn: user role
 // (or none, which Gemini reads as user), some non-thought text, no function
-// response, and not a context relay.
-func userText(c wireContent) (string, bool) {
-	if c.Role != "" && c.Role != "user" {
+// call or response, and not a context relay.
+func userText(content any) (string, bool) {
+	c, _ := content.(map[string]any)
+	if role, _ := c["role"].(string); role != "" && role != "user" {
 		return "", false
 	}
+	parts, _ := c["parts"].([]any)
 	var texts []string
-	for _, p := range c.Parts {
-		if p.FunctionResponse != nil || p.FunctionCall != nil {
+	for _, p := range parts {
+		part, _ := p.(map[string]any)
+		if part["functionResponse"] != nil || part["functionCall"] != nil {
 			return "", false
 		}
-		if p.Text != nil && !p.Thought {
-			texts = append(texts, *p.Text)
+		if text, ok := part["text"].(string); ok && part["thought"] != true {
+			texts = append(texts, text)
 		}
 	}
 	if len(texts) == 0 || strings.HasPrefix(strings.TrimSpace(texts[0]), contextRelay) {
@@ -130,51 +118,40 @@ func userText(c wireContent) (string, bool) {
 	return strings.Join(texts, "\n"), true
 }
 
-func agentName(req *wireRequest) string {
-	if raw, ok := req.Labels["adk_agent_name"]; ok {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			return s
+func agentName(req map[string]any) string {
+	if labels, ok := req["labels"].(map[string]any); ok {
+		if name, ok := labels["adk_agent_name"].(string); ok && name != "" {
+			return name
 		}
 	}
-	var instruction wireContent
-	if json.Unmarshal(req.SystemInstruction, &instruction) != nil {
-		// Some clients send the instruction as a bare string.
-		var text string
-		if json.Unmarshal(req.SystemInstruction, &text) != nil {
-			return ""
-		}
-		instruction.Parts = []wirePart{{Text: &text}}
-	}
-	for _, p := range instruction.Parts {
-		if p.Text != nil {
-			if m := internalName.FindStringSubmatch(*p.Text); m != nil {
-				return m[1]
+	var texts []string
+	switch si := req["systemInstruction"].(type) {
+	case string: // some clients send a bare string
+		texts = append(texts, si)
+	case map[string]any:
+		parts, _ := si["parts"].([]any)
+		for _, p := range parts {
+			if part, ok := p.(map[string]any); ok {
+				if text, ok := part["text"].(string); ok {
+					texts = append(texts, text)
+				}
 			}
+		}
+	}
+	for _, text := range texts {
+		if m := internalName.FindStringSubmatch(text); m != nil {
+			return m[1]
 		}
 	}
 	return ""
 }
 
-func isJSONObject(s string) bool {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") {
-		return false
-	}
-	var v map[string]any
-	return json.Unmarshal([]byte(s), &v) == nil
-}
-
-// canonicalRaw renders JSON in canonical form, or returns it unchanged when
-// it does not parse (absent fields give "").
-func canonicalRaw(raw json.RawMessage) string {
-	if len(raw) == 0 {
+// canonical renders a decoded value canonically; absent values give "".
+func canonical(v any) string {
+	if v == nil {
 		return ""
 	}
-	if v, ok := ParseJSON(raw); ok {
-		return string(AppendCanonical(nil, v))
-	}
-	return string(raw)
+	return string(AppendCanonical(nil, v))
 }
 
 func hashOf(parts ...string) string {
@@ -217,13 +194,23 @@ func ResponseCalls(body []byte) []FunctionCall {
 	for _, c := range resp.Candidates {
 		for _, p := range c.Content.Parts {
 			if fc := p.FunctionCall; fc != nil {
-				args := canonicalRaw(fc.Args)
-				if args == "" || args == "null" {
-					args = "{}"
+				args := "{}"
+				if v, ok := ParseJSON(fc.Args); ok {
+					args = canonical(v)
 				}
 				out = append(out, FunctionCall{ID: fc.ID, Name: fc.Name, Args: args})
 			}
 		}
+	}
+	return out
+}
+
+// ExchangeCalls lists the function calls of a recorded response, across
+// all its SSE events.
+func ExchangeCalls(resp *cassettes.Response) []FunctionCall {
+	var out []FunctionCall
+	for _, payload := range cassettes.ResponsePayloads(resp) {
+		out = append(out, ResponseCalls(payload)...)
 	}
 	return out
 }

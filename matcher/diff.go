@@ -43,8 +43,11 @@ func (d Difference) String() string {
 const maxShown = 120
 
 // DiffRequests lists how got differs from recorded: method, path, query
-// parameters and, for JSON bodies, each differing field.
-func DiffRequests(recorded, got *cassettes.Request) []Difference {
+// parameters and, for JSON bodies, each differing field (DefaultIgnore left
+// out).
+func DiffRequests(recorded, got *cassettes.Request) []Difference { return Default().Diff(recorded, got) }
+
+func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, gok bool) []Difference {
 	var out []Difference
 	if recorded.Method != got.Method {
 		out = append(out, Difference{Path: "method", Kind: Changed, Recorded: recorded.Method, Got: got.Method})
@@ -55,8 +58,6 @@ func DiffRequests(recorded, got *cassettes.Request) []Difference {
 	if rq, gq := CanonicalQuery(recorded.Query), CanonicalQuery(got.Query); rq != gq {
 		out = append(out, Difference{Path: "query", Kind: Changed, Recorded: quoteOrNone(rq), Got: quoteOrNone(gq)})
 	}
-	rv, rok := ParseJSON(recorded.Body)
-	gv, gok := ParseJSON(got.Body)
 	switch {
 	case rok && gok:
 		out = append(out, DiffJSON("", rv, gv)...)
@@ -206,11 +207,11 @@ func FormatDiffs(diffs []Difference, limit int) string {
 
 // Closest picks the recorded request most like got: same method and path
 // first, then the fewest differences. It returns -1 when there are none.
-func Closest(recorded []*cassettes.Request, got *cassettes.Request) (int, []Difference) {
+func (m *Matcher) Closest(recorded []*cassettes.Request, got *cassettes.Request) (int, []Difference) {
 	best, bestScore := -1, 0
 	var bestDiffs []Difference
 	for i, r := range recorded {
-		diffs := DiffRequests(r, got)
+		diffs := m.Diff(r, got)
 		score := len(diffs)
 		if r.Method != got.Method {
 			score += 1 << 20

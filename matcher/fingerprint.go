@@ -17,9 +17,11 @@ type Fingerprint [16]byte
 func (f Fingerprint) String() string { return hex.EncodeToString(f[:]) }
 
 // FingerprintOf hashes method, path, sorted query and the canonical body (raw
-// bytes when the body is not JSON). Headers never take part: SDK versions
-// and timeouts live there.
-func FingerprintOf(req *cassettes.Request) Fingerprint {
+// bytes when the body is not JSON), with DefaultIgnore left out. Headers
+// never take part: SDK versions and timeouts live there.
+func FingerprintOf(req *cassettes.Request) Fingerprint { return Default().Fingerprint(req) }
+
+func fingerprint(req *cassettes.Request, body any, isJSON bool) Fingerprint {
 	h := sha256.New()
 	buf := make([]byte, 0, 512+len(req.Body))
 	buf = append(buf, req.Method...)
@@ -28,9 +30,9 @@ func FingerprintOf(req *cassettes.Request) Fingerprint {
 	buf = append(buf, 0)
 	buf = append(buf, CanonicalQuery(req.Query)...)
 	buf = append(buf, 0)
-	if v, ok := ParseJSON(req.Body); ok {
+	if isJSON {
 		buf = append(buf, 'j')
-		buf = AppendCanonical(buf, v)
+		buf = AppendCanonical(buf, body)
 	} else {
 		buf = append(buf, 'b')
 		buf = append(buf, req.Body...)

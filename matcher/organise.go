@@ -3,20 +3,9 @@ package matcher
 import (
 	"fmt"
 	"sync"
-)
 
-// Place is where one model call belongs: session, invocation, step, agent.
-type Place struct {
-	Session    int // from 1, in order of first appearance
-	Invocation int // from 1 within the session
-	// Tag is the invocation id a client sent in X-Adkproxy-Invocation.
-	Tag   string
-	User  string
-	Step  int
-	Agent string
-	// Seq orders calls by arrival, across the whole cassette.
-	Seq int
-}
+	"github.com/adkproxy/adkproxy/cassettes"
+)
 
 // Organiser groups a cassette's model calls into sessions and invocations
 // as they arrive, using only what is on the wire:
@@ -44,7 +33,6 @@ type Organiser struct {
 	tagged   map[string]*orgInvocation
 	names    map[string]string // AgentKey -> agent name
 	unnamed  int
-	seq      int
 }
 
 type orgSession struct {
@@ -77,7 +65,7 @@ func slotOf(c *Call) string { return fmt.Sprintf("%s/%d", c.Key, c.Step) }
 
 // Place assigns a call to its invocation. tag is the client's
 // X-Adkproxy-Invocation header, or "".
-func (o *Organiser) Place(c *Call, tag string) (Place, Token) {
+func (o *Organiser) Place(c *Call, tag string) (cassettes.Place, Token) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	slot := slotOf(c)
@@ -91,9 +79,68 @@ func (o *Organiser) Place(c *Call, tag string) (Place, Token) {
 	} else if taskName != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = taskName
 	}
-	o.seq++
-	return Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
-		Step: c.Step, Agent: o.nameOf(c.AgentKey), Seq: o.seq}, Token{inv: inv, slot: slot}
+	return cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
+		Step: c.Step, Agent: o.nameOf(c.AgentKey)}, Token{inv: inv, slot: slot}
+}
+
+// Restore registers a call that was placed in an earlier run (a cassette
+// being extended), so new calls group with it. Calls must come in file order.
+func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.sessions) < p.Session {
+		o.sessions = append(o.sessions, &orgSession{id: len(o.sessions) + 1})
+	}
+	s := o.sessions[p.Session-1]
+	for len(s.invocations) < p.Invocation {
+		s.invocations = append(s.invocations, &orgInvocation{session: s, id: len(s.invocations) + 1, taken: map[string]int{}})
+	}
+	inv := s.invocations[p.Invocation-1]
+	if inv.user == "" {
+		inv.user, inv.earlier, inv.tag = p.User, c.EarlierUserTexts, p.Tag
+		if p.Tag != "" {
+			o.tagged[p.Tag] = inv
+		}
+	}
+	inv.taken[slotOf(c)]++
+	if c.TaskArgs != "" { // a delegated task consumed its caller's call
+		for i, pc := range inv.pending {
+			if pc.Args == c.TaskArgs {
+				inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
+				break
+			}
+		}
+	}
+	inv.pending = append(inv.pending, calls...)
+	if p.Agent != "" && o.names[c.AgentKey] == "" {
+		o.names[c.AgentKey] = p.Agent
+		if p.Agent == "agent" || len(p.Agent) > 6 && p.Agent[:6] == "agent-" {
+			o.unnamed++
+		}
+	}
+}
+
+// Organise places the model calls of exchanges that have no place yet
+// (version 1 files), continuing from those that have one.
+func (m *Matcher) Organise(exchanges []*cassettes.Exchange) {
+	org := NewOrganiser()
+	for _, x := range exchanges {
+		c, ok := m.Analyze(x.Request.Path, x.Request.Body)
+		if !ok {
+			continue
+		}
+		calls := ExchangeCalls(&x.Response)
+		if x.Place != nil {
+			org.Restore(c, *x.Place, calls)
+			continue
+		}
+		place, token := org.Place(c, "")
+		x.Place = &place
+		org.Calls(token, calls)
+		if x.Response.Status != 200 {
+			org.Failed(token)
+		}
+	}
 }
 
 func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // Mode is what the proxy does with each request.
@@ -20,12 +21,47 @@ const (
 	ModeReplay Mode = "replay"
 )
 
+// RecordMode says what record does with a cassette that already exists and
+// with requests it has no recording for.
+type RecordMode string
+
+const (
+	// RecordOverwrite (default): every request is forwarded and recorded;
+	// a cassette used in the run is replaced by what this run recorded.
+	RecordOverwrite RecordMode = "overwrite"
+	// RecordOnce: a cassette that exists is replayed (strictly: a request
+	// without a recording is an error); one that does not is recorded.
+	RecordOnce RecordMode = "once"
+	// RecordNewEpisodes: requests with a recording are replayed from it;
+	// requests without one are forwarded and added to the cassette.
+	RecordNewEpisodes RecordMode = "new-episodes"
+	// RecordPassthrough: every request is forwarded and nothing is written.
+	RecordPassthrough RecordMode = "passthrough"
+)
+
+// ReplayMode says what replay does when a request differs from the
+// recording at its place in the conversation.
+type ReplayMode string
+
+const (
+	// ReplayStrict (default): the request gets a 400 error naming each
+	// differing field, and the run fails (exit 76).
+	ReplayStrict ReplayMode = "strict"
+	// ReplayLenient: the recorded response at that place is served anyway
+	// and the difference is reported as a warning; the run passes.
+	ReplayLenient ReplayMode = "lenient"
+)
+
 // DefaultMaxBody is the largest request or response body accepted (64 MiB).
 const DefaultMaxBody = 64 << 20
 
 // Config configures a Server. Zero values mean the documented defaults.
 type Config struct {
-	Mode Mode
+	Mode       Mode
+	RecordMode RecordMode
+	ReplayMode ReplayMode
+	// Matcher decides which fields matching ignores (--ignore).
+	Matcher *matcher.Matcher
 	// Dir is the cassette folder.
 	Dir string
 	// DefaultCassette is used when a request names no cassette.
@@ -70,6 +106,15 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.RecordMode == "" {
+		c.RecordMode = RecordOverwrite
+	}
+	if c.ReplayMode == "" {
+		c.ReplayMode = ReplayStrict
+	}
+	if c.Matcher == nil {
+		c.Matcher = matcher.Default()
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody

@@ -22,6 +22,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/httprr"
 	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -339,8 +340,23 @@ func checkFixtureCassette(t *testing.T, dir, name string, xs []httprr.Exchange) 
 	if len(c.Exchanges) != len(xs) {
 		t.Fatalf("cassette holds %d exchanges, want %d", len(c.Exchanges), len(xs))
 	}
+	// A cassette is ordered by conversation (session, invocation, step), not
+	// by arrival: pair each fixture exchange with the recording of the same
+	// request, first in first out, as replay does.
+	byRequest := map[matcher.Fingerprint][]*cassettes.Exchange{}
+	for _, x := range c.Exchanges {
+		fp := matcher.FingerprintOf(&x.Request)
+		byRequest[fp] = append(byRequest[fp], x)
+	}
 	for i, x := range xs {
-		got := c.Exchanges[i].Response
+		fp := matcher.FingerprintOf(&cassettes.Request{Method: x.Request.Method, Path: x.Request.URL.EscapedPath(),
+			Query: cassettes.NewRedactor().Query(x.Request.URL.RawQuery), Body: x.Request.Body})
+		if len(byRequest[fp]) == 0 {
+			t.Errorf("cassette exchange %d: the cassette has no recording of this request", i+1)
+			continue
+		}
+		got := byRequest[fp][0].Response
+		byRequest[fp] = byRequest[fp][1:]
 		if got.Status != x.Response.Status {
 			t.Errorf("cassette exchange %d: status %d, want %d", i+1, got.Status, x.Response.Status)
 		}

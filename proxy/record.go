@@ -12,15 +12,19 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// record forwards a request upstream, streams the answer back and keeps the
+// forward sends a request upstream, streams the answer back and keeps the
 // exchange. SSE events are passed on and flushed one by one, as they
-// arrive, so an agent sees the same pacing as without the proxy.
-func (s *Server) record(w http.ResponseWriter, r *http.Request, t *tape, body []byte, stored cassettes.Request) {
+// arrive, so an agent sees the same pacing as without the proxy. A model
+// call is placed in its session and invocation when it arrives, and the
+// tool calls in its answer are registered before the client can act on
+// them, so a sub-agent they start is placed in the same invocation.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body []byte, stored cassettes.Request) {
 	out, err := s.upstreamRequest(r, body)
 	if err != nil {
-		s.stats.failed.Add(1)
+		s.report.failed()
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 		return
 	}
@@ -30,7 +34,7 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, t *tape, body []
 		if r.Context().Err() != nil {
 			return // the client went away; nothing was answered, nothing to keep
 		}
-		s.stats.failed.Add(1)
+		s.report.failed()
 		s.log.Warn("upstream unreachable", "host", out.URL.Host, "error", err)
 		writeError(w, http.StatusBadGateway, statusUnavailable,
 			fmt.Sprintf("upstream %s is unreachable (%v); nothing was recorded", out.URL.Host, errorText(err)))
@@ -42,19 +46,33 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, t *tape, body []
 		Status: resp.StatusCode,
 		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
 	}}
+	var token matcher.Token
+	if call, ok := s.m.Analyze(stored.Path, stored.Body); ok {
+		var place cassettes.Place
+		place, token = t.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
+		x.Place = &place
+	}
+	seen := func(payload []byte) { t.org.Calls(token, matcher.ResponseCalls(payload)) }
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
 	var readErr error
 	if isEventStream(resp.Header) {
-		readErr = s.teeEvents(w, resp, &x.Response, start)
+		readErr = s.teeEvents(w, resp, &x.Response, start, seen)
 	} else {
-		readErr = s.copyBody(w, resp, &x.Response)
+		readErr = s.copyBody(w, resp, &x.Response, seen)
 	}
 	x.Response.Latency = time.Since(start)
+	if x.Response.Status != http.StatusOK || readErr != nil {
+		t.org.Failed(token) // a retry of this step belongs to the same invocation
+	}
 	s.cfg.Redactor.Exchange(x)
-	t.append(x)
-	s.stats.recorded.Add(1)
+	t.record(x)
+	kind := OutcomeRecorded
+	if !t.persist {
+		kind = OutcomeForwarded
+	}
+	s.report.add(outcomeFor(kind, t.name, &stored, x.Place))
 	s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,
 		"status", x.Response.Status, "end", x.Response.End)
 	if readErr != nil {
@@ -65,7 +83,7 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, t *tape, body []
 }
 
 // teeEvents copies an SSE body event by event.
-func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cassettes.Response, start time.Time) error {
+func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cassettes.Response, start time.Time, seen func([]byte)) error {
 	flusher, _ := w.(http.Flusher)
 	w.WriteHeader(resp.StatusCode)
 	if flusher != nil {
@@ -81,6 +99,7 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 			now := time.Now()
 			out.Events = append(out.Events, cassettes.Event{Data: ev, After: now.Sub(last)})
 			last = now
+			seen(eventData(ev))
 			w.Write(ev)
 			if flusher != nil {
 				flusher.Flush()
@@ -101,8 +120,9 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 }
 
 // copyBody reads a whole non-streamed body, then sends it with its length.
-func (s *Server) copyBody(w http.ResponseWriter, resp *http.Response, out *cassettes.Response) error {
+func (s *Server) copyBody(w http.ResponseWriter, resp *http.Response, out *cassettes.Response, seen func([]byte)) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	seen(data)
 	out.Body = data
 	out.End = cassettes.EndComplete
 	if err != nil {

@@ -13,42 +13,62 @@ import (
 // maxShownDiffs keeps a miss message to one screen.
 const maxShownDiffs = 12
 
-// replay answers from the cassette, or explains why it cannot.
-func (s *Server) replay(w http.ResponseWriter, r *http.Request, name string, req cassettes.Request) {
-	t := s.replayTape(name)
-	if t == nil {
-		s.miss(w, name, req, fmt.Sprintf("cassette %q: there is no such cassette in %s (it has: %s); record it first with 'adkproxy record'",
-			name, s.cfg.Dir, listOrNone(s.Cassettes())))
+// verify handles a request with no recording of its own. If something was
+// recorded at its place in the conversation, the request is compared with
+// that (argument verification): strict mode answers with the differences,
+// lenient mode serves the recording and reports them.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, usedUp int) {
+	if usedUp > 0 {
+		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, fmt.Sprintf(
+			"cassette %q: all %d recorded answers to %s %s were already used; pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
+			t.name, usedUp, req.Method, pathAndQuery(req)))
 		return
 	}
-	fp := matcher.FingerprintOf(&req)
-	x, usedUp := t.take(fp, s.cfg.AllowRepeats)
-	if x == nil {
-		s.miss(w, name, req, s.explainMiss(t, &req, usedUp))
+	var e *entry
+	if call, ok := s.m.Analyze(req.Path, req.Body); ok {
+		e = t.position(call)
+	}
+	if e == nil {
+		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, s.explainMiss(t, req))
 		return
 	}
-	s.stats.replayed.Add(1)
-	s.log.Debug("replayed", "cassette", name, "method", req.Method, "path", req.Path)
-	s.serve(w, r, &x.Response)
+	diffs := s.m.Diff(&e.x.Request, req)
+	msg := fmt.Sprintf("%s: request differs from the recording:%s\nRe-record with 'adkproxy record', or accept with '--mode lenient'.",
+		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs))
+	if s.cfg.ReplayMode == ReplayLenient {
+		t.markUsed(e)
+		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
+		o.Served, o.Diffs, o.Message = true, diffs, msg
+		s.report.add(o)
+		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
+		s.serve(w, r, &e.x.Response)
+		return
+	}
+	s.miss(w, OutcomeMismatched, t.name, req, e.x.Place, diffs, msg)
 }
 
-func (s *Server) miss(w http.ResponseWriter, name string, req cassettes.Request, msg string) {
-	s.addMiss(Miss{Cassette: name, Method: req.Method, Path: req.Path, Message: msg})
-	s.log.Warn("unmatched request", "cassette", name, "method", req.Method, "path", req.Path, "detail", msg)
+// describePlace names a recording the way every message does.
+func describePlace(cassette string, p *cassettes.Place) string {
+	if p == nil {
+		return fmt.Sprintf("cassette %q", cassette)
+	}
+	return fmt.Sprintf("cassette %q, session %d, invocation %d (%q), step %d, agent %s",
+		cassette, p.Session, p.Invocation, p.User, p.Step, p.Agent)
+}
+
+func (s *Server) miss(w http.ResponseWriter, kind, name string, req *cassettes.Request, p *cassettes.Place, diffs []matcher.Difference, msg string) {
+	o := outcomeFor(kind, name, req, p)
+	o.Diffs, o.Message = diffs, msg
+	s.report.add(o)
+	s.log.Warn(kind+" request", "cassette", name, "method", req.Method, "path", req.Path, "detail", msg)
 	writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
 }
 
-// explainMiss names the cassette and shows how the request differs from
-// the closest recording, so the user can tell a changed prompt from a
-// changed tool result at a glance.
-func (s *Server) explainMiss(t *tape, req *cassettes.Request, usedUp int) string {
+// explainMiss shows how the request differs from the closest recording.
+func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 	head := fmt.Sprintf("cassette %q: no recorded request matches %s %s", t.name, req.Method, pathAndQuery(req))
-	if usedUp > 0 {
-		return fmt.Sprintf("%s: all %d recorded answers to this exact request were already used; "+
-			"pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'", head, usedUp)
-	}
 	recorded := t.requests()
-	i, diffs := matcher.Closest(recorded, req)
+	i, diffs := s.m.Closest(recorded, req)
 	if i < 0 {
 		return head + ": the cassette is empty; re-record with 'adkproxy record'"
 	}

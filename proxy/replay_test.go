@@ -122,12 +122,13 @@ func TestUnmatchedRequestGetsGeminiErrorWithDiff(t *testing.T) {
 	if e.Error.Code != 400 || e.Error.Status != "FAILED_PRECONDITION" || !strings.HasPrefix(e.Error.Message, "adkproxy: ") {
 		t.Fatalf("error body %+v", e.Error)
 	}
-	for _, want := range []string{`cassette "default"`, "contents[2].parts[0].functionResponse.response.temp_c: recorded 15, got 23"} {
+	for _, want := range []string{`cassette "default", session 1, invocation 1 ("weather?"), step 2, agent agent`,
+		"contents[2].parts[0].functionResponse.response.temp_c: recorded 15, got 23", "--mode lenient"} {
 		if !strings.Contains(e.Error.Message, want) {
 			t.Errorf("message lacks %q:\n%s", want, e.Error.Message)
 		}
 	}
-	if st := rep.Stats(); st.Unmatched != 1 || len(rep.Misses()) != 1 {
+	if st := rep.Stats(); st.Mismatched != 1 || st.Unmatched != 0 || len(rep.Misses()) != 1 {
 		t.Fatalf("stats %+v, misses %d", st, len(rep.Misses()))
 	}
 }

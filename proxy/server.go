@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // Server is adkproxy's HTTP handler. Create it with New, serve it with any
@@ -20,36 +20,16 @@ import (
 type Server struct {
 	cfg Config
 	log *slog.Logger
+	m   *matcher.Matcher
 
 	mu    sync.Mutex
 	tapes map[string]*tape
+	// fatal is the first cassette that could not be read while serving
+	// (record modes open cassettes lazily); the CLI exits 65 for it.
+	fatal error
 
-	stats  counters
-	missMu sync.Mutex
-	misses []Miss
+	report reportLog
 }
-
-// Stats counts what the proxy did with requests.
-type Stats struct {
-	Recorded  int64 // exchanges recorded
-	Replayed  int64 // requests answered from a cassette
-	Unmatched int64 // replay requests with no recording
-	Failed    int64 // requests refused (bad input, upstream unreachable)
-}
-
-type counters struct{ recorded, replayed, unmatched, failed atomic.Int64 }
-
-// Miss describes a replayed request that had no recording.
-type Miss struct {
-	Cassette string
-	Method   string
-	Path     string
-	Message  string
-}
-
-// maxKeptMisses bounds memory when a broken run misses on every request;
-// the count in Stats stays exact.
-const maxKeptMisses = 1000
 
 // New prepares a server. In replay mode it loads every cassette in the
 // folder up front, so a corrupt file is reported before any test runs.
@@ -57,17 +37,28 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, tapes: map[string]*tape{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}}
+	s.report.mode = string(cfg.Mode)
 	switch cfg.Mode {
 	case ModeRecord:
+		switch cfg.RecordMode {
+		case RecordOverwrite, RecordOnce, RecordNewEpisodes, RecordPassthrough:
+		default:
+			return nil, fmt.Errorf("unknown record mode %q (want overwrite, once, new-episodes or passthrough)", cfg.RecordMode)
+		}
 	case ModeReplay:
+		if cfg.ReplayMode != ReplayStrict && cfg.ReplayMode != ReplayLenient {
+			return nil, fmt.Errorf("unknown replay mode %q (want strict or lenient)", cfg.ReplayMode)
+		}
 		loaded, err := cassettes.LoadDir(cfg.Dir)
 		if err != nil {
 			return nil, err
 		}
 		for name, c := range loaded {
 			path, _ := s.pathFor(name)
-			s.tapes[name] = newTape(name, path, c.Exchanges)
+			t := newTape(name, path, s.m, c.Exchanges)
+			t.replaying = true
+			s.tapes[name] = t
 		}
 	default:
 		return nil, fmt.Errorf("unknown mode %q", cfg.Mode)
@@ -75,17 +66,11 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Stats returns the counts so far.
-func (s *Server) Stats() Stats {
-	return Stats{Recorded: s.stats.recorded.Load(), Replayed: s.stats.replayed.Load(),
-		Unmatched: s.stats.unmatched.Load(), Failed: s.stats.failed.Load()}
-}
-
-// Misses returns the unmatched requests seen so far (the first 1000).
-func (s *Server) Misses() []Miss {
-	s.missMu.Lock()
-	defer s.missMu.Unlock()
-	return append([]Miss(nil), s.misses...)
+// Err returns the first cassette that could not be read while serving.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fatal
 }
 
 // Cassettes lists the names of the cassettes the server holds.
@@ -100,17 +85,22 @@ func (s *Server) Cassettes() []string {
 	return names
 }
 
+func (s *Server) allTapes() []*tape {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*tape, 0, len(s.tapes))
+	for _, t := range s.tapes {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
 // Flush writes every cassette that changed since the last flush. It is
 // safe to call while serving.
 func (s *Server) Flush() error {
-	s.mu.Lock()
-	tapes := make([]*tape, 0, len(s.tapes))
-	for _, t := range s.tapes {
-		tapes = append(tapes, t)
-	}
-	s.mu.Unlock()
 	var errs []error
-	for _, t := range tapes {
+	for _, t := range s.allTapes() {
 		c := t.snapshot()
 		if c == nil {
 			continue
@@ -127,8 +117,34 @@ func (s *Server) Flush() error {
 	return errors.Join(errs...)
 }
 
-// Close writes all cassettes. Call it after the HTTP server has stopped.
-func (s *Server) Close() error { return s.Flush() }
+// Close writes all cassettes and notes the recordings no request used.
+// Call it after the HTTP server has stopped.
+func (s *Server) Close() error {
+	for _, t := range s.allTapes() {
+		for _, e := range t.unused() {
+			o := outcomeFor(OutcomeUnused, t.name, &e.x.Request, e.x.Place)
+			o.Message = unusedMessage(t.name, e)
+			s.report.add(o)
+			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
+		}
+	}
+	return s.Flush()
+}
+
+func unusedMessage(name string, e *entry) string {
+	what := fmt.Sprintf("%s %s", e.x.Request.Method, e.x.Request.Path)
+	if p := e.x.Place; p != nil {
+		what = fmt.Sprintf("session %d, invocation %d (%q), step %d, agent %s", p.Session, p.Invocation, p.User, p.Step, p.Agent)
+		if calls := cassettes.TrajectoryOf(e.x).ToolCalls; len(calls) > 0 {
+			names := make([]string, len(calls))
+			for i, c := range calls {
+				names[i] = c.Name
+			}
+			what += ", which called " + strings.Join(names, ", ")
+		}
+	}
+	return fmt.Sprintf("cassette %q: the recording of %s was never requested: the agent stopped early or skipped a step", name, what)
+}
 
 func (s *Server) pathFor(name string) (string, error) {
 	rel, err := cassettes.FileName(name)
@@ -143,14 +159,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := cassetteName(r, s.cfg.DefaultCassette)
 	path, err := s.pathFor(name)
 	if err != nil {
-		s.stats.failed.Add(1)
+		s.report.failed()
 		writeError(w, http.StatusBadRequest, statusInvalidArgument,
 			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {
-		s.stats.failed.Add(1)
+		s.report.failed()
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
@@ -161,11 +177,66 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := s.capture(r, body)
-	if s.cfg.Mode == ModeRecord {
-		s.record(w, r, s.recordingTape(name, path), body, req)
+	t, err := s.tapeFor(name, path)
+	if err != nil {
+		s.report.failed()
+		writeError(w, http.StatusInternalServerError, statusInternal, err.Error())
 		return
 	}
-	s.replay(w, r, name, req)
+	if t == nil {
+		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, fmt.Sprintf("cassette %q: there is no such cassette in %s (it has: %s); record it first with 'adkproxy record'",
+			name, s.cfg.Dir, listOrNone(s.Cassettes())))
+		return
+	}
+	if t.replaying {
+		if e, usedUp := t.take(s.m.Fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+			s.report.add(outcomeFor(OutcomeMatched, name, &req, e.x.Place))
+			s.log.Debug("replayed", "cassette", name, "method", req.Method, "path", req.Path)
+			s.serve(w, r, &e.x.Response)
+			return
+		} else if !t.recording {
+			s.verify(w, r, t, &req, usedUp)
+			return
+		}
+	}
+	s.forward(w, r, t, body, req)
+}
+
+// tapeFor returns the cassette a request goes to, opening it on first use
+// in record modes. In replay a nil tape means no such cassette.
+func (s *Server) tapeFor(name, path string) (*tape, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tapes[name]; t != nil || s.cfg.Mode == ModeReplay {
+		return t, nil
+	}
+	var existing []*cassettes.Exchange
+	found := false
+	if s.cfg.RecordMode == RecordOnce || s.cfg.RecordMode == RecordNewEpisodes {
+		c, err := cassettes.Load(path)
+		switch {
+		case err == nil:
+			existing, found = c.Exchanges, true
+		case !errors.Is(err, cassettes.ErrNotFound):
+			if s.fatal == nil {
+				s.fatal = err
+			}
+			return nil, fmt.Errorf("cannot read cassette %q: %v", name, err)
+		}
+	}
+	t := newTape(name, path, s.m, existing)
+	switch s.cfg.RecordMode {
+	case RecordOverwrite:
+		t.recording, t.persist = true, true
+	case RecordOnce:
+		t.replaying, t.recording, t.persist = found, !found, !found
+	case RecordNewEpisodes:
+		t.replaying, t.recording, t.persist = true, true, true
+	case RecordPassthrough:
+		t.recording = true
+	}
+	s.tapes[name] = t
+	return t, nil
 }
 
 // cassetteName picks the cassette for a request: the adkproxy header, else
@@ -191,32 +262,4 @@ func (s *Server) capture(r *http.Request, body []byte) cassettes.Request {
 		Header: red.Header(withoutHeaders(r.Header, unstoredRequestHeaders...)),
 		Body:   red.Bytes(body),
 	}
-}
-
-// recordingTape returns the tape a recording run writes into. Recording
-// replaces a cassette: the first request of the run starts it empty.
-func (s *Server) recordingTape(name, path string) *tape {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.tapes[name]
-	if t == nil {
-		t = newTape(name, path, nil)
-		s.tapes[name] = t
-	}
-	return t
-}
-
-func (s *Server) replayTape(name string) *tape {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tapes[name]
-}
-
-func (s *Server) addMiss(m Miss) {
-	s.stats.unmatched.Add(1)
-	s.missMu.Lock()
-	if len(s.misses) < maxKeptMisses {
-		s.misses = append(s.misses, m)
-	}
-	s.missMu.Unlock()
 }

@@ -3,6 +3,8 @@ package proxy
 import (
 	"errors"
 	"io"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // eventReader splits a server-sent-events body into events, each returned
@@ -114,3 +116,12 @@ func SplitEvents(body []byte) [][]byte {
 
 // isCleanEnd tells a normal end of a body from a broken connection.
 func isCleanEnd(err error) bool { return err == nil || errors.Is(err, io.EOF) }
+
+// eventData returns the payload of an event's data lines ("data: {...}").
+func eventData(ev []byte) []byte {
+	r := cassettes.Response{Events: []cassettes.Event{{Data: ev}}}
+	if p := cassettes.ResponsePayloads(&r); len(p) > 0 {
+		return p[0]
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -12,73 +14,163 @@ import (
 type tape struct {
 	name string
 	path string
+	m    *matcher.Matcher
 
-	mu        sync.Mutex
-	exchanges []*cassettes.Exchange
-	dirty     bool
-	// Replay: the recordings of each fingerprint in recorded order, served
-	// first-in first-out so identical requests get their answers in turn.
-	queues map[matcher.Fingerprint]*queue
+	// What the tape does with requests, fixed when it is opened.
+	replaying bool // answers from its recordings
+	recording bool // forwards what has no recording
+	persist   bool // keeps and writes what it forwards
+
+	mu      sync.Mutex
+	entries []*entry
+	dirty   bool
+	touched bool
+	org     *matcher.Organiser
+	// Recordings of each fingerprint in recorded order, served first in,
+	// first out so identical requests get their answers in turn.
+	queues map[matcher.Fingerprint][]*entry
+	// Model calls by place: agent+history key and step, and by user text.
+	positions map[string][]*entry
+	byUser    map[string][]*entry
 }
 
-type queue struct {
-	items []*cassettes.Exchange
-	next  int
+type entry struct {
+	x    *cassettes.Exchange
+	fp   matcher.Fingerprint
+	call *matcher.Call // nil for requests that are not model calls
+	used bool
 }
 
-func newTape(name, path string, exchanges []*cassettes.Exchange) *tape {
-	t := &tape{name: name, path: path, exchanges: exchanges, queues: map[matcher.Fingerprint]*queue{}}
+func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
+	m.Organise(exchanges)
+	t := &tape{name: name, path: path, m: m, org: matcher.NewOrganiser(),
+		queues: map[matcher.Fingerprint][]*entry{}, positions: map[string][]*entry{}, byUser: map[string][]*entry{}}
 	for _, x := range exchanges {
-		fp := matcher.FingerprintOf(&x.Request)
-		q := t.queues[fp]
-		if q == nil {
-			q = &queue{}
-			t.queues[fp] = q
+		e := t.index(x)
+		if e.call != nil && x.Place != nil {
+			t.org.Restore(e.call, *x.Place, matcher.ExchangeCalls(&x.Response))
 		}
-		q.items = append(q.items, x)
 	}
 	return t
 }
 
-// take returns the next unused recording for fp. Once all are used it
-// returns the last one when repeats are allowed; exhausted reports that
-// recordings existed but were used up.
-func (t *tape) take(fp matcher.Fingerprint, allowRepeats bool) (x *cassettes.Exchange, exhausted int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	q := t.queues[fp]
-	if q == nil {
-		return nil, 0
+// index adds an exchange to the lookups; callers hold the lock or own t.
+func (t *tape) index(x *cassettes.Exchange) *entry {
+	e := &entry{x: x, fp: t.m.Fingerprint(&x.Request)}
+	e.call, _ = t.m.Analyze(x.Request.Path, x.Request.Body)
+	t.entries = append(t.entries, e)
+	t.queues[e.fp] = append(t.queues[e.fp], e)
+	if e.call != nil {
+		t.positions[positionKey(e.call)] = append(t.positions[positionKey(e.call)], e)
+		if e.call.UserTurn >= 0 {
+			t.byUser[e.call.UserText] = append(t.byUser[e.call.UserText], e)
+		}
 	}
-	if q.next < len(q.items) {
-		q.next++
-		return q.items[q.next-1], 0
-	}
-	if allowRepeats {
-		return q.items[len(q.items)-1], 0
-	}
-	return nil, len(q.items)
+	return e
 }
 
-func (t *tape) append(x *cassettes.Exchange) {
+func positionKey(c *matcher.Call) string { return c.Key + "/" + strconv.Itoa(c.Step) }
+
+// take returns the next unused recording for fp and marks it used. Once all
+// are used it returns the last one when repeats are allowed; usedUp then
+// reports how many recordings there were.
+func (t *tape) take(fp matcher.Fingerprint, allowRepeats bool) (e *entry, usedUp int) {
 	t.mu.Lock()
-	t.exchanges = append(t.exchanges, x)
-	t.dirty = true
+	defer t.mu.Unlock()
+	t.touched = true
+	q := t.queues[fp]
+	for _, e := range q {
+		if !e.used {
+			e.used = true
+			return e, 0
+		}
+	}
+	if len(q) > 0 && allowRepeats {
+		return q[len(q)-1], 0
+	}
+	return nil, len(q)
+}
+
+// position finds the recording a model call should have matched: the same
+// agent with the same history at the same step, or else, when the history
+// itself changed (instruction, tools, earlier turns), the same step of an
+// invocation with the same user text. Unused recordings come first.
+func (t *tape) position(c *matcher.Call) *entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := firstUnused(t.positions[positionKey(c)], nil); e != nil {
+		return e
+	}
+	if c.UserTurn < 0 {
+		return nil
+	}
+	sameStep := func(e *entry) bool { return e.call.Step == c.Step }
+	sameAgent := func(e *entry) bool {
+		return sameStep(e) && c.AgentName != "" && e.x.Place != nil && e.x.Place.Agent == c.AgentName
+	}
+	if e := firstUnused(t.byUser[c.UserText], sameAgent); e != nil {
+		return e
+	}
+	return firstUnused(t.byUser[c.UserText], sameStep)
+}
+
+func firstUnused(list []*entry, ok func(*entry) bool) *entry {
+	for _, e := range list {
+		if !e.used && (ok == nil || ok(e)) {
+			return e
+		}
+	}
+	return nil
+}
+
+func (t *tape) markUsed(e *entry) {
+	t.mu.Lock()
+	e.used = true
 	t.mu.Unlock()
+}
+
+// record appends a forwarded exchange. It counts as used: a later identical
+// request in the same run is forwarded again, as it would be replayed in turn.
+func (t *tape) record(x *cassettes.Exchange) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.touched = true
+	if !t.persist {
+		return
+	}
+	t.index(x).used = true
+	t.dirty = true
 }
 
 // requests lists the recorded requests, for explaining a miss.
 func (t *tape) requests() []*cassettes.Request {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]*cassettes.Request, len(t.exchanges))
-	for i, x := range t.exchanges {
-		out[i] = &x.Request
+	out := make([]*cassettes.Request, len(t.entries))
+	for i, e := range t.entries {
+		out[i] = &e.x.Request
+	}
+	return out
+}
+
+// unused lists the recordings no request used, when the tape answered any.
+func (t *tape) unused() []*entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.touched || !t.replaying || t.recording {
+		return nil
+	}
+	var out []*entry
+	for _, e := range t.entries {
+		if !e.used {
+			out = append(out, e)
+		}
 	}
 	return out
 }
 
 // snapshot returns the cassette to save, or nil when nothing changed.
+// Model calls are ordered by place so the file reads as a conversation.
 func (t *tape) snapshot() *cassettes.Cassette {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -86,5 +178,19 @@ func (t *tape) snapshot() *cassettes.Cassette {
 		return nil
 	}
 	t.dirty = false
-	return &cassettes.Cassette{Name: t.name, Exchanges: append([]*cassettes.Exchange(nil), t.exchanges...)}
+	xs := make([]*cassettes.Exchange, len(t.entries))
+	for i, e := range t.entries {
+		xs[i] = e.x
+	}
+	sort.SliceStable(xs, func(i, j int) bool {
+		a, b := xs[i].Place, xs[j].Place
+		if a == nil || b == nil {
+			return a != nil && b == nil
+		}
+		if a.Session != b.Session {
+			return a.Session < b.Session
+		}
+		return a.Invocation < b.Invocation
+	})
+	return &cassettes.Cassette{Name: t.name, Exchanges: xs}
 }

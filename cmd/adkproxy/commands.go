@@ -19,6 +19,7 @@ func recordCommand() *cli.Command {
 			"API keys, tokens and every --redact value are scrubbed before anything is written.\n\n" +
 			wrapHelp + "\n\n" + exitStatusHelp,
 		Flags: append(commonFlags(),
+			stringFlag("mode", string(proxy.RecordOverwrite), "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not) or passthrough (forward, write nothing)"),
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
 		),
@@ -39,6 +40,7 @@ func replayCommand() *cli.Command {
 			wrapHelp + " In replay, GOOGLE_API_KEY and GEMINI_API_KEY are set to a placeholder when unset.\n\n" +
 			exitStatusHelp,
 		Flags: append(commonFlags(),
+			stringFlag("mode", string(proxy.ReplayStrict), "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
 		),

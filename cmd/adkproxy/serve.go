@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )
@@ -72,14 +73,23 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	defer cancel()
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
-	summarize(stderr, mode, srv)
+	report := srv.Report()
+	summarize(stderr, report, srv.Stats())
+	if f := c.String("report"); f != "" {
+		if err := writeReport(f, report); err != nil && flushErr == nil {
+			flushErr = err
+		}
+	}
+	st := srv.Stats()
 	switch {
 	case flushErr != nil:
 		return withCode(exitCantWrite, flushErr)
+	case srv.Err() != nil:
+		return withCode(exitDataErr, srv.Err())
 	case runErr != nil:
 		return runErr
-	case mode == proxy.ModeReplay && srv.Stats().Unmatched > 0:
-		return withCode(exitUnmatched, fmt.Errorf("replay failed: %d request(s) had no recording", srv.Stats().Unmatched))
+	case cfg.ReplayMode == proxy.ReplayStrict && st.Failures() > 0:
+		return withCode(exitUnmatched, fmt.Errorf("replay failed: %d mismatched, %d unmatched, %d unused", st.Mismatched, st.Unmatched, st.Unused))
 	}
 	return nil
 }
@@ -106,8 +116,13 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		}
 		redact = append(redact, v)
 	}
+	m, err := matcher.New(c.StringSlice("ignore")...)
+	if err != nil {
+		return proxy.Config{}, usageErrorf("--ignore: %v", err)
+	}
 	cfg := proxy.Config{
 		Mode:            mode,
+		Matcher:         m,
 		Dir:             dir,
 		DefaultCassette: c.String("cassette"),
 		Redactor:        cassettes.NewRedactor(redact...),
@@ -115,6 +130,12 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		MaxBody:         c.Int64("max-body"),
 	}
 	if mode == proxy.ModeRecord {
+		cfg.RecordMode = proxy.RecordMode(c.String("mode"))
+		switch cfg.RecordMode {
+		case proxy.RecordOverwrite, proxy.RecordOnce, proxy.RecordNewEpisodes, proxy.RecordPassthrough:
+		default:
+			return cfg, usageErrorf("record --mode must be overwrite, once, new-episodes or passthrough, not %q", cfg.RecordMode)
+		}
 		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
 			return cfg, withCode(exitUsage, err)
 		}
@@ -124,6 +145,10 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 			}
 		}
 	} else {
+		cfg.ReplayMode = proxy.ReplayMode(c.String("mode"))
+		if cfg.ReplayMode != proxy.ReplayStrict && cfg.ReplayMode != proxy.ReplayLenient {
+			return cfg, usageErrorf("replay --mode must be strict or lenient, not %q", cfg.ReplayMode)
+		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 	}
@@ -207,28 +232,55 @@ func commandStatus(name string, err error) error {
 	return withCode(exit.ExitCode(), errors.New(""))
 }
 
-// summarize prints one screen about the run.
-func summarize(w io.Writer, mode proxy.Mode, srv *proxy.Server) {
-	st := srv.Stats()
-	if mode == proxy.ModeRecord {
-		fmt.Fprintf(w, "adkproxy: recorded %d exchange(s) into %d cassette(s)", st.Recorded, len(srv.Cassettes()))
-		if st.Failed > 0 {
-			fmt.Fprintf(w, "; %d request(s) failed", st.Failed)
+// summarize prints one screen about the run: counts, then the requests
+// and recordings that need attention, each with its place and diff.
+func summarize(w io.Writer, r proxy.Report, st proxy.Stats) {
+	c := r.Counts
+	if r.Mode == string(proxy.ModeRecord) {
+		fmt.Fprintf(w, "adkproxy: recorded %d exchange(s)", c[proxy.OutcomeRecorded])
+		if n := c[proxy.OutcomeMatched]; n > 0 {
+			fmt.Fprintf(w, ", replayed %d", n)
 		}
-		fmt.Fprintln(w)
-		return
+		if n := c[proxy.OutcomeForwarded]; n > 0 {
+			fmt.Fprintf(w, ", forwarded %d without recording", n)
+		}
+	} else {
+		fmt.Fprintf(w, "adkproxy: replayed %d request(s): %d matched, %d mismatched, %d unmatched, %d recording(s) unused",
+			c[proxy.OutcomeMatched]+c[proxy.OutcomeMismatched]+c[proxy.OutcomeUnmatched],
+			c[proxy.OutcomeMatched], c[proxy.OutcomeMismatched], c[proxy.OutcomeUnmatched], c[proxy.OutcomeUnused])
 	}
-	fmt.Fprintf(w, "adkproxy: replayed %d request(s), %d unmatched\n", st.Replayed, st.Unmatched)
+	if st.Failed > 0 {
+		fmt.Fprintf(w, "; %d request(s) refused", st.Failed)
+	}
+	fmt.Fprintln(w)
 	const shown = 5
-	for i, m := range srv.Misses() {
-		if i == shown {
-			fmt.Fprintf(w, "  … %d more unmatched request(s)\n", st.Unmatched-shown)
+	n := 0
+	for _, o := range r.Outcomes {
+		if o.Outcome != proxy.OutcomeMismatched && o.Outcome != proxy.OutcomeUnmatched && o.Outcome != proxy.OutcomeUnused {
+			continue
+		}
+		if n == shown {
+			fmt.Fprintf(w, "  … more in --report FILE\n")
 			break
 		}
-		fmt.Fprintf(w, "  unmatched %s %s: %s\n", m.Method, m.Path, indent(m.Message))
+		n++
+		label := o.Outcome
+		if o.Served {
+			label += " (served, lenient)"
+		}
+		fmt.Fprintf(w, "  %s %s %s: %s\n", label, o.Method, o.Path, indent(o.Message))
 	}
 }
 
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+func writeReport(path string, r proxy.Report) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := cassettes.WriteFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("%w: --report %s: %v", cassettes.ErrWrite, path, err)
+	}
+	return nil
+}
 
-var _ = url.Parse
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }

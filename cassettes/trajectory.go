@@ -1,0 +1,118 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+)
+
+// Trajectory is what a model call did, read from its bodies: the tool
+// results it was sent, the tool calls and text it answered with, and what
+// it cost. Bodies are the truth; a trajectory is always derived from them.
+type Trajectory struct {
+	// ToolResults are the functionResponse parts the request carried after
+	// the model's last turn: the results of the previous step's calls.
+	ToolResults  []ToolResult
+	ToolCalls    []ToolCall
+	Text         string
+	FinishReason string
+	Usage        *genai.GenerateContentResponseUsageMetadata
+	ModelVersion string
+	Latency      time.Duration
+}
+
+// ToolCall is one function call in a model response.
+type ToolCall struct {
+	ID   string
+	Name string
+	Args map[string]any
+}
+
+// ToolResult is one function response sent back to the model.
+type ToolResult struct {
+	ID       string
+	Name     string
+	Response map[string]any
+}
+
+// TrajectoryOf derives the trajectory of an exchange. Responses that are
+// not Gemini JSON (errors, other endpoints) simply yield an empty one.
+func TrajectoryOf(x *Exchange) Trajectory {
+	t := Trajectory{Latency: x.Response.Latency}
+	var req struct {
+		Contents []*genai.Content `json:"contents"`
+	}
+	if json.Unmarshal(x.Request.Body, &req) == nil {
+		for i := len(req.Contents) - 1; i >= 0 && req.Contents[i] != nil && req.Contents[i].Role != genai.RoleModel; i-- {
+			var results []ToolResult
+			for _, p := range req.Contents[i].Parts {
+				if p != nil && p.FunctionResponse != nil {
+					results = append(results, ToolResult{ID: p.FunctionResponse.ID, Name: p.FunctionResponse.Name, Response: p.FunctionResponse.Response})
+				}
+			}
+			t.ToolResults = append(results, t.ToolResults...)
+		}
+	}
+	if x.Response.Status != 200 {
+		return t
+	}
+	var text strings.Builder
+	for _, payload := range ResponsePayloads(&x.Response) {
+		var resp genai.GenerateContentResponse
+		if json.Unmarshal(payload, &resp) != nil {
+			continue
+		}
+		if resp.UsageMetadata != nil {
+			t.Usage = resp.UsageMetadata // cumulative in streams: the last one counts
+		}
+		if resp.ModelVersion != "" {
+			t.ModelVersion = resp.ModelVersion
+		}
+		if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
+			continue
+		}
+		cand := resp.Candidates[0]
+		if cand.FinishReason != "" {
+			t.FinishReason = string(cand.FinishReason)
+		}
+		if cand.Content == nil {
+			continue
+		}
+		for _, p := range cand.Content.Parts {
+			switch {
+			case p == nil:
+			case p.FunctionCall != nil:
+				t.ToolCalls = append(t.ToolCalls, ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
+			case p.Text != "" && !p.Thought:
+				text.WriteString(p.Text)
+			}
+		}
+	}
+	t.Text = text.String()
+	return t
+}
+
+// ResponsePayloads returns the JSON documents of a response: its body, or
+// the data of each SSE event.
+func ResponsePayloads(r *Response) [][]byte {
+	if !r.Streamed() {
+		return [][]byte{r.Body}
+	}
+	var out [][]byte
+	for _, e := range r.Events {
+		var data []byte
+		for _, line := range bytes.Split(e.Data, []byte("\n")) {
+			line = bytes.TrimRight(line, "\r")
+			if p, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				data = append(data, bytes.TrimPrefix(p, []byte(" "))...)
+			}
+		}
+		if len(data) > 0 {
+			out = append(out, data)
+		}
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package matcher
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// DefaultIgnore lists request fields that legitimately differ between runs
+// of the same agent and are left out of matching. Client-made call ids
+// (ADK's "adk-<uuid>") change every run; ids the server made are echoed
+// from replayed responses, so ignoring them loses nothing.
+var DefaultIgnore = []string{
+	"contents[*].parts[*].functionCall.id",
+	"contents[*].parts[*].functionResponse.id",
+}
+
+// Path is a parsed ignore path such as contents[*].parts[0].text.
+type Path []segment
+
+type segment struct {
+	key   string // object key; "" for an index
+	index int    // array index; -1 for [*]
+}
+
+// ParsePath reads the --ignore syntax: keys joined by dots, [N] for one
+// array element, [*] for all, ["odd.key"] for keys with dots or brackets.
+func ParsePath(s string) (Path, error) {
+	var p Path
+	rest := s
+	for rest != "" {
+		switch {
+		case strings.HasPrefix(rest, "["):
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return nil, fmt.Errorf("ignore path %q: unclosed [", s)
+			}
+			inner := rest[1:end]
+			switch {
+			case inner == "*":
+				p = append(p, segment{index: -1})
+			case strings.HasPrefix(inner, `"`):
+				key, err := strconv.Unquote(inner)
+				if err != nil {
+					return nil, fmt.Errorf("ignore path %q: bad quoted key %s", s, inner)
+				}
+				p = append(p, segment{key: key})
+			default:
+				i, err := strconv.Atoi(inner)
+				if err != nil || i < 0 {
+					return nil, fmt.Errorf("ignore path %q: [%s] must be [*], [N] or [\"key\"]", s, inner)
+				}
+				p = append(p, segment{index: i})
+			}
+			rest = strings.TrimPrefix(rest[end+1:], ".")
+		default:
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("ignore path %q: empty key", s)
+			}
+			p = append(p, segment{key: rest[:end]})
+			rest = strings.TrimPrefix(rest[end:], ".")
+		}
+	}
+	if len(p) == 0 {
+		return nil, fmt.Errorf("ignore path is empty")
+	}
+	return p, nil
+}
+
+// remove deletes every value at p from v (in place).
+func (p Path) remove(v any) {
+	if len(p) == 0 {
+		return
+	}
+	seg, last := p[0], len(p) == 1
+	switch t := v.(type) {
+	case map[string]any:
+		if seg.key == "" {
+			return
+		}
+		if last {
+			delete(t, seg.key)
+		} else if child, ok := t[seg.key]; ok {
+			p[1:].remove(child)
+		}
+	case []any:
+		if seg.key != "" || last { // array elements are never removed: that would shift indexes
+			return
+		}
+		if seg.index >= 0 {
+			if seg.index < len(t) {
+				p[1:].remove(t[seg.index])
+			}
+			return
+		}
+		for _, e := range t {
+			p[1:].remove(e)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package matcher
+
+import (
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// Matcher compares requests with one set of ignored fields. The same
+// fields are left out of fingerprints, per-agent keys and diffs, so what
+// matches, what groups and what is reported never disagree.
+type Matcher struct {
+	ignore []Path
+}
+
+// New returns a matcher ignoring DefaultIgnore plus the given paths.
+func New(ignore ...string) (*Matcher, error) {
+	m := &Matcher{}
+	for _, s := range append(append([]string(nil), DefaultIgnore...), ignore...) {
+		p, err := ParsePath(s)
+		if err != nil {
+			return nil, err
+		}
+		m.ignore = append(m.ignore, p)
+	}
+	return m, nil
+}
+
+// Default is a matcher with only DefaultIgnore.
+func Default() *Matcher {
+	m, err := New()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// parse decodes a JSON body and drops the ignored fields.
+func (m *Matcher) parse(body []byte) (any, bool) {
+	v, ok := ParseJSON(body)
+	if !ok {
+		return nil, false
+	}
+	for _, p := range m.ignore {
+		p.remove(v)
+	}
+	return v, true
+}
+
+// Fingerprint identifies a request for matching (see FingerprintOf).
+func (m *Matcher) Fingerprint(req *cassettes.Request) Fingerprint {
+	v, ok := m.parse(req.Body)
+	return fingerprint(req, v, ok)
+}
+
+// Diff lists how got differs from recorded, ignored fields left out.
+func (m *Matcher) Diff(recorded, got *cassettes.Request) []Difference {
+	rv, rok := m.parse(recorded.Body)
+	gv, gok := m.parse(got.Body)
+	return diffRequests(recorded, got, rv, rok, gv, gok)
+}
+
+// Analyze reads a model call with the ignored fields left out.
+func (m *Matcher) Analyze(path string, body []byte) (*Call, bool) {
+	v, ok := m.parse(body)
+	if !ok {
+		return nil, false
+	}
+	return analyze(path, v)
+}

@@ -1,0 +1,152 @@
+package proxy
+
+import (
+	"sync"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
+)
+
+// Outcome kinds, one per request (and one per recording never requested).
+const (
+	// OutcomeMatched: answered from the recording of this exact request.
+	OutcomeMatched = "matched"
+	// OutcomeMismatched: a recording exists at this request's place in the
+	// conversation (same agent, invocation and step) but the request
+	// differs from it; Diffs says how. Lenient replay served it anyway.
+	OutcomeMismatched = "mismatched"
+	// OutcomeUnmatched: nothing was recorded at this request's place.
+	OutcomeUnmatched = "unmatched"
+	// OutcomeUnused: a recording that no request asked for: the agent
+	// stopped early or skipped a step.
+	OutcomeUnused = "unused"
+	// OutcomeRecorded: forwarded upstream and recorded.
+	OutcomeRecorded = "recorded"
+	// OutcomeForwarded: forwarded upstream, not recorded (passthrough).
+	OutcomeForwarded = "forwarded"
+)
+
+// Outcome is what happened to one request, where it sits in the
+// conversation and, for a mismatch, how it differs from the recording.
+type Outcome struct {
+	Outcome    string               `json:"outcome"`
+	Cassette   string               `json:"cassette"`
+	Method     string               `json:"method"`
+	Path       string               `json:"path"`
+	Session    int                  `json:"session,omitempty"`
+	Invocation int                  `json:"invocation,omitempty"`
+	User       string               `json:"user,omitempty"`
+	Step       *int                 `json:"step,omitempty"`
+	Agent      string               `json:"agent,omitempty"`
+	Served     bool                 `json:"served,omitempty"`
+	Diffs      []matcher.Difference `json:"diffs,omitempty"`
+	Message    string               `json:"message,omitempty"`
+}
+
+func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) Outcome {
+	o := Outcome{Outcome: kind, Cassette: cassette, Method: req.Method, Path: req.Path}
+	if p != nil {
+		step := p.Step
+		o.Session, o.Invocation, o.User, o.Step, o.Agent = p.Session, p.Invocation, p.User, &step, p.Agent
+	}
+	return o
+}
+
+// Report is the JSON written by --report; report.schema.json describes it.
+type Report struct {
+	Mode     string         `json:"mode"`
+	Counts   map[string]int `json:"counts"`
+	Outcomes []Outcome      `json:"outcomes"`
+	// Truncated is how many outcomes were counted but not listed.
+	Truncated int `json:"truncated,omitempty"`
+}
+
+// maxListed bounds the outcomes kept for the report; counts stay exact.
+const maxListed = 100000
+
+type reportLog struct {
+	mu        sync.Mutex
+	mode      string
+	counts    map[string]int
+	outcomes  []Outcome
+	truncated int
+	refused   int
+	served    int // mismatches answered anyway (lenient)
+}
+
+func (l *reportLog) add(o Outcome) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.counts == nil {
+		l.counts = map[string]int{}
+	}
+	l.counts[o.Outcome]++
+	if o.Outcome == OutcomeMismatched && o.Served {
+		l.served++
+	}
+	if len(l.outcomes) < maxListed {
+		l.outcomes = append(l.outcomes, o)
+	} else {
+		l.truncated++
+	}
+}
+
+func (l *reportLog) failed() {
+	l.mu.Lock()
+	l.refused++
+	l.mu.Unlock()
+}
+
+// Report returns every outcome so far.
+func (s *Server) Report() Report {
+	l := &s.report
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	counts := map[string]int{}
+	for _, k := range []string{OutcomeMatched, OutcomeMismatched, OutcomeUnmatched, OutcomeUnused, OutcomeRecorded, OutcomeForwarded} {
+		counts[k] = l.counts[k]
+	}
+	return Report{Mode: l.mode, Counts: counts, Outcomes: append([]Outcome{}, l.outcomes...), Truncated: l.truncated}
+}
+
+// Stats counts what the proxy did with requests.
+type Stats struct {
+	Recorded   int64 // exchanges recorded
+	Replayed   int64 // requests answered from a cassette (lenient mismatches included)
+	Mismatched int64 // requests that differ from the recording at their place
+	Unmatched  int64 // requests with nothing recorded at their place
+	Unused     int64 // recordings never requested (counted by Close)
+	Failed     int64 // requests refused (bad input, upstream unreachable)
+}
+
+// Failures is how many outcomes fail a replay run.
+func (st Stats) Failures() int64 { return st.Mismatched + st.Unmatched + st.Unused }
+
+// Stats returns the counts so far.
+func (s *Server) Stats() Stats {
+	l := &s.report
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Stats{
+		Recorded:   int64(l.counts[OutcomeRecorded]),
+		Replayed:   int64(l.counts[OutcomeMatched] + l.served),
+		Mismatched: int64(l.counts[OutcomeMismatched]),
+		Unmatched:  int64(l.counts[OutcomeUnmatched]),
+		Unused:     int64(l.counts[OutcomeUnused]),
+		Failed:     int64(l.refused),
+	}
+}
+
+// Misses returns the requests that did not match (mismatched or unmatched).
+func (s *Server) Misses() []Outcome {
+	l := &s.report
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Outcome
+	for _, o := range l.outcomes {
+		if o.Outcome == OutcomeMismatched || o.Outcome == OutcomeUnmatched {
+			out = append(out, o)
+		}
+	}
+	return out
+}
