@@ -27,6 +27,8 @@ type Difference struct {
 	Kind     Kind   `json:"kind"`
 	Recorded string `json:"recorded,omitempty"`
 	Got      string `json:"got,omitempty"`
+	// Words is a word diff, for long or multi-line text that changed.
+	Words string `json:"words,omitempty"`
 }
 
 func (d Difference) String() string {
@@ -35,6 +37,9 @@ func (d Difference) String() string {
 		return fmt.Sprintf("%s: added %s", d.Path, d.Got)
 	case Removed:
 		return fmt.Sprintf("%s: removed (recorded %s)", d.Path, d.Recorded)
+	}
+	if d.Words != "" {
+		return fmt.Sprintf("%s: changed: %s", d.Path, d.Words)
 	}
 	return fmt.Sprintf("%s: recorded %s, got %s", d.Path, d.Recorded, d.Got)
 }
@@ -45,7 +50,9 @@ const maxShown = 120
 // DiffRequests lists how got differs from recorded: method, path, query
 // parameters and, for JSON bodies, each differing field (DefaultIgnore left
 // out).
-func DiffRequests(recorded, got *cassettes.Request) []Difference { return Default().Diff(recorded, got) }
+func DiffRequests(recorded, got *cassettes.Request) []Difference {
+	return Default().Diff(recorded, got)
+}
 
 func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, gok bool) []Difference {
 	var out []Difference
@@ -132,7 +139,13 @@ func DiffJSON(path string, recorded, got any) []Difference {
 	if path == "" {
 		path = "body"
 	}
-	return []Difference{{Path: path, Kind: Changed, Recorded: render(recorded), Got: render(got)}}
+	d := Difference{Path: path, Kind: Changed, Recorded: render(recorded), Got: render(got)}
+	if rs, ok := recorded.(string); ok {
+		if gs, ok := got.(string); ok && (len(rs) > longText || len(gs) > longText || strings.Contains(rs+gs, "\n")) {
+			d.Words = WordDiff(rs, gs)
+		}
+	}
+	return []Difference{d}
 }
 
 // JoinKey appends an object key to a JSON path, quoting keys that are not
