@@ -491,3 +491,19 @@ func TestIgnorePathsApplyToMatchingAndDiffs(t *testing.T) {
 		t.Fatal("a malformed ignore path was accepted")
 	}
 }
+
+// TestThoughtSignaturesMustMatch: Gemini rejects a history whose thought
+// signature was altered, so replay must not accept one either.
+func TestThoughtSignaturesMustMatch(t *testing.T) {
+	up, _ := countingUpstream()
+	defer up.Close()
+	history := `{"contents":[{"role":"user","parts":[{"text":"add 2 and 3"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"sum","args":{"a":2,"b":3}},"thoughtSignature":"EuIECt8EAQw51sdn"}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"sum","response":{"result":5}}}]}]}`
+	dir := record(t, up.URL, history)
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	resp := post(t, rep.URL, generatePath, nil, strings.Replace(history, "EuIECt8EAQw51sdn", "EuIECt8EAQw51sdX", 1))
+	if msg := body(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, `contents[1].parts[0].thoughtSignature: recorded \"EuIECt8EAQw51sdn\", got \"EuIECt8EAQw51sdX\"`) {
+		t.Fatalf("%d %s", resp.StatusCode, msg)
+	}
+}

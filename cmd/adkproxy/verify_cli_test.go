@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+)
+
+// TestReplayModesAndReportThroughTheCLI: the wrapped command asks two
+// questions while recording; on replay it asks only the first (the agent
+// "stopped early"), so strict replay fails with 76 and the report says
+// which recording went unused; lenient replay passes with a warning.
+func TestReplayModesAndReportThroughTheCLI(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	for _, q := range []string{"first question", "second question"} {
+		r := adkproxy(t, []string{"QUESTION=" + q}, append([]string{"record", "--mode", "new-episodes", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...)
+		if r.code != 0 {
+			t.Fatalf("record %q: exit %d\n%s", q, r.code, r.stderr)
+		}
+	}
+	report := filepath.Join(testutil.OutDir(t), "report.json")
+	strict := adkproxy(t, []string{"QUESTION=first question"}, append([]string{"replay", "--cassettes", dir, "--report", report}, self("ask")...)...)
+	if strict.code != exitUnmatched || !strings.Contains(strict.stderr, "1 recording(s) unused") || !strings.Contains(strict.stderr, `"second question"`) {
+		t.Fatalf("strict: exit %d\n%s", strict.code, strict.stderr)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Mode     string         `json:"mode"`
+		Counts   map[string]int `json:"counts"`
+		Outcomes []struct {
+			Outcome, User string
+		} `json:"outcomes"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "replay" || r.Counts["matched"] != 1 || r.Counts["unused"] != 1 || len(r.Outcomes) != 2 || r.Outcomes[1].User != "second question" {
+		t.Fatalf("report %s", raw)
+	}
+
+	lenient := adkproxy(t, []string{"QUESTION=first question"}, append([]string{"replay", "--mode", "lenient", "--cassettes", dir}, self("ask")...)...)
+	if lenient.code != 0 || !strings.Contains(lenient.stderr, "unused") {
+		t.Fatalf("lenient: exit %d\n%s", lenient.code, lenient.stderr)
+	}
+	if bad := adkproxy(t, nil, "replay", "--mode", "sloppy", "--cassettes", dir); bad.code != exitUsage {
+		t.Fatalf("bad --mode: exit %d", bad.code)
+	}
+	if bad := adkproxy(t, nil, "replay", "--ignore", "a[", "--cassettes", dir); bad.code != exitUsage {
+		t.Fatalf("bad --ignore: exit %d", bad.code)
+	}
+}
