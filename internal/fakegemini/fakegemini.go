@@ -8,6 +8,19 @@
 // user question, it calls the first tool with {"city": <last word>}; once
 // the call's result is in the history it answers with a sentence about it;
 // otherwise it echoes the user's text.
+//
+// It also plays the agents of an ADK agent tree, which it recognises by the
+// system instruction ADK writes ("Your internal name is ...", one "Agent
+// name: ..." line per agent it may transfer to) and the transfer_to_agent
+// function ADK declares:
+//   - an agent whose own name the newest user text mentions answers that
+//     text ("<name> here. You asked: <text>"): it is the one transferred to;
+//   - an agent that may transfer, asked by the user (the last content) with a
+//     text naming one of its transfer targets, calls transfer_to_agent with
+//     that name, under the argument name the declaration gives;
+//   - transfer_to_agent is never the tool chosen for a question: the first
+//     other declared tool is, so the order in which ADK declares it does not
+//     matter.
 package fakegemini
 
 import (
@@ -67,6 +80,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && json.Unmarshal(body, &req) != nil {
 		writeError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "fakegemini: request body is not JSON")
 		return
+	}
+	if r.Method == http.MethodPost {
+		req.agent = readAgent(body)
 	}
 	switch {
 	case r.Method == http.MethodGet && model == "":
@@ -133,6 +149,139 @@ type generateRequest struct {
 	Instances []struct {
 		Content string `json:"content"`
 	} `json:"instances"`
+
+	// agent is what the request says about the ADK agent sending it. It is
+	// unexported so that responseID, a hash of the fields above, stays what
+	// it was before agents were recognised.
+	agent adkAgent
+}
+
+// adkAgent is an ADK agent as its model requests describe it.
+type adkAgent struct {
+	name    string   // "Your internal name is" in the system instruction
+	targets []string // "Agent name:" lines: the agents it may transfer to
+	// transferArg is the parameter of the declared transfer_to_agent
+	// (agent_name in ADK Python, agentName in ADK JS), or "" when the
+	// request declares no transfer_to_agent.
+	transferArg string
+}
+
+// transferTool is the function ADK declares for transfers between agents.
+const transferTool = "transfer_to_agent"
+
+var (
+	internalName = regexp.MustCompile(`[Yy]our internal name is "?([A-Za-z0-9_.-]+)`)
+	targetName   = regexp.MustCompile(`(?m)^Agent name: *([A-Za-z0-9_.-]+)`)
+)
+
+// readAgent reads the system instruction and the transfer_to_agent
+// declaration of a request body.
+func readAgent(body []byte) adkAgent {
+	var req struct {
+		SystemInstruction json.RawMessage `json:"systemInstruction"`
+		Tools             []struct {
+			FunctionDeclarations []struct {
+				Name                 string `json:"name"`
+				Parameters           schema `json:"parameters"`
+				ParametersJSONSchema schema `json:"parametersJsonSchema"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	var a adkAgent
+	if json.Unmarshal(body, &req) != nil {
+		return a
+	}
+	var instruction string
+	var si content
+	if json.Unmarshal(req.SystemInstruction, &instruction) != nil && json.Unmarshal(req.SystemInstruction, &si) == nil {
+		instruction = si.text()
+	}
+	if m := internalName.FindStringSubmatch(instruction); m != nil {
+		a.name = m[1]
+	}
+	for _, m := range targetName.FindAllStringSubmatch(instruction, -1) {
+		a.targets = append(a.targets, m[1])
+	}
+	for _, t := range req.Tools {
+		for _, d := range t.FunctionDeclarations {
+			if d.Name != transferTool {
+				continue
+			}
+			a.transferArg = "agent_name"
+			for _, props := range []map[string]json.RawMessage{d.Parameters.Properties, d.ParametersJSONSchema.Properties} {
+				if len(props) == 1 {
+					for name := range props {
+						a.transferArg = name
+					}
+				}
+			}
+		}
+	}
+	return a
+}
+
+type schema struct {
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+// agentReply is the reply of an ADK agent when the newest user text is
+// about an agent by name: the agent named answers it, an agent that can
+// transfer to the one named does so. ok is false otherwise.
+func (r *generateRequest) agentReply() (p part, ok bool) {
+	a := r.agent
+	if a.name == "" {
+		return part{}, false
+	}
+	turn := -1
+	for i, c := range r.Contents {
+		if c.isUserText() {
+			turn = i
+		}
+	}
+	if turn < 0 {
+		return part{}, false
+	}
+	question := strings.TrimSpace(r.Contents[turn].text())
+	if mentions(question, a.name) {
+		return part{Text: fmt.Sprintf("%s here. You asked: %s", a.name, question)}, true
+	}
+	if a.transferArg == "" || turn != len(r.Contents)-1 {
+		return part{}, false
+	}
+	for _, target := range a.targets {
+		if target != a.name && mentions(question, target) {
+			return part{FunctionCall: &functionCall{Name: transferTool, Args: map[string]any{a.transferArg: target}}}, true
+		}
+	}
+	return part{}, false
+}
+
+// isUserText reports whether c is something the user said: user-role text,
+// not a tool result and not ADK's relay of another agent's turn ("For
+// context: ...").
+func (c content) isUserText() bool {
+	if c.Role != "" && c.Role != "user" {
+		return false
+	}
+	for _, p := range c.Parts {
+		if p.FunctionCall != nil || p.FunctionResponse != nil {
+			return false
+		}
+	}
+	text := strings.TrimSpace(c.text())
+	return text != "" && !strings.HasPrefix(text, "For context:")
+}
+
+// mentions reports whether text names an agent as a whole word.
+func mentions(text, name string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r == '-' || r == '.' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	}) {
+		if strings.Trim(w, ".-") == name {
+			return true
+		}
+	}
+	return false
 }
 
 type embedding struct {
@@ -187,6 +336,9 @@ func (r *generateRequest) reply() part {
 	if len(r.Contents) == 0 {
 		return part{Text: "Hello."}
 	}
+	if p, ok := r.agentReply(); ok {
+		return p
+	}
 	last := r.Contents[len(r.Contents)-1]
 	for _, p := range last.Parts {
 		if p.FunctionResponse != nil {
@@ -214,10 +366,14 @@ func summarize(fr *functionResponse) string {
 	return fmt.Sprintf("%s returned %s.", fr.Name, result)
 }
 
+// firstTool is the first declared function other than ADK's
+// transfer_to_agent, which only agentReply calls.
 func (r *generateRequest) firstTool() string {
 	for _, t := range r.Tools {
 		for _, d := range t.FunctionDeclarations {
-			return d.Name
+			if d.Name != transferTool {
+				return d.Name
+			}
 		}
 	}
 	return ""
