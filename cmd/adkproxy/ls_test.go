@@ -1,0 +1,379 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// lsWeatherDir is the shipped example, seen from this package's folder.
+const lsWeatherDir = "../../examples/weather/cassettes"
+
+func TestLsShippedExample(t *testing.T) {
+	r := adkproxy(t, nil, "ls", "--cassettes", lsWeatherDir)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"CASSETTE default (" + filepath.Join(lsWeatherDir, "default.yaml") + "): 1 session, 2 invocations, 4 steps\n",
+		"\n  session 1\n",
+		`"What is the weather in Paris?"`,
+		`"And what about Tokyo?"`,
+		`tools: get_weather(city="Paris")`,
+		`tools: get_weather(city="Tokyo")`,
+		"tokens: 20", // 7 + 13
+		"tokens: 40", // 17 + 23
+		`→ get_weather(city="Paris")`,
+		`← get_weather → "It is 18°C in Paris, clear."`,
+		`← get_weather → "It is 24°C in Tokyo, clear."`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "other") || strings.Contains(r.stdout, "HTTP") || strings.Contains(r.stdout, "finish:") {
+		t.Errorf("nothing unusual in the example, yet:\n%s", r.stdout)
+	}
+	// Columns line up across invocations, even with steps in between.
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	column := func(prefix, word string) {
+		t.Helper()
+		at := -1
+		for _, line := range lines {
+			if !strings.HasPrefix(line, prefix) {
+				continue
+			}
+			i := strings.Index(line, word)
+			if at >= 0 && i != at {
+				t.Errorf("%q not aligned in lines starting %q:\n%s", word, prefix, r.stdout)
+				return
+			}
+			at = i
+		}
+		if at < 0 {
+			t.Errorf("no line starting %q has %q", prefix, word)
+		}
+	}
+	column("    invocation ", "agents:")
+	column("    invocation ", "tokens:")
+	column("      step ", "agent")
+	for _, line := range lines {
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("trailing spaces in %q", line)
+		}
+	}
+}
+
+func TestLsJSON(t *testing.T) {
+	r := adkproxy(t, nil, "ls", "--cassettes", lsWeatherDir, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	doc := lsDecode(t, r.stdout)
+	if len(doc.Cassettes) != 1 {
+		t.Fatalf("%d cassettes", len(doc.Cassettes))
+	}
+	c := doc.Cassettes[0]
+	if c.Name != "default" || c.File != "default.yaml" || len(c.Sessions) != 1 || len(c.Other) != 0 {
+		t.Fatalf("cassette %q file %q: %d sessions, %d other", c.Name, c.File, len(c.Sessions), len(c.Other))
+	}
+	invs := c.Sessions[0].Invocations
+	if c.Sessions[0].ID != 1 || len(invs) != 2 {
+		t.Fatalf("session %d with %d invocations", c.Sessions[0].ID, len(invs))
+	}
+	for i, city := range []string{"Paris", "Tokyo"} {
+		inv := invs[i]
+		if inv.ID != i+1 || len(inv.Steps) != 2 || strings.Join(inv.Agents, ",") != "agent" || !strings.Contains(inv.User, city) {
+			t.Fatalf("invocation %d: %+v", i+1, inv)
+		}
+		call, answer := inv.Steps[0], inv.Steps[1]
+		if call.Step != 0 || call.Status != 200 || len(call.ToolCalls) != 1 || call.ToolCalls[0].Name != "get_weather" || call.ToolCalls[0].Args["city"] != city {
+			t.Errorf("invocation %d step 0: %+v", i+1, call)
+		}
+		if answer.Step != 2 || len(answer.ToolResults) != 1 || answer.ToolResults[0].Name != "get_weather" || answer.ToolResults[0].Response["city"] != city ||
+			answer.Text != "It is "+map[string]string{"Paris": "18", "Tokyo": "24"}[city]+"°C in "+city+", clear." || answer.FinishReason != "STOP" {
+			t.Errorf("invocation %d step 2: %+v", i+1, answer)
+		}
+		if call.Usage == nil || answer.Usage == nil || call.Usage.Total+answer.Usage.Total != []int32{20, 40}[i] || answer.LatencyMs <= 0 {
+			t.Errorf("invocation %d: usage %+v, %+v, latency %v", i+1, call.Usage, answer.Usage, answer.LatencyMs)
+		}
+	}
+	// Stable shape: every key present, empty lists as [], no tag when none.
+	var raw map[string][]map[string]any
+	json.Unmarshal([]byte(r.stdout), &raw)
+	cas := raw["cassettes"][0]
+	if other, ok := cas["other"].([]any); !ok || len(other) != 0 {
+		t.Errorf("other = %#v, want []", cas["other"])
+	}
+	inv := cas["sessions"].([]any)[0].(map[string]any)["invocations"].([]any)[0].(map[string]any)
+	if _, ok := inv["tag"]; ok {
+		t.Errorf("tag present without a tag: %v", inv)
+	}
+	step := inv["steps"].([]any)[0].(map[string]any)
+	for _, k := range []string{"step", "agent", "status", "tool_calls", "tool_results", "text", "finish_reason", "usage", "latency_ms"} {
+		if _, ok := step[k]; !ok {
+			t.Errorf("step lacks %q: %v", k, step)
+		}
+	}
+	if results, ok := step["tool_results"].([]any); !ok || len(results) != 0 {
+		t.Errorf("tool_results = %#v, want []", step["tool_results"])
+	}
+}
+
+// TestLsOrganisesVersion1: a flat version 1 file is grouped into sessions
+// and invocations as replay would; a retry after a 429 stays in its
+// invocation, and other requests are listed (identical ones counted).
+func TestLsOrganisesVersion1(t *testing.T) {
+	dir := t.TempDir()
+	first := "Plan a three-day trip to Kyoto for me,\nwith temples, food markets and a day trip to Nara please."
+	turn1 := lsContents(lsUserTurn(first))
+	answer1 := map[string]any{"role": "model", "parts": []any{map[string]any{"text": "Day 1: Kinkaku-ji"}}}
+	turn2 := lsContents(lsUserTurn(first), answer1, lsUserTurn("Make it two days."))
+	exhausted := `{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}}`
+	call := `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"plan_trip","args":{"city":"Kyoto","days":2}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":5,"totalTokenCount":35}}`
+	v1 := "version: 1\ninteractions:\n" +
+		lsV1Interaction("GET", "/v1beta/models", "", 200, `{"models":[]}`) +
+		lsV1Interaction("POST", "/v1beta/models/gemini-2.5-flash:generateContent", turn1, 200,
+			`{"candidates":[{"content":{"role":"model","parts":[{"text":"Day 1: Kinkaku-ji"}]},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":20,"candidatesTokenCount":10,"totalTokenCount":30}}`) +
+		lsV1Interaction("GET", "/v1beta/models", "", 200, `{"models":[]}`) +
+		lsV1Interaction("POST", "/v1beta/models/gemini-2.5-flash:generateContent", turn2, 429, exhausted) +
+		lsV1Interaction("POST", "/v1beta/models/gemini-2.5-flash:generateContent", turn2, 200, call) +
+		lsV1Interaction("POST", "/v1beta/models/gemini-2.5-flash:countTokens", turn2, 200, `{"totalTokens":31}`)
+	lsWriteFile(t, filepath.Join(dir, "suite", "chat.yaml"), v1)              // named by its path: suite/chat
+	lsWriteFile(t, filepath.Join(dir, "a.yaml"), "version: 2\nname: alpha\n") // named in the file
+	lsWriteFile(t, filepath.Join(dir, ".chat.yaml.tmp-1.yaml"), "not: [a cassette")
+
+	r := adkproxy(t, nil, "ls", "--cassettes", dir, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	doc := lsDecode(t, r.stdout)
+	if len(doc.Cassettes) != 2 || doc.Cassettes[0].Name != "alpha" || doc.Cassettes[0].File != "a.yaml" ||
+		doc.Cassettes[1].Name != "suite/chat" || doc.Cassettes[1].File != "suite/chat.yaml" {
+		t.Fatalf("cassettes: %+v", doc.Cassettes)
+	}
+	if a := doc.Cassettes[0]; a.Sessions == nil || len(a.Sessions) != 0 || a.Other == nil {
+		t.Errorf("empty cassette: %+v", a)
+	}
+	c := doc.Cassettes[1]
+	if len(c.Sessions) != 1 || len(c.Sessions[0].Invocations) != 2 {
+		t.Fatalf("want 1 session with 2 invocations, got %+v", c.Sessions)
+	}
+	inv1, inv2 := c.Sessions[0].Invocations[0], c.Sessions[0].Invocations[1]
+	if inv1.User != first || len(inv1.Steps) != 1 || inv1.Steps[0].FinishReason != "MAX_TOKENS" {
+		t.Errorf("invocation 1: %+v", inv1)
+	}
+	if inv2.User != "Make it two days." || len(inv2.Steps) != 2 || inv2.Steps[0].Status != 429 || inv2.Steps[0].Usage != nil ||
+		inv2.Steps[1].Status != 200 || len(inv2.Steps[1].ToolCalls) != 1 || inv2.Steps[1].ToolCalls[0].Name != "plan_trip" {
+		t.Errorf("invocation 2 (a retry, then a tool call): %+v", inv2)
+	}
+	wantOther := []lsOther{{"GET", "/v1beta/models", 200}, {"GET", "/v1beta/models", 200}, {"POST", "/v1beta/models/gemini-2.5-flash:countTokens", 200}}
+	if fmt.Sprint(c.Other) != fmt.Sprint(wantOther) {
+		t.Errorf("other = %v, want %v", c.Other, wantOther)
+	}
+
+	r = adkproxy(t, nil, "ls", "--cassettes", dir)
+	if r.code != 0 {
+		t.Fatalf("table: exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"CASSETTE alpha (" + filepath.Join(dir, "a.yaml") + "): 0 sessions, 0 invocations, 0 steps\n",
+		"CASSETTE suite/chat (" + filepath.Join(dir, "suite", "chat.yaml") + "): 1 session, 2 invocations, 3 steps, 3 other requests\n",
+		`"Plan a three-day trip to Kyoto for me, with tem…"`,
+		`"Make it two days."`,
+		`→ "Day 1: Kinkaku-ji" [finish: MAX_TOKENS]`,
+		"[HTTP 429 RESOURCE_EXHAUSTED]",
+		`→ plan_trip(city="Kyoto", days=2)`,
+		"tokens: 35",
+		"\n  other\n",
+		"×2",
+		"countTokens  200",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Index(r.stdout, "CASSETTE alpha") > strings.Index(r.stdout, "CASSETTE suite/chat") {
+		t.Errorf("cassettes not sorted by name:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "Nara") {
+		t.Errorf("long user text not cut:\n%s", r.stdout)
+	}
+}
+
+func TestLsErrors(t *testing.T) {
+	dir := t.TempDir()
+	lsWriteFile(t, filepath.Join(dir, "bad.yaml"), "version: 1\nname: x\ninteractions:\n  - request: {method: GET, path: /x}\n    response: {status: 999}\n")
+	if r := adkproxy(t, nil, "ls", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "bad.yaml:5:") || r.stdout != "" {
+		t.Errorf("corrupt file: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	lsWriteFile(t, filepath.Join(dir, "bad.yaml"), "version: 7\n")
+	if r := adkproxy(t, nil, "ls", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "bad.yaml:1:") {
+		t.Errorf("unknown version: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if r := adkproxy(t, nil, "ls", "--cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr || !strings.Contains(r.stderr, "does not exist") {
+		t.Errorf("missing folder: exit %d, stderr %s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"ls"},
+		{"ls", "--json"},
+		{"ls", "--cassettes", dir, "extra"},
+		{"ls", "--cassettes", dir, "--no-such-flag"},
+	} {
+		r := adkproxy(t, nil, args...)
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, "adkproxy: ") || strings.Count(r.stderr, "\n") > 2 {
+			t.Errorf("%v: exit %d, stderr %q; want 64 and a short message", args, r.code, r.stderr)
+		}
+	}
+	if r := adkproxy(t, nil, "ls"); !strings.Contains(r.stderr, "--cassettes") {
+		t.Errorf("missing --cassettes: stderr %q does not name the flag", r.stderr)
+	}
+}
+
+func TestLsFlagsFromEnvironment(t *testing.T) {
+	r := adkproxy(t, []string{"ADKPROXY_CASSETTES=" + lsWeatherDir}, "ls")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 session, 2 invocations") {
+		t.Fatalf("ADKPROXY_CASSETTES: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = adkproxy(t, []string{"ADKPROXY_CASSETTES=" + lsWeatherDir, "ADKPROXY_JSON=true"}, "ls")
+	if doc := lsDecode(t, r.stdout); r.code != 0 || len(doc.Cassettes) != 1 {
+		t.Fatalf("ADKPROXY_JSON: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestLsEmptyFolder(t *testing.T) {
+	dir := t.TempDir()
+	if r := adkproxy(t, nil, "ls", "--cassettes", dir); r.code != 0 || r.stdout != "no cassettes in "+dir+"\n" {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := adkproxy(t, nil, "ls", "--cassettes", dir, "--json"); r.code != 0 || strings.Join(strings.Fields(r.stdout), "") != `{"cassettes":[]}` {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestLsFormatting(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{lsTruncate("abcdef", 6), "abcdef"},
+		{lsTruncate("abcdefg", 6), "abcde…"},
+		{lsTruncate("°°°°°°°", 3), "°°…"},
+		{lsDisplay("  a\n\tb  c \r\n"), "a b c"},
+		{lsDisplay("red\x1b[31m\u202e"), "red\ufffd[31m\ufffd"},
+		{lsQuoted("say \"hi\"\n<now>", 50), `"say \"hi\" <now>"`},
+		{lsQuoted("abcdefghij", 6), `"abc…"`},
+		{lsFormatCall(lsToolCall{Name: "f", Args: map[string]any{"b": []any{1.0, "x"}, "a": "y", "c": nil}}), `f(a="y", b=[1,"x"], c=null)`},
+		{lsFormatCall(lsToolCall{Name: "noargs", Args: map[string]any{}}), `noargs()`},
+		{lsFormatCall(lsToolCall{Name: "f", Args: map[string]any{"q": strings.Repeat("x", 100)}}), `f(q="` + strings.Repeat("x", 27) + `…")`},
+		{lsPlural(1, "other request"), "1 other request"},
+		{lsPlural(0, "session"), "0 sessions"},
+	}
+	for i, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%d: got %q, want %q", i, tt.got, tt.want)
+		}
+	}
+}
+
+// TestLsListCassetteOrder: sessions and invocations by id whatever the
+// file order, steps in file order, agents distinct in order of appearance.
+func TestLsListCassetteOrder(t *testing.T) {
+	model := func(session, invocation, step int, agent, tag string) *cassettes.Exchange {
+		return &cassettes.Exchange{
+			Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"contents":[]}`)},
+			Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"parts":[{"text":"ok"}]}}]}`)},
+			Place:    &cassettes.Place{Session: session, Invocation: invocation, Step: step, Agent: agent, Tag: tag, User: fmt.Sprintf("u%d.%d", session, invocation)},
+		}
+	}
+	c := &cassettes.Cassette{Exchanges: []*cassettes.Exchange{
+		model(2, 1, 0, "solo", ""),
+		model(1, 2, 0, "root", "t-2"),
+		model(1, 2, 0, "helper", "t-2"),
+		model(1, 2, 2, "root", "t-2"),
+		model(1, 1, 0, "root", ""),
+	}}
+	got := lsListCassette("c", "c.yaml", c)
+	var summary []string
+	for _, s := range got.Sessions {
+		for _, inv := range s.Invocations {
+			var steps []string
+			for _, st := range inv.Steps {
+				steps = append(steps, fmt.Sprintf("%d:%s", st.Step, st.Agent))
+			}
+			summary = append(summary, fmt.Sprintf("%d.%d %s %s [%s] %v", s.ID, inv.ID, inv.User, inv.Tag, strings.Join(inv.Agents, ","), steps))
+		}
+	}
+	want := []string{
+		"1.1 u1.1  [root] [0:root]",
+		"1.2 u1.2 t-2 [root,helper] [0:root 0:helper 2:root]",
+		"2.1 u2.1  [solo] [0:solo]",
+	}
+	if strings.Join(summary, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(summary, "\n"), strings.Join(want, "\n"))
+	}
+	cells := lsInvocationCells(got.Sessions[0].Invocations[1])
+	if cells[0] != "    invocation 2 [t-2]" || cells[2] != "agents: root, helper" || cells[4] != "tokens: -" || cells[5] != "tools: -" {
+		t.Errorf("invocation cells %q", cells)
+	}
+}
+
+func TestTableAlignsEachKindAcrossOthers(t *testing.T) {
+	var tb lsTable
+	tb.add(lsInvocationRow, "inv 1", "short", "x")
+	tb.add(lsStepRow, "step 0", "a", "→ y")
+	tb.add(lsInvocationRow, "inv 2", "much longer", "x")
+	tb.add(lsStepRow, "step 0", "agent-two", "→ z")
+	var b strings.Builder
+	tb.write(&b)
+	want := "inv 1  short        x\n" +
+		"step 0  a          → y\n" +
+		"inv 2  much longer  x\n" +
+		"step 0  agent-two  → z\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func lsDecode(t *testing.T, out string) lsDoc {
+	t.Helper()
+	var doc lsDoc
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("not the ls JSON document: %v\n%s", err, out)
+	}
+	return doc
+}
+
+func lsUserTurn(text string) map[string]any {
+	return map[string]any{"role": "user", "parts": []any{map[string]any{"text": text}}}
+}
+
+func lsContents(turns ...map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"contents": turns})
+	return string(b)
+}
+
+// lsV1Interaction renders one exchange of a version 1 cassette; bodies are
+// written as YAML double-quoted strings (JSON strings are valid ones).
+func lsV1Interaction(method, path, reqBody string, status int, respBody string) string {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	s := fmt.Sprintf("  - request:\n      method: %s\n      path: %s\n", method, path)
+	if reqBody != "" {
+		s += "      body: " + q(reqBody) + "\n"
+	}
+	return s + fmt.Sprintf("    response:\n      status: %d\n      body: %s\n", status, q(respBody))
+}
+
+func lsWriteFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
