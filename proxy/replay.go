@@ -44,6 +44,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 		s.serve(w, r, &e.x.Response)
 		return
 	}
+	t.markContested(e)
 	s.miss(w, OutcomeMismatched, t.name, req, e.x.Place, diffs, msg)
 }
 

@@ -39,6 +39,9 @@ type entry struct {
 	fp   matcher.Fingerprint
 	call *matcher.Call // nil for requests that are not model calls
 	used bool
+	// contested: a request at this place was reported as differing, so
+	// the recording is not also reported as unused.
+	contested bool
 }
 
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
@@ -129,6 +132,12 @@ func (t *tape) markUsed(e *entry) {
 	t.mu.Unlock()
 }
 
+func (t *tape) markContested(e *entry) {
+	t.mu.Lock()
+	e.contested = true
+	t.mu.Unlock()
+}
+
 // record appends a forwarded exchange. It counts as used: a later identical
 // request in the same run is forwarded again, as it would be replayed in turn.
 func (t *tape) record(x *cassettes.Exchange) {
@@ -162,7 +171,7 @@ func (t *tape) unused() []*entry {
 	}
 	var out []*entry
 	for _, e := range t.entries {
-		if !e.used {
+		if !e.used && !e.contested {
 			out = append(out, e)
 		}
 	}
