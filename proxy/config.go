@@ -82,6 +82,13 @@ type Config struct {
 	Redactor     *cassettes.Redactor
 	Logger       *slog.Logger
 	MaxBody      int64
+	// OnReload, when set, is called by Server.Watch after each attempt to
+	// reload a cassette file edited on disk: err is nil when the cassette
+	// was replaced (or removed, with its file), else the reason, naming
+	// file:line, while the last good version keeps serving. name is the
+	// cassette's name; for a file that does not load, the name it served
+	// under or else the one its path gives. It runs on Watch's goroutine.
+	OnReload func(name string, err error)
 }
 
 func (c *Config) setDefaults() error {

@@ -348,7 +348,9 @@ func TestRecordModes(t *testing.T) {
 // every session is recorded whole and replays cleanly in parallel.
 func TestParallelSessionsStayApart(t *testing.T) {
 	const n = 32
-	firstQuestion := func(i int) string { return []string{"What is the weather in Paris?", "What is the weather in London?"}[i%2] }
+	firstQuestion := func(i int) string {
+		return []string{"What is the weather in Paris?", "What is the weather in London?"}[i%2]
+	}
 	secondQuestion := func(i int) string { return fmt.Sprintf("And what about City%02d?", i) }
 	session := func(base string, i int) []string {
 		var out []string
@@ -439,11 +441,11 @@ func TestParallelSessionsStayApart(t *testing.T) {
 // TestReportMatchesItsSchema checks a report holding every kind of outcome
 // against the checked-in JSON Schema that documents it.
 func TestReportMatchesItsSchema(t *testing.T) {
-	dir := recordAgent(t)
+	dir := recordAgent(t, weatherAgent{}, weatherAgent{question: "What is the weather in Tokyo?"})
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
-	weatherAgent{tempC: 23}.run(t, rep.URL)                         // matched + mismatched
+	weatherAgent{tempC: 23}.run(t, rep.URL)                          // matched + mismatched
 	weatherAgent{question: "Is it raining in Rome?"}.run(t, rep.URL) // unmatched
-	rep.stop(t)                                                      // unused: step 2 never matched
+	rep.stop(t)                                                      // unused: the Tokyo conversation
 	report := rep.Report()
 	for _, kind := range []string{proxy.OutcomeMatched, proxy.OutcomeMismatched, proxy.OutcomeUnmatched, proxy.OutcomeUnused} {
 		if report.Counts[kind] == 0 {

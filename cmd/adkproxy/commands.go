@@ -43,6 +43,7 @@ func replayCommand() *cli.Command {
 			stringFlag("mode", string(proxy.ReplayStrict), "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
+			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },
 		OnUsageError: commandUsageError,

@@ -55,6 +55,15 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	}
 	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	go httpServer.Serve(ln)
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	if c.Bool("watch") {
+		go func() {
+			if err := srv.Watch(watchCtx); err != nil {
+				cfg.Logger.Error("--watch stopped: cassettes edited from now on are not reloaded", "error", err.Error())
+			}
+		}()
+	}
 
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
@@ -69,6 +78,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		<-signals
 	}
 
+	stopWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	httpServer.Shutdown(ctx)

@@ -1,0 +1,18 @@
+package proxy
+
+import "context"
+
+// StartWatch runs s.Watch in the background and returns once the cassette
+// folders are watched, so a test's edits are sure to be seen. The channel
+// gets Watch's result.
+func StartWatch(ctx context.Context, s *Server) <-chan error {
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.watch(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		done <- err
+	}
+	return done
+}
