@@ -80,4 +80,7 @@ const (
 type Cassette struct {
 	Name      string
 	Exchanges []*Exchange
+	// File is the path the cassette was loaded from ("" when built in
+	// memory). It is not stored in the file.
+	File string
 }

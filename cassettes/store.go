@@ -31,7 +31,21 @@ func Load(path string) (*Cassette, error) {
 	if len(data) > MaxFileSize {
 		return nil, &FormatError{File: path, Msg: fmt.Sprintf("larger than %d bytes; split the cassette", MaxFileSize), Err: ErrCorrupt}
 	}
-	return Unmarshal(path, data)
+	c, err := Unmarshal(path, data)
+	if c != nil {
+		c.File = path
+	}
+	return c, err
+}
+
+// NameFromPath is the name of a cassette file that has no name field: its
+// path below the cassette folder, with "/" separators and no extension.
+func NameFromPath(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		rel = filepath.Base(path)
+	}
+	return strings.TrimSuffix(filepath.ToSlash(rel), Extension)
 }
 
 // LoadDir reads every cassette below dir, keyed by cassette name. A file
@@ -69,8 +83,7 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 			return err
 		}
 		if c.Name == "" {
-			rel, _ := filepath.Rel(dir, path)
-			c.Name = strings.TrimSuffix(filepath.ToSlash(rel), Extension)
+			c.Name = NameFromPath(dir, path)
 		}
 		if other, dup := files[c.Name]; dup {
 			return &FormatError{File: path, Err: ErrCorrupt,

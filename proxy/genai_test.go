@@ -38,7 +38,7 @@ func TestGenaiClientRecordThenReplay(t *testing.T) {
 		}
 	}
 	for _, secret := range []string{testutil.SecretAPIKey, testutil.SecretBearer} {
-		if n := filesContaining(t, dir, secret); n != 0 {
+		if n := testutil.CountInDir(t, dir, secret); n != 0 {
 			t.Errorf("a credential appears %d times in the cassettes", n)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,20 +46,6 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
-}
-
-// filesContaining counts the occurrences of needle in every file below dir.
-func filesContaining(t *testing.T, dir, needle string) int {
-	t.Helper()
-	n := 0
-	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			b, _ := os.ReadFile(path)
-			n += strings.Count(string(b), needle)
-		}
-		return nil
-	})
-	return n
 }
 
 func post(t *testing.T, base, path string, header http.Header, body string) *http.Response {

@@ -195,7 +195,7 @@ func TestRedactValuesNeverReachDiskAndStillReplay(t *testing.T) {
 	}
 	rec.stop(t)
 	for _, s := range []string{testutil.SecretRedactArg, testutil.SecretAPIKey, testutil.SecretBearer, testutil.SecretQueryKey} {
-		if n := filesContaining(t, dir, s); n != 0 {
+		if n := testutil.CountInDir(t, dir, s); n != 0 {
 			t.Errorf("secret %d chars long appears %d times on disk", len(s), n)
 		}
 	}

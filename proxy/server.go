@@ -55,8 +55,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		for name, c := range loaded {
-			path, _ := s.pathFor(name)
-			t := newTape(name, path, s.m, c.Exchanges)
+			t := newTape(name, c.File, s.m, c.Exchanges)
 			t.replaying = true
 			s.tapes[name] = t
 		}

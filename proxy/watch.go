@@ -193,11 +193,7 @@ func (w *watcher) nameOf(path string, c *cassettes.Cassette) string {
 	if c != nil && c.Name != "" {
 		return c.Name
 	}
-	rel, err := filepath.Rel(w.root, path)
-	if err != nil {
-		rel = filepath.Base(path)
-	}
-	return strings.TrimSuffix(filepath.ToSlash(rel), cassettes.Extension)
+	return cassettes.NameFromPath(w.root, path)
 }
 
 func (w *watcher) event(ev fsnotify.Event) {

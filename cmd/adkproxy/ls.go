@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -20,7 +18,6 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/urfave/cli/v2"
-	"gopkg.in/yaml.v3"
 )
 
 // Widths (in runes) beyond which the table cuts a value with "…". The JSON
@@ -70,7 +67,6 @@ func runLs(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
 	}
-	files := lsCassetteFiles(dir)
 	names := make([]string, 0, len(loaded))
 	for name := range loaded {
 		names = append(names, name)
@@ -78,11 +74,11 @@ func runLs(c *cli.Context) error {
 	sort.Strings(names)
 	doc := lsDoc{Cassettes: []lsCassette{}}
 	for _, name := range names {
-		file := files[name]
-		if file == "" { // only if the folder changed while it was read
-			file, _ = cassettes.FileName(name)
-			file = filepath.ToSlash(file)
+		file, err := filepath.Rel(dir, loaded[name].File)
+		if err != nil {
+			file = loaded[name].File
 		}
+		file = filepath.ToSlash(file)
 		doc.Cassettes = append(doc.Cassettes, lsListCassette(name, file, loaded[name]))
 	}
 	var out bytes.Buffer
@@ -252,56 +248,6 @@ func lsErrorStatus(r *cassettes.Response) string {
 		}
 	}
 	return ""
-}
-
-// lsCassetteFiles maps each cassette name in dir to its file, relative to dir
-// with "/" separators, by the rules of cassettes.LoadDir: hidden files and
-// folders are skipped, and a file without a name is named by its path. Only
-// the top-level name field of each file is read.
-func lsCassetteFiles(dir string) map[string]string {
-	out := map[string]string{}
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case d.IsDir():
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		case !strings.HasSuffix(path, cassettes.Extension) || strings.HasPrefix(d.Name(), "."):
-			return nil
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		name := lsNameField(path)
-		if name == "" {
-			name = strings.TrimSuffix(rel, cassettes.Extension)
-		}
-		out[name] = rel
-		return nil
-	})
-	return out
-}
-
-// lsNameField reads the top-level name of a cassette file, or "" (the file
-// has already been loaded and checked by cassettes.LoadDir).
-func lsNameField(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	var top struct {
-		Name string `yaml:"name"`
-	}
-	if yaml.NewDecoder(io.LimitReader(f, cassettes.MaxFileSize)).Decode(&top) != nil {
-		return ""
-	}
-	return top.Name
 }
 
 // lsWriteTable prints one block per cassette. Lines of one kind (sessions,

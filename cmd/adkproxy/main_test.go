@@ -154,7 +154,7 @@ func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
 		t.Fatalf("upstream got key %q", got)
 	}
 	up.Close()
-	if n := countInDir(t, dir, testutil.SecretAPIKey); n != 0 {
+	if n := testutil.CountInDir(t, dir, testutil.SecretAPIKey); n != 0 {
 		t.Fatalf("the API key was written %d times", n)
 	}
 
@@ -297,17 +297,4 @@ func waitForFile(t *testing.T, path string) string {
 	}
 	t.Fatalf("%s never appeared", path)
 	return ""
-}
-
-func countInDir(t *testing.T, dir, needle string) int {
-	t.Helper()
-	n := 0
-	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			b, _ := os.ReadFile(path)
-			n += strings.Count(string(b), needle)
-		}
-		return nil
-	})
-	return n
 }

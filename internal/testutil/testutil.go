@@ -74,3 +74,21 @@ const (
 func Secrets() []string {
 	return []string{SecretAPIKey, SecretBearer, SecretQueryKey, SecretRedactArg}
 }
+
+// CountInDir counts the occurrences of needle in every file below dir.
+func CountInDir(t testing.TB, dir, needle string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		n += strings.Count(string(b), needle)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("scanning %s: %v", dir, err)
+	}
+	return n
+}
