@@ -1,0 +1,159 @@
+package scoring
+
+import "time"
+
+// Invocation is one user turn and what the agent did about it, in the shape
+// ADK's evaluation compares (its Invocation): the user's text, every tool
+// call made along the way by any agent, and the final response. Steps keep
+// the model calls behind it for the run metrics; invocations read from an
+// eval set have none.
+type Invocation struct {
+	ID       string
+	UserText string
+	// ToolCalls are every function call of the invocation, in order, across
+	// agents (transfer_to_agent included, as ADK records it).
+	ToolCalls   []ToolCall
+	ToolResults []ToolResult
+	// FinalResponse is the text of the last model answer that made no tool
+	// call: what the user was told.
+	FinalResponse string
+	// IntermediateResponses are the texts of the other steps, with their agent.
+	IntermediateResponses []AuthoredText
+	Steps                 []Step
+}
+
+// ToolCall is a function call. IDs never take part in comparisons.
+type ToolCall struct {
+	ID   string         `json:"id,omitempty"`
+	Name string         `json:"name"`
+	Args map[string]any `json:"args"`
+}
+
+// ToolResult is a function response sent back to the model.
+type ToolResult struct {
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"`
+}
+
+// AuthoredText is a piece of text and the agent that wrote it.
+type AuthoredText struct {
+	Author string `json:"author"`
+	Text   string `json:"text"`
+}
+
+// Step is one model call behind an invocation.
+type Step struct {
+	Agent       string
+	Model       string
+	Status      int // HTTP status of the call
+	Latency     time.Duration
+	Usage       Usage
+	ToolCalls   []ToolCall
+	ToolResults []ToolResult
+	Text        string
+}
+
+// Usage is Gemini's usageMetadata. Prompt includes Cached.
+type Usage struct {
+	Prompt     int64 `json:"prompt"`
+	Candidates int64 `json:"candidates"`
+	Cached     int64 `json:"cached"`
+	Thoughts   int64 `json:"thoughts"`
+	ToolUse    int64 `json:"tool_use"`
+	Total      int64 `json:"total"`
+}
+
+// Add sums two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.Prompt + v.Prompt, u.Candidates + v.Candidates, u.Cached + v.Cached,
+		u.Thoughts + v.Thoughts, u.ToolUse + v.ToolUse, u.Total + v.Total}
+}
+
+// Session is one recorded conversation.
+type Session struct {
+	Cassette    string
+	ID          int
+	Invocations []Invocation
+}
+
+// Case is what one evaluation compares: a recorded session (the actual
+// invocations) against the expected ones, from an eval case or a golden run.
+type Case struct {
+	ID string
+	// Session is the recorded session the case was paired with, or nil.
+	Session  *Session
+	Actual   []Invocation
+	Expected []Invocation // nil when there is nothing to compare with
+	// Failure, when set, makes the whole case FAILED with this reason
+	// (for instance unequal invocation counts).
+	Failure string
+}
+
+// EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
+type EvalStatus int
+
+const (
+	Passed       EvalStatus = 1
+	Failed       EvalStatus = 2
+	NotEvaluated EvalStatus = 3
+)
+
+func (s EvalStatus) String() string {
+	switch s {
+	case Passed:
+		return "PASSED"
+	case Failed:
+		return "FAILED"
+	case NotEvaluated:
+		return "NOT_EVALUATED"
+	}
+	return "UNKNOWN"
+}
+
+// InvocationScore is a metric's verdict on one invocation.
+type InvocationScore struct {
+	Index  int // from 0
+	Score  *float64
+	Status EvalStatus
+	// Reason explains a score below 1 (or why there is none), e.g.
+	// `invocation 2: expected get_weather(city="London"), got get_weather(city="Paris")`.
+	Reason string
+}
+
+// MetricResult is one metric's verdict on one case.
+type MetricResult struct {
+	Metric string
+	// Score is nil when the metric could not be evaluated.
+	Score *float64
+	// Threshold is the minimum passing score; for cost- and latency-like
+	// metrics configured with {"max": X} it is the maximum and Max is true.
+	Threshold     float64
+	Max           bool
+	Status        EvalStatus
+	PerInvocation []InvocationScore
+	// Reason explains a FAILED or NOT_EVALUATED verdict.
+	Reason  string
+	Details map[string]any
+}
+
+// Float returns a pointer to f, for scores.
+func Float(f float64) *float64 { return &f }
+
+// CaseResult is every metric's verdict on one case. Status is ADK's rule:
+// any FAILED → FAILED, else any PASSED → PASSED, else NOT_EVALUATED; a case
+// with a Failure is FAILED whatever its metrics say.
+type CaseResult struct {
+	Case    *Case
+	Metrics []MetricResult
+	Status  EvalStatus
+}
+
+// Result is a scoring run: what ADK calls an EvalSetResult.
+type Result struct {
+	EvalSetID string
+	Cases     []CaseResult
+	// Unpaired lists eval cases and recorded sessions that could not be
+	// paired, each with the reason; they are reported, never dropped.
+	Unpaired []string
+}
