@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseJSON decodes a body into plain Go values, keeping numbers as
@@ -39,7 +40,7 @@ func AppendCanonical(buf []byte, v any) []byte {
 	case json.Number:
 		return append(buf, canonicalNumber(string(t))...)
 	case string:
-		return strconv.AppendQuote(buf, t)
+		return appendJSONString(buf, t)
 	case []any:
 		buf = append(buf, '[')
 		for i, e := range t {
@@ -60,13 +61,39 @@ func AppendCanonical(buf []byte, v any) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = strconv.AppendQuote(buf, k)
+			buf = appendJSONString(buf, k)
 			buf = append(buf, ':')
 			buf = AppendCanonical(buf, t[k])
 		}
 		return append(buf, '}')
 	}
 	panic(fmt.Sprintf("matcher: unexpected JSON value %T", v))
+}
+
+// appendJSONString writes s as a JSON string: quotes, backslashes and
+// control characters escaped, everything else (including <, > and &, which
+// encoding/json would escape) as is, invalid UTF-8 as U+FFFD, as the JSON
+// decoder that produced s would have read it.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			buf = append(buf, '\\', byte(r))
+		case r == '\n':
+			buf = append(buf, '\\', 'n')
+		case r == '\r':
+			buf = append(buf, '\\', 'r')
+		case r == '\t':
+			buf = append(buf, '\\', 't')
+		case r < 0x20:
+			buf = append(buf, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
+		default:
+			buf = utf8.AppendRune(buf, r)
+		}
+	}
+	return append(buf, '"')
 }
 
 // canonicalNumber rewrites a JSON number as sign, significant digits and

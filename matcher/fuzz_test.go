@@ -1,0 +1,70 @@
+package matcher
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// FuzzCanonical: canonical form is stable (canonicalising it again changes
+// nothing), survives re-encoding through encoding/json with other key
+// order and spacing, and equal canonical forms mean equal fingerprints.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1,2.0,{"y":null,"x":true}]}`, `[1e2, 100, 1.000e+2, -0, 0.0]`,
+		`{"contents":[{"role":"user","parts":[{"text":"hi \u003c there"}]}]}`, `{"a":"\ud83d\ude00"}`, `[]`, `{"":{"":[]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		v, ok := ParseJSON(body)
+		if !ok {
+			return
+		}
+		canon := AppendCanonical(nil, v)
+		again, ok := ParseJSON(canon)
+		if !ok {
+			t.Fatalf("canonical form %q is not JSON", canon)
+		}
+		if c2 := AppendCanonical(nil, again); !bytes.Equal(c2, canon) {
+			t.Fatalf("not stable: %q then %q", canon, c2)
+		}
+		reencoded, err := json.MarshalIndent(v, "", "   ")
+		if err != nil {
+			return
+		}
+		a := &cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: body}
+		b := &cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: reencoded}
+		if FingerprintOf(a) != FingerprintOf(b) {
+			t.Fatalf("re-encoding %q as %q changed the fingerprint", body, reencoded)
+		}
+		if diffs := DiffRequests(a, b); len(diffs) != 0 {
+			t.Fatalf("equal bodies reported different: %v", diffs)
+		}
+	})
+}
+
+// FuzzAnalyzeAndDiff: any request body can be analysed and diffed against
+// any other without panicking, and a request never differs from itself.
+func FuzzAnalyzeAndDiff(f *testing.F) {
+	f.Add([]byte(`{"contents":[{"role":"user","parts":[{"text":"For context:"}]},{"parts":[{"text":"{\"request\":1}"}]}],"systemInstruction":"Your internal name is \"x\""}`),
+		[]byte(`{"contents":[]}`))
+	f.Add([]byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"}}]}],"tools":[{}],"labels":{"adk_agent_name":3}}`),
+		[]byte(`[1,{"a":"b"}]`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		m := Default()
+		for _, body := range [][]byte{a, b} {
+			if c, ok := m.Analyze("/v1beta/models/m:generateContent", body); ok {
+				if c.Step < 0 || c.UserTurn < -1 || c.Key == "" {
+					t.Fatalf("analysis %+v of %q", c, body)
+				}
+			}
+		}
+		ra := &cassettes.Request{Method: "POST", Path: "/p", Body: a}
+		rb := &cassettes.Request{Method: "POST", Path: "/p", Body: b}
+		m.Diff(ra, rb)
+		if d := m.Diff(ra, ra); len(d) != 0 {
+			t.Fatalf("a request differs from itself: %v", d)
+		}
+	})
+}
