@@ -14,8 +14,36 @@ import (
 // file) cannot exhaust memory.
 const MaxFileSize = 1 << 30
 
-// Load reads the cassette file at path.
+// Load reads the cassette file at path, together with a journal a
+// recording left beside it when it was killed (see Journal).
 func Load(path string) (*Cassette, error) {
+	c, err := loadYAML(path)
+	j, jerr := readJournal(path)
+	if jerr != nil {
+		return nil, &FormatError{File: JournalPath(path), Msg: jerr.Error(), Err: ErrCorrupt}
+	}
+	if j == nil || j.stale {
+		return c, err
+	}
+	switch {
+	case errors.Is(err, ErrNotFound):
+		c = &Cassette{Name: j.name}
+	case err != nil:
+		return nil, err
+	}
+	if j.replace {
+		c.Exchanges = j.exchanges
+	} else {
+		c.Exchanges = append(c.Exchanges, j.exchanges...)
+	}
+	if c.Name == "" {
+		c.Name = j.name
+	}
+	c.File = path
+	return c, nil
+}
+
+func loadYAML(path string) (*Cassette, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist", ErrNotFound, path)
@@ -75,10 +103,21 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, Extension) || strings.HasPrefix(d.Name(), ".") {
+		if target := cassettePathOf(path); target != "" {
+			// A journal whose cassette was never written: a recording
+			// killed before its first save. Its YAML sibling, if any,
+			// is loaded (journal included) when the walk reaches it.
+			if _, err := os.Stat(target); err == nil {
+				return nil
+			}
+			path = target
+		} else if !strings.HasSuffix(path, Extension) || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
 		c, err := Load(path)
+		if errors.Is(err, ErrNotFound) {
+			return nil // a stale journal with nothing to recover
+		}
 		if err != nil {
 			return err
 		}

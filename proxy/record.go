@@ -56,30 +56,55 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
-	var readErr error
 	if isEventStream(resp.Header) {
-		readErr = s.teeEvents(w, resp, &x.Response, start, seen)
-	} else {
-		readErr = s.copyBody(w, resp, &x.Response, seen)
+		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
+		// The client sees the end of a chunked stream only when this
+		// handler returns, so keeping the exchange now still comes first.
+		s.keep(t, x, &stored, start, readErr, token)
+		if readErr != nil {
+			// The upstream connection broke: the client's must break the
+			// same way, after the same bytes, or it would see a clean but
+			// short answer.
+			panic(http.ErrAbortHandler)
+		}
+		return
 	}
+	data, readErr := io.ReadAll(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	x.Response.Body = data
+	x.Response.End = cassettes.EndComplete
+	if readErr != nil {
+		x.Response.End = cassettes.EndReset
+	}
+	seen(data)
+	s.keep(t, x, &stored, start, readErr, token) // durable before the body is released
+	if readErr == nil {
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	}
+	w.WriteHeader(resp.StatusCode)
+	w.Write(data)
+	if readErr != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// keep finishes a forwarded exchange: scrubs it, records it (journalled to
+// disk when the cassette persists) and reports it.
+func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, readErr error, token matcher.Token) {
 	x.Response.Latency = time.Since(start)
 	if x.Response.Status != http.StatusOK || readErr != nil {
 		t.org.Failed(token) // a retry of this step belongs to the same invocation
 	}
 	s.cfg.Redactor.Exchange(x)
-	t.record(x)
+	if err := t.record(x); err != nil {
+		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
+	}
 	kind := OutcomeRecorded
 	if !t.persist {
 		kind = OutcomeForwarded
 	}
-	s.report.add(outcomeFor(kind, t.name, &stored, x.Place))
+	s.report.add(outcomeFor(kind, t.name, stored, x.Place))
 	s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,
 		"status", x.Response.Status, "end", x.Response.End)
-	if readErr != nil {
-		// The upstream connection broke: the client's must break the same
-		// way, after the same bytes, or it would see a clean but short answer.
-		panic(http.ErrAbortHandler)
-	}
 }
 
 // teeEvents copies an SSE body event by event.
@@ -119,21 +144,6 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 	}
 }
 
-// copyBody reads a whole non-streamed body, then sends it with its length.
-func (s *Server) copyBody(w http.ResponseWriter, resp *http.Response, out *cassettes.Response, seen func([]byte)) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, s.cfg.MaxBody))
-	seen(data)
-	out.Body = data
-	out.End = cassettes.EndComplete
-	if err != nil {
-		out.End = cassettes.EndReset
-	} else {
-		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-	}
-	w.WriteHeader(resp.StatusCode)
-	w.Write(data)
-	return err
-}
 
 // upstreamRequest builds the request to the real API: same method, path,
 // query and body, without hop-by-hop or adkproxy headers. Accept-Encoding

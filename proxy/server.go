@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -106,10 +107,13 @@ func (s *Server) Flush() error {
 		}
 		if err := cassettes.Save(t.path, c, s.cfg.Redactor); err != nil {
 			t.mu.Lock()
-			t.dirty = true // keep it in memory for a later attempt
+			t.dirty = true // keep it in memory (and the journal on disk) for a later attempt
 			t.mu.Unlock()
 			errs = append(errs, err)
 			continue
+		}
+		if err := t.saved(); err != nil {
+			s.log.Warn("journal not removed; it is stale and will be ignored", "cassette", t.name, "error", err.Error())
 		}
 		s.log.Info("cassette written", "cassette", t.name, "file", t.path, "interactions", len(c.Exchanges))
 	}
@@ -223,7 +227,17 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 			return nil, fmt.Errorf("cannot read cassette %q: %v", name, err)
 		}
 	}
+	if found && cassettes.HasJournal(path) {
+		// Fold what a killed recording left in the journal into the YAML
+		// now, before this run starts a journal of its own.
+		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing}, s.cfg.Redactor); err != nil {
+			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
+		}
+		os.Remove(cassettes.JournalPath(path)) // stale now; removing it is tidiness, not safety
+	}
 	t := newTape(name, path, s.m, existing)
+	t.redactor = s.cfg.Redactor
+	t.replace = s.cfg.RecordMode != RecordNewEpisodes
 	switch s.cfg.RecordMode {
 	case RecordOverwrite:
 		t.recording, t.persist = true, true

@@ -21,7 +21,12 @@ type tape struct {
 	recording bool // forwards what has no recording
 	persist   bool // keeps and writes what it forwards
 
+	// replace: a new recording replaces the cassette (overwrite mode).
+	replace  bool
+	redactor *cassettes.Redactor
+
 	mu      sync.Mutex
+	journal *cassettes.Journal // opened with the first recorded exchange
 	entries []*entry
 	dirty   bool
 	touched bool
@@ -139,16 +144,39 @@ func (t *tape) markContested(e *entry) {
 }
 
 // record appends a forwarded exchange. It counts as used: a later identical
-// request in the same run is forwarded again, as it would be replayed in turn.
-func (t *tape) record(x *cassettes.Exchange) {
+// request in the same run is forwarded again, as it would be replayed in
+// turn. A persisting tape first appends it to its journal, synced to disk.
+func (t *tape) record(x *cassettes.Exchange) error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.touched = true
 	if !t.persist {
-		return
+		t.mu.Unlock()
+		return nil
 	}
+	var err error
+	if t.journal == nil {
+		t.journal, err = cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
+	}
+	j := t.journal
 	t.index(x).used = true
 	t.dirty = true
+	t.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return j.Append(x) // outside the lock: syncing is the slow part
+}
+
+// saved drops the journal once the cassette it protects is on disk.
+func (t *tape) saved() error {
+	t.mu.Lock()
+	j := t.journal
+	t.journal = nil
+	t.mu.Unlock()
+	if j == nil {
+		return nil
+	}
+	return j.Remove()
 }
 
 // requests lists the recorded requests, for explaining a miss.
