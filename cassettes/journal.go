@@ -229,4 +229,3 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
-

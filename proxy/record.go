@@ -144,7 +144,6 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 	}
 }
 
-
 // upstreamRequest builds the request to the real API: same method, path,
 // query and body, without hop-by-hop or adkproxy headers. Accept-Encoding
 // is left to the transport, which then decodes gzip itself, so cassettes
