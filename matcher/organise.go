@@ -17,9 +17,11 @@ import (
 //     pending function call is a delegated task (ADK's task and
 //     single-turn agents): it joins the invocation that made the call and
 //     takes the call's name as its agent name.
-//  3. A call with the same user text and the same earlier user turns as an
-//     open invocation, from an agent that has not yet taken that step,
-//     joins it: a sub-agent reached by transfer sees the user's turn too.
+//  3. A call with the same user text and the same earlier user turns as a
+//     session's latest invocation, from an agent that has no step in it
+//     yet, joins it: a sub-agent reached by transfer sees the user's turn
+//     too. (The same agent with another history is another conversation
+//     that happens to say the same words.)
 //  4. Otherwise the call starts a new invocation, in the session whose
 //     invocations' user texts equal the call's earlier user turns, or in a
 //     new session.
@@ -46,7 +48,8 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
-	taken   map[string]int // Key + step -> steps holding it
+	taken   map[string]int  // Key + step -> steps holding it
+	agents  map[string]bool // AgentKeys with a step here
 	pending []FunctionCall
 }
 
@@ -74,6 +77,7 @@ func (o *Organiser) Place(c *Call, tag string) (cassettes.Place, Token) {
 		inv = o.start(c, tag)
 	}
 	inv.taken[slot]++
+	inv.agents[c.AgentKey] = true
 	if c.AgentName != "" {
 		o.names[c.AgentKey] = c.AgentName
 	} else if taskName != "" && o.names[c.AgentKey] == "" {
@@ -93,7 +97,7 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 	}
 	s := o.sessions[p.Session-1]
 	for len(s.invocations) < p.Invocation {
-		s.invocations = append(s.invocations, &orgInvocation{session: s, id: len(s.invocations) + 1, taken: map[string]int{}})
+		s.invocations = append(s.invocations, &orgInvocation{session: s, id: len(s.invocations) + 1, taken: map[string]int{}, agents: map[string]bool{}})
 	}
 	inv := s.invocations[p.Invocation-1]
 	if inv.user == "" {
@@ -103,6 +107,7 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 		}
 	}
 	inv.taken[slotOf(c)]++
+	inv.agents[c.AgentKey] = true
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
 		for i, pc := range inv.pending {
 			if pc.Args == c.TaskArgs {
@@ -171,7 +176,7 @@ func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {
 	}
 	for _, s := range o.sessions { // rule 3
 		last := s.invocations[len(s.invocations)-1]
-		if last.user == c.UserText && equalStrings(last.earlier, c.EarlierUserTexts) && last.taken[slot] == 0 && !last.holdsKey(c.Key) {
+		if last.user == c.UserText && equalStrings(last.earlier, c.EarlierUserTexts) && !last.agents[c.AgentKey] {
 			return last, ""
 		}
 	}
@@ -194,7 +199,7 @@ func (o *Organiser) start(c *Call, tag string) *orgInvocation {
 		o.sessions = append(o.sessions, session)
 	}
 	inv := &orgInvocation{session: session, id: len(session.invocations) + 1, tag: tag,
-		user: c.UserText, earlier: c.EarlierUserTexts, taken: map[string]int{}}
+		user: c.UserText, earlier: c.EarlierUserTexts, taken: map[string]int{}, agents: map[string]bool{}}
 	session.invocations = append(session.invocations, inv)
 	if tag != "" {
 		o.tagged[tag] = inv

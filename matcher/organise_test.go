@@ -89,3 +89,40 @@ func responseCalls(body []byte) []matcher.FunctionCall {
 	}
 	return out
 }
+
+// TestSameWordsDifferentConversations: two sessions whose user turns say the
+// same words but whose tool results differ stay apart; only another agent
+// (a sub-agent reached by transfer) joins an invocation by its user text.
+func TestSameWordsDifferentConversations(t *testing.T) {
+	turn := func(history string) []byte {
+		return []byte(`{"contents":[` + history + `],"tools":[{"functionDeclarations":[{"name":"get_weather"}]}]}`)
+	}
+	q1 := `{"role":"user","parts":[{"text":"weather in Paris?"}]}`
+	call := `{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]}`
+	result := func(temp string) string {
+		return `{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"temp_c":` + temp + `}}}]}`
+	}
+	answer := `{"role":"model","parts":[{"text":"ok"}]}`
+	q2 := `{"role":"user","parts":[{"text":"and tomorrow?"}]}`
+	org := matcher.NewOrganiser()
+	place := func(body []byte) cassettesPlace {
+		c, ok := matcher.AnalyzeCall("/v1beta/models/m:generateContent", body)
+		if !ok {
+			t.Fatal("not a model call")
+		}
+		p, _ := org.Place(c, "")
+		return cassettesPlace{p.Session, p.Invocation}
+	}
+	a0, b0 := place(turn(q1)), place(turn(q1))
+	a2, b2 := place(turn(q1+","+call+","+result("15"))), place(turn(q1+","+call+","+result("30")))
+	aNext := place(turn(q1 + "," + call + "," + result("15") + "," + answer + "," + q2))
+	bNext := place(turn(q1 + "," + call + "," + result("30") + "," + answer + "," + q2))
+	if a0.session == b0.session || aNext.session == bNext.session || aNext.invocation != 2 || bNext.invocation != 2 {
+		t.Fatalf("sessions mixed: first turns %v %v, second turns %v %v", a0, b0, aNext, bNext)
+	}
+	if a2.session != a0.session && a2.session != b0.session || b2.session == a2.session {
+		t.Fatalf("steps 2 %v %v", a2, b2)
+	}
+}
+
+type cassettesPlace struct{ session, invocation int }

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+)
+
+// TestLoad64SessionsOf20Steps: 64 agents at once, each a session of 10
+// turns with a tool call per turn (20 model calls), through one proxy
+// process: recorded, then replayed, with nothing lost, crossed or
+// duplicated, and the proxy's peak memory reported.
+func TestLoad64SessionsOf20Steps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	const sessions, turns = 64, 10
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+
+	recorded, recRSS := underLoad(t, sessions, turns, "record", "--cassettes", dir, "--upstream", up.URL)
+	c, err := cassettes.Load(filepath.Join(dir, "load.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSession := map[int]int{}
+	seen := map[string]int{}
+	for _, x := range c.Exchanges {
+		perSession[x.Place.Session]++
+		seen[string(x.Request.Body)]++
+	}
+	if len(c.Exchanges) != sessions*turns*2 || len(perSession) != sessions {
+		t.Fatalf("recorded %d exchanges in %d sessions, want %d in %d", len(c.Exchanges), len(perSession), sessions*turns*2, sessions)
+	}
+	for s, n := range perSession {
+		if n != turns*2 {
+			t.Errorf("session %d holds %d steps, want %d", s, n, turns*2)
+		}
+	}
+	// Sessions s and s+40 ask the same first question (and differ from then
+	// on, through their tool results), so that first request is recorded
+	// once per session that sent it; every other request exactly once.
+	firstAsked := map[string]int{}
+	for i := range sessions {
+		firstAsked[firstQuestion(i)]++
+	}
+	for body, n := range seen {
+		want := 1
+		var req struct {
+			Contents []struct{ Parts []struct{ Text string } }
+		}
+		json.Unmarshal([]byte(body), &req)
+		if len(req.Contents) == 1 {
+			want = firstAsked[req.Contents[0].Parts[0].Text]
+		}
+		if n != want {
+			t.Errorf("a request was recorded %d times, want %d: %.80s…", n, want, body)
+		}
+	}
+
+	report := filepath.Join(testutil.OutDir(t), "report.json")
+	replayed, repRSS := underLoad(t, sessions, turns, "replay", "--cassettes", dir, "--report", report)
+	raw, _ := os.ReadFile(report)
+	var r struct{ Counts map[string]int }
+	json.Unmarshal(raw, &r)
+	if r.Counts["matched"] != sessions*turns*2 || r.Counts["mismatched"]+r.Counts["unmatched"]+r.Counts["unused"] != 0 {
+		t.Fatalf("replay counts %v", r.Counts)
+	}
+	for i := range recorded {
+		if recorded[i] != replayed[i] {
+			t.Errorf("session %d: recorded %q, replayed %q", i, recorded[i], replayed[i])
+		}
+	}
+	t.Logf("%d sessions x %d steps: peak RSS %d MiB recording, %d MiB replaying; cassette %d KiB",
+		sessions, turns*2, recRSS>>10, repRSS>>10, fileSize(t, filepath.Join(dir, "load.yaml"))>>10)
+}
+
+// underLoad serves adkproxy with args, runs the sessions against it at once,
+// stops it with SIGINT and returns each session's transcript and the
+// process's peak resident memory in KiB.
+func underLoad(t *testing.T, sessions, turns int, args ...string) ([]string, int) {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := adkproxyCmd(t, nil, append(args, "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--cassette", "load", "--log-level", "error")...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + waitForFile(t, addrFile)
+	out := make([]string, sessions)
+	var wg sync.WaitGroup
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = converse(t, base, i, turns)
+		}()
+	}
+	wg.Wait()
+	rss := peakRSS(t, cmd)
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("adkproxy %s: %v\n%s", args[0], err, stderr.String())
+	}
+	return out, rss
+}
+
+// converse runs one session: each turn asks about a city, answers the
+// model's tool call and keeps the history.
+func converse(t *testing.T, base string, session, turns int) string {
+	ctx := context.Background()
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "load-test-key-0123456789", Backend: genai.BackendGeminiAPI,
+		HTTPOptions: genai.HTTPOptions{BaseURL: base}})
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	config := &genai.GenerateContentConfig{Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "get_weather",
+		Parameters: &genai.Schema{Type: genai.TypeObject, Properties: map[string]*genai.Schema{"city": {Type: genai.TypeString}}}}}}}}
+	var history []*genai.Content
+	var transcript strings.Builder
+	for turn := range turns {
+		history = append(history, genai.NewContentFromText(question(session, turn), genai.RoleUser))
+		for step := 0; step < 2; step++ {
+			resp, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", history, config)
+			if err != nil {
+				t.Errorf("session %d turn %d step %d: %v", session, turn, step, err)
+				return transcript.String()
+			}
+			history = append(history, resp.Candidates[0].Content)
+			if calls := resp.FunctionCalls(); len(calls) > 0 {
+				history = append(history, genai.NewContentFromFunctionResponse(calls[0].Name,
+					map[string]any{"temp_c": session + turn}, genai.RoleUser))
+				continue
+			}
+			transcript.WriteString(resp.Text() + "|")
+		}
+	}
+	return transcript.String()
+}
+
+// question is what session asks at turn: sessions overlap on purpose.
+func question(session, turn int) string {
+	return fmt.Sprintf("Session %d turn %d: weather in City%d?", session%8, turn, (session+turn)%5)
+}
+
+func firstQuestion(session int) string { return question(session, 0) }
+
+// peakRSS reads the process's high-water resident memory (KiB) from /proc.
+func peakRSS(t *testing.T, cmd *exec.Cmd) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		t.Logf("peak memory not available: %v", err)
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb int
+			fmt.Sscanf(strings.TrimPrefix(line, "VmHWM:"), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
+
+func fileSize(t *testing.T, path string) int {
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(info.Size())
+}
