@@ -48,15 +48,16 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
-	taken   map[string]int  // Key + step -> steps holding it
-	agents  map[string]bool // AgentKeys with a step here
+	taken   map[string]int // Key + step -> steps holding it
+	agents  map[string]int // AgentKey -> steps it holds here
 	pending []FunctionCall
 }
 
 // Token identifies a placed call, to report its outcome.
 type Token struct {
-	inv  *orgInvocation
-	slot string
+	inv   *orgInvocation
+	slot  string
+	agent string
 }
 
 // NewOrganiser returns an empty organiser.
@@ -77,14 +78,14 @@ func (o *Organiser) Place(c *Call, tag string) (cassettes.Place, Token) {
 		inv = o.start(c, tag)
 	}
 	inv.taken[slot]++
-	inv.agents[c.AgentKey] = true
+	inv.agents[c.AgentKey]++
 	if c.AgentName != "" {
 		o.names[c.AgentKey] = c.AgentName
 	} else if taskName != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = taskName
 	}
 	return cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
-		Step: c.Step, Agent: o.nameOf(c.AgentKey)}, Token{inv: inv, slot: slot}
+		Step: c.Step, Agent: o.nameOf(c.AgentKey)}, Token{inv: inv, slot: slot, agent: c.AgentKey}
 }
 
 // Restore registers a call that was placed in an earlier run (a cassette
@@ -97,7 +98,7 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 	}
 	s := o.sessions[p.Session-1]
 	for len(s.invocations) < p.Invocation {
-		s.invocations = append(s.invocations, &orgInvocation{session: s, id: len(s.invocations) + 1, taken: map[string]int{}, agents: map[string]bool{}})
+		s.invocations = append(s.invocations, &orgInvocation{session: s, id: len(s.invocations) + 1, taken: map[string]int{}, agents: map[string]int{}})
 	}
 	inv := s.invocations[p.Invocation-1]
 	if inv.user == "" {
@@ -107,7 +108,7 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 		}
 	}
 	inv.taken[slotOf(c)]++
-	inv.agents[c.AgentKey] = true
+	inv.agents[c.AgentKey]++
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
 		for i, pc := range inv.pending {
 			if pc.Args == c.TaskArgs {
@@ -176,7 +177,7 @@ func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {
 	}
 	for _, s := range o.sessions { // rule 3
 		last := s.invocations[len(s.invocations)-1]
-		if last.user == c.UserText && equalStrings(last.earlier, c.EarlierUserTexts) && !last.agents[c.AgentKey] {
+		if last.user == c.UserText && equalStrings(last.earlier, c.EarlierUserTexts) && last.agents[c.AgentKey] == 0 {
 			return last, ""
 		}
 	}
@@ -199,7 +200,7 @@ func (o *Organiser) start(c *Call, tag string) *orgInvocation {
 		o.sessions = append(o.sessions, session)
 	}
 	inv := &orgInvocation{session: session, id: len(session.invocations) + 1, tag: tag,
-		user: c.UserText, earlier: c.EarlierUserTexts, taken: map[string]int{}, agents: map[string]bool{}}
+		user: c.UserText, earlier: c.EarlierUserTexts, taken: map[string]int{}, agents: map[string]int{}}
 	session.invocations = append(session.invocations, inv)
 	if tag != "" {
 		o.tagged[tag] = inv
@@ -241,6 +242,7 @@ func (o *Organiser) Failed(t Token) {
 	o.mu.Lock()
 	if t.inv.taken[t.slot] > 0 {
 		t.inv.taken[t.slot]--
+		t.inv.agents[t.agent]--
 	}
 	o.mu.Unlock()
 }

@@ -126,3 +126,22 @@ func TestSameWordsDifferentConversations(t *testing.T) {
 }
 
 type cassettesPlace struct{ session, invocation int }
+
+// TestRetryAfterAnErrorStaysInItsInvocation: a step whose response failed
+// (a 429) frees its place, so the retry joins the same invocation.
+func TestRetryAfterAnErrorStaysInItsInvocation(t *testing.T) {
+	org := matcher.NewOrganiser()
+	body := func(history string) *matcher.Call {
+		c, _ := matcher.AnalyzeCall("/v1beta/models/m:generateContent", []byte(`{"contents":[`+history+`]}`))
+		return c
+	}
+	q1 := `{"role":"user","parts":[{"text":"plan a trip"}]}`
+	q2 := q1 + `,{"role":"model","parts":[{"text":"where?"}]},{"role":"user","parts":[{"text":"Kyoto"}]}`
+	org.Place(body(q1), "")
+	first, token := org.Place(body(q2), "")
+	org.Failed(token)
+	retry, _ := org.Place(body(q2), "")
+	if retry.Session != first.Session || retry.Invocation != first.Invocation || retry.Invocation != 2 {
+		t.Fatalf("first try %+v, retry %+v", first, retry)
+	}
+}
