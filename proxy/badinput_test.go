@@ -20,7 +20,7 @@ import (
 func TestOddBodiesRecordAndReplayExactly(t *testing.T) {
 	bodies := [][]byte{
 		[]byte(`{"contents":[{"role":"user","parts":[{"text":"cut`), // malformed JSON
-		{0xff, 0xfe, 'h', 'i', 0x00, 0x80},                           // not UTF-8
+		{0xff, 0xfe, 'h', 'i', 0x00, 0x80},                          // not UTF-8
 		[]byte("\n\tleading newline and tab, then text"),
 		{},
 	}
