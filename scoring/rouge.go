@@ -16,9 +16,11 @@ type RougeScore struct {
 // rouge_score 0.1.2 does (RougeScorer(["rouge1"], use_stemmer).score), which
 // is what ADK's response-match metric reports.
 func Rouge1(reference, candidate string, useStemmer bool) RougeScore {
-	refTokens := tokenize(reference, useStemmer)
-	candTokens := tokenize(candidate, useStemmer)
+	return rouge1OfTokens(tokenize(reference, useStemmer), tokenize(candidate, useStemmer))
+}
 
+// rouge1OfTokens is Rouge1 on tokenized texts.
+func rouge1OfTokens(refTokens, candTokens []string) RougeScore {
 	candCounts := make(map[string]int, len(candTokens))
 	for _, tok := range candTokens {
 		candCounts[tok]++

@@ -3,6 +3,7 @@ package scoring
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -54,6 +55,9 @@ func invocationOf(id string, steps []*cassettes.Exchange) Invocation {
 		}
 		t := cassettes.TrajectoryOf(x)
 		step := Step{Agent: x.Place.Agent, Model: t.ModelVersion, Status: x.Response.Status, Latency: t.Latency, Text: t.Text}
+		if step.Model == "" {
+			step.Model = modelOfPath(x.Request.Path)
+		}
 		if u := t.Usage; u != nil {
 			step.Usage = Usage{Prompt: int64(u.PromptTokenCount), Candidates: int64(u.CandidatesTokenCount),
 				Cached: int64(u.CachedContentTokenCount), Thoughts: int64(u.ThoughtsTokenCount),
@@ -81,6 +85,17 @@ func invocationOf(id string, steps []*cassettes.Exchange) Invocation {
 		}
 	}
 	return inv
+}
+
+// modelOfPath reads the model from a request path, for responses without
+// a modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
+func modelOfPath(path string) string {
+	_, rest, ok := strings.Cut(path, "models/")
+	if !ok {
+		return ""
+	}
+	model, _, _ := strings.Cut(rest, ":")
+	return model
 }
 
 func sortedKeys[V any](m map[int]V) []int {

@@ -1,6 +1,9 @@
 package scoring
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Invocation is one user turn and what the agent did about it, in the shape
 // ADK's evaluation compares (its Invocation): the user's text, every tool
@@ -88,6 +91,12 @@ type Case struct {
 	// Failure, when set, makes the whole case FAILED with this reason
 	// (for instance unequal invocation counts).
 	Failure string
+	// EvalSetID is the eval set the expected case came from ("" without
+	// expectations).
+	EvalSetID string
+	// Scenario is the eval case's conversation_scenario (JSON) when it has
+	// one instead of a conversation; custom metrics receive it.
+	Scenario json.RawMessage
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
@@ -135,6 +144,13 @@ type MetricResult struct {
 	// Reason explains a FAILED or NOT_EVALUATED verdict.
 	Reason  string
 	Details map[string]any
+	// Informational is set for a metric reported without a threshold: its
+	// Status is NOT_EVALUATED (see Criterion.Informational) and its Score
+	// is just information.
+	Informational bool
+	// Criterion is the criterion as ADK writes it in a result file
+	// (EvalMetricResult.criterion); nil when Informational.
+	Criterion map[string]any
 }
 
 // Float returns a pointer to f, for scores.

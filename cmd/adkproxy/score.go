@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/scoring"
+	"github.com/urfave/cli/v2"
+)
+
+const scoreExitStatusHelp = `EXIT STATUS:
+   0    every criterion of every case PASSED
+   1    a criterion FAILED or was NOT_EVALUATED, or no case could be scored
+   64   usage error (unknown flag, missing --cassettes, bad --format)
+   65   a cassette, the --config file or the --expected file is missing, unreadable or invalid
+   73   the --out file could not be written`
+
+// scoreWriters are the --format values of score.
+var scoreWriters = map[string]func(io.Writer, *scoring.Result) error{
+	"table":    scoring.WriteTable,
+	"json":     scoring.WriteJSON,
+	"junit":    scoring.WriteJUnit,
+	"markdown": scoring.WriteMarkdown,
+}
+
+func scoreCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "score",
+		Usage: "score recorded sessions against an ADK eval set, as 'adk eval' would",
+		Description: "Reads the sessions recorded in the cassettes, pairs each with its eval case in --expected\n" +
+			"(an ADK *.evalset.json file, a folder of them, or a folder of cassettes from a golden run),\n" +
+			"and scores every pair with the criteria of --config (ADK's EvalConfig: test_config.json;\n" +
+			"default: tool_trajectory_avg_score 1.0 and response_match_score 0.8). No agent or model is\n" +
+			"run and nothing goes over the network: criteria that need an LLM judge or Vertex AI are\n" +
+			"NOT_EVALUATED; only custom metrics configured with a \"command\" run that command.\n\n" +
+			"--format table (default) is for people; json is ADK's EvalSetResult; junit is for CI test\n" +
+			"reports; markdown is for pull request comments and job summaries. Sessions and eval cases that\n" +
+			"could not be paired are listed on stderr and in the output, and are not scored.\n\n" +
+			scoreExitStatusHelp,
+		Flags: []cli.Flag{
+			stringFlag("cassettes", "", "`DIR` holding the recorded cassettes (required)"),
+			stringFlag("config", "", "eval config `FILE` (ADK's test_config.json, with an optional \"adkproxy\" object); default: ADK's default criteria"),
+			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
+			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit or markdown"),
+			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
+		},
+		Action:       runScore,
+		OnUsageError: commandUsageError,
+	}
+}
+
+func runScore(c *cli.Context) error {
+	dir := c.String("cassettes")
+	if dir == "" {
+		return usageErrorf("score: --cassettes DIR is required (or set ADKPROXY_CASSETTES)")
+	}
+	if c.Args().Present() {
+		return usageErrorf("score takes no arguments, got %q; give the eval set with --expected PATH", c.Args().First())
+	}
+	format := c.String("format")
+	write, ok := scoreWriters[format]
+	if !ok {
+		return usageErrorf("score: --format %q: want table, json, junit or markdown", format)
+	}
+	cfg := scoring.DefaultConfig()
+	if path := c.String("config"); path != "" {
+		var err error
+		if cfg, err = scoring.LoadConfig(path); err != nil {
+			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+		}
+	}
+	loaded, err := cassettes.LoadDir(dir)
+	if err != nil {
+		return withCode(exitDataErr, err)
+	}
+	var exp *scoring.Expected
+	if path := c.String("expected"); path != "" {
+		if exp, err = scoring.LoadExpected(path); err != nil {
+			return withCode(exitDataErr, fmt.Errorf("--expected: %w", err))
+		}
+	}
+	cases, unpaired := scoring.Pair(scoring.SessionsOf(loaded), exp)
+	result := scoring.Evaluate(c.Context, cfg, cases)
+	if result.EvalSetID == "" && exp != nil {
+		result.EvalSetID = exp.EvalSetID
+	}
+	result.Unpaired = append(result.Unpaired, unpaired...)
+	for _, u := range result.Unpaired {
+		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not scored: %s\n", strings.ReplaceAll(u, "\n", "\n  "))
+	}
+
+	var out bytes.Buffer
+	if err := write(&out, result); err != nil {
+		return fmt.Errorf("score: writing %s: %w", format, err)
+	}
+	// The verdict also goes to stderr, unless the table on stdout ends with it.
+	summary := scoring.Summary(result)
+	if path := c.String("out"); path != "" {
+		if err := cassettes.WriteFileAtomic(path, out.Bytes()); err != nil {
+			return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))
+		}
+		summary += fmt.Sprintf(" (%s written to %s)", format, path)
+	} else if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
+		return err
+	} else if format == "table" {
+		summary = ""
+	}
+	if scoring.ResultStatus(result) != scoring.Passed {
+		return withCode(exitFailure, errors.New(summary)) // an empty message prints nothing
+	}
+	if summary != "" {
+		fmt.Fprintf(c.App.ErrWriter, "adkproxy: %s\n", summary)
+	}
+	return nil
+}

@@ -1,0 +1,319 @@
+package scoring
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// runCustomMetric computes a custom metric (see CustomMetric).
+func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult) {
+	if len(cm.Command) == 0 {
+		m.Reason = fmt.Sprintf("custom metric %s names the Python function %q (code_config), which adkproxy cannot call: add \"command\": [PROGRAM, ARGS…] to custom_metrics.%s",
+			cm.Name, cm.CodeConfig, cm.Name)
+		return
+	}
+	input, err := customInput(cm, cr, c)
+	if err != nil {
+		m.Reason = "custom metric input: " + err.Error()
+		return
+	}
+	timeout := cfg.Adkproxy.CustomTimeout
+	if cm.Timeout > 0 {
+		timeout = cm.Timeout
+	}
+	if timeout <= 0 {
+		timeout = DefaultCustomTimeout
+	}
+	out, err := runCommand(ctx, cfg.Dir, cm.Command, input, timeout,
+		"ADKPROXY_METRIC="+cm.Name, "ADKPROXY_CASE="+c.ID)
+	what := fmt.Sprintf("custom metric command %s", argvString(cm.Command))
+	if err != nil {
+		m.Reason = what + ": " + err.Error()
+		return
+	}
+	if err := parseCustomOutput(out, c, m); err != nil {
+		m.Reason = what + " printed no valid result: " + err.Error()
+		m.Score, m.PerInvocation, m.Status, m.Details = nil, nil, 0, nil
+		return
+	}
+	if cm.Description != "" {
+		if m.Details == nil {
+			m.Details = map[string]any{}
+		}
+		m.Details["description"] = cm.Description
+	}
+}
+
+func argvString(argv []string) string {
+	b, _ := json.Marshal(argv)
+	return string(b)
+}
+
+type customRequest struct {
+	EvalMetric           customEvalMetric   `json:"eval_metric"`
+	ActualInvocations    []customInvocation `json:"actual_invocations"`
+	ExpectedInvocations  []customInvocation `json:"expected_invocations"`
+	ConversationScenario json.RawMessage    `json:"conversation_scenario"`
+}
+
+type customEvalMetric struct {
+	MetricName         string         `json:"metric_name"`
+	Threshold          float64        `json:"threshold"`
+	Criterion          map[string]any `json:"criterion"`
+	CustomFunctionPath *string        `json:"custom_function_path"`
+}
+
+// customInvocation is an Invocation as ADK writes it (model_dump, snake_case).
+type customInvocation struct {
+	InvocationID      string                 `json:"invocation_id"`
+	UserContent       customContent          `json:"user_content"`
+	FinalResponse     *customContent         `json:"final_response"`
+	IntermediateData  customIntermediateData `json:"intermediate_data"`
+	CreationTimestamp float64                `json:"creation_timestamp"`
+}
+
+type customContent struct {
+	Parts []customPart `json:"parts"`
+	Role  string       `json:"role"`
+}
+
+type customPart struct {
+	Text string `json:"text"`
+}
+
+type customIntermediateData struct {
+	ToolUses              []ToolCall   `json:"tool_uses"`
+	ToolResponses         []ToolResult `json:"tool_responses"`
+	IntermediateResponses [][2]any     `json:"intermediate_responses"`
+}
+
+func toCustomInvocations(invs []Invocation) []customInvocation {
+	if invs == nil {
+		return nil
+	}
+	out := make([]customInvocation, len(invs))
+	for i, inv := range invs {
+		ci := customInvocation{
+			InvocationID: inv.ID,
+			UserContent:  customContent{Parts: []customPart{{Text: inv.UserText}}, Role: "user"},
+			IntermediateData: customIntermediateData{
+				ToolUses:              append([]ToolCall{}, inv.ToolCalls...),
+				ToolResponses:         append([]ToolResult{}, inv.ToolResults...),
+				IntermediateResponses: [][2]any{},
+			},
+		}
+		if inv.FinalResponse != "" {
+			ci.FinalResponse = &customContent{Parts: []customPart{{Text: inv.FinalResponse}}, Role: "model"}
+		}
+		for _, t := range inv.IntermediateResponses {
+			ci.IntermediateData.IntermediateResponses = append(ci.IntermediateData.IntermediateResponses,
+				[2]any{t.Author, []customPart{{Text: t.Text}}})
+		}
+		out[i] = ci
+	}
+	return out
+}
+
+func customInput(cm *CustomMetric, cr *Criterion, c *Case) ([]byte, error) {
+	req := customRequest{
+		EvalMetric:           customEvalMetric{MetricName: cm.Name, Threshold: cr.Threshold, Criterion: cr.Fields},
+		ActualInvocations:    toCustomInvocations(c.Actual),
+		ExpectedInvocations:  toCustomInvocations(c.Expected),
+		ConversationScenario: c.Scenario,
+	}
+	if req.ActualInvocations == nil {
+		req.ActualInvocations = []customInvocation{}
+	}
+	if cm.CodeConfig != "" {
+		req.EvalMetric.CustomFunctionPath = &cm.CodeConfig
+	}
+	if len(req.ConversationScenario) == 0 {
+		req.ConversationScenario = json.RawMessage("null")
+	}
+	return json.Marshal(req)
+}
+
+// parseCustomOutput reads ADK's EvaluationResult from a command's stdout.
+func parseCustomOutput(out []byte, c *Case, m *MetricResult) error {
+	if len(bytes.TrimSpace(out)) == 0 {
+		return errors.New("stdout is empty")
+	}
+	v, err := decodeJSON("stdout", out)
+	if err != nil {
+		return err
+	}
+	root := node{file: "stdout", v: v}
+	o, err := root.object()
+	if err != nil {
+		return err
+	}
+	sn, ok := root.pyField(o, "overall_score")
+	if !ok {
+		return sn.errorf("missing")
+	}
+	if m.Score, err = optScore(sn); err != nil {
+		return err
+	}
+	if st, ok := root.pyField(o, "overall_eval_status"); ok && st.v != nil {
+		if m.Status, err = parseStatus(st); err != nil {
+			return err
+		}
+	}
+	if r, ok := root.field(o, "reason"); ok {
+		if m.Reason, err = r.optStr(); err != nil {
+			return err
+		}
+	}
+	if d, ok := root.field(o, "details"); ok && d.v != nil {
+		if _, err := d.object(); err != nil {
+			return err
+		}
+		m.Details = plain(d.v).(map[string]any)
+	}
+	if pn, ok := root.pyField(o, "per_invocation_results"); ok && pn.v != nil {
+		list, err := pn.list()
+		if err != nil {
+			return err
+		}
+		for i := range list {
+			en := pn.elem(list, i)
+			eo, err := en.object()
+			if err != nil {
+				return err
+			}
+			s := InvocationScore{Index: i}
+			if sc, ok := en.field(eo, "score"); ok {
+				if s.Score, err = optScore(sc); err != nil {
+					return err
+				}
+			}
+			if st, ok := en.pyField(eo, "eval_status"); ok && st.v != nil {
+				if s.Status, err = parseStatus(st); err != nil {
+					return err
+				}
+			}
+			if r, ok := en.field(eo, "reason"); ok {
+				if s.Reason, err = r.optStr(); err != nil {
+					return err
+				}
+			}
+			if i >= len(c.Actual) {
+				return en.errorf("more per-invocation results than the case's %s", plural(len(c.Actual), "invocation"))
+			}
+			m.PerInvocation = append(m.PerInvocation, s)
+		}
+	}
+	return nil
+}
+
+func optScore(n node) (*float64, error) {
+	if n.v == nil {
+		return nil, nil
+	}
+	f, err := n.number()
+	if err != nil {
+		return nil, err
+	}
+	if !finite(f) {
+		return nil, n.errorf("%g is not a finite score", f)
+	}
+	return Float(f), nil
+}
+
+func parseStatus(n node) (EvalStatus, error) {
+	switch v := n.v.(type) {
+	case json.Number:
+		i, err := v.Int64()
+		if err == nil && i >= 1 && i <= 3 {
+			return EvalStatus(i), nil
+		}
+	case string:
+		switch strings.ToUpper(strings.TrimSpace(v)) {
+		case "PASSED":
+			return Passed, nil
+		case "FAILED":
+			return Failed, nil
+		case "NOT_EVALUATED":
+			return NotEvaluated, nil
+		}
+	}
+	return 0, n.errorf("%s is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED)", describe(n.v))
+}
+
+// maxCustomOutput bounds what a custom metric may print.
+const maxCustomOutput = 64 << 20
+
+// runCommand runs argv with input on stdin and returns its stdout. Errors
+// say what went wrong, with the end of stderr.
+func runCommand(ctx context.Context, dir string, argv []string, input []byte, timeout time.Duration, env ...string) ([]byte, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = bytes.NewReader(input)
+	stdout := &capBuffer{limit: maxCustomOutput}
+	stderr := &tailBuffer{limit: 2048}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	killGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	tail := strings.TrimSpace(stderr.String())
+	if tail != "" {
+		tail = "; stderr: " + cut(tail, 500)
+	}
+	switch {
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		return nil, fmt.Errorf("timed out after %s (adkproxy.custom_timeout_s, or timeout_s of the metric)%s", timeout, tail)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("cancelled after %s: %v", time.Since(start).Round(time.Millisecond), ctx.Err())
+	case stdout.overflow:
+		return nil, fmt.Errorf("printed more than %d bytes", maxCustomOutput)
+	case err != nil:
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			return nil, fmt.Errorf("failed: %v%s", exitErr, tail)
+		}
+		return nil, fmt.Errorf("could not run: %v", err)
+	}
+	return stdout.Bytes(), nil
+}
+
+// capBuffer keeps at most limit bytes and notes an overflow.
+type capBuffer struct {
+	bytes.Buffer
+	limit    int
+	overflow bool
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		b.overflow = true
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last limit bytes written.
+type tailBuffer struct {
+	buf   []byte
+	limit int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > b.limit {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.limit:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string { return string(b.buf) }

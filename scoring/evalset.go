@@ -1,0 +1,640 @@
+package scoring
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// Expected holds expectations: eval cases from ADK EvalSet files or a
+// golden run's sessions.
+type Expected struct {
+	// EvalSetID is the eval set's eval_set_id; for a folder of several eval
+	// sets with different ids, or a golden run, the folder's name.
+	EvalSetID string
+	Cases     []ExpectedCase
+}
+
+// ExpectedCase is one eval case (or one golden session).
+type ExpectedCase struct {
+	ID          string
+	Invocations []Invocation
+	// EvalSetID and File say where the case came from.
+	EvalSetID string
+	File      string
+	// Scenario is the case's conversation_scenario (JSON) when it has one
+	// instead of a conversation; Invocations are then nil.
+	Scenario json.RawMessage
+}
+
+// LoadExpected reads expectations from path:
+//
+//   - an eval set file (*.evalset.json, *.test.json, or any JSON file named
+//     explicitly): ADK's EvalSet in snake_case or camelCase; for *.test.json
+//     also the formats older ADK releases read (AgentEvaluator falls back to
+//     them when a file is not an EvalSet): a bare list of eval cases in the
+//     pre-1.0 shape [{"name", "data": [{"query", "expected_tool_use":
+//     [{"tool_name", "tool_input"}], "expected_intermediate_agent_responses",
+//     "reference"}], "initial_session"}], a bare list of turns
+//     [{"query", …}] (one case named after the file, without .test.json),
+//     or a bare list of EvalCase objects;
+//   - a folder holding such files (searched recursively, in path order);
+//   - otherwise a folder of cassettes (or one cassette file): a golden run,
+//     where each recorded session becomes a case whose ID is the cassette
+//     name, or "name/<session id>" when the cassette holds several
+//     sessions; the eval set id is the folder's (or file's) name.
+func LoadExpected(path string) (*Expected, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("expectations: %w", err)
+	}
+	if !info.IsDir() {
+		if strings.HasSuffix(path, cassettes.Extension) {
+			c, err := cassettes.Load(path)
+			if err != nil {
+				return nil, err
+			}
+			name := c.Name
+			if name == "" {
+				name = cassettes.NameFromPath(filepath.Dir(path), path)
+			}
+			return goldenOf(map[string]*cassettes.Cassette{name: c}, strings.TrimSuffix(filepath.Base(path), cassettes.Extension))
+		}
+		return loadEvalSetFile(path)
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if n := d.Name(); strings.HasSuffix(n, ".evalset.json") || strings.HasSuffix(n, ".test.json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("expectations: %w", err)
+	}
+	if len(files) == 0 {
+		return loadGolden(path)
+	}
+	sort.Strings(files)
+	out := &Expected{}
+	ids := map[string]bool{}
+	for _, f := range files {
+		e, err := loadEvalSetFile(f)
+		if err != nil {
+			return nil, err
+		}
+		ids[e.EvalSetID] = true
+		out.EvalSetID = e.EvalSetID
+		out.Cases = append(out.Cases, e.Cases...)
+	}
+	if len(ids) > 1 {
+		out.EvalSetID = filepath.Base(filepath.Clean(path))
+	}
+	return out, nil
+}
+
+func loadGolden(dir string) (*Expected, error) {
+	cs, err := cassettes.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("expectations: %s holds no eval set files (*.evalset.json, *.test.json) and no cassettes", dir)
+	}
+	return goldenOf(cs, filepath.Base(filepath.Clean(dir)))
+}
+
+func goldenOf(cs map[string]*cassettes.Cassette, evalSetID string) (*Expected, error) {
+	sessions := SessionsOf(cs)
+	ids := sessionIDs(sessions)
+	out := &Expected{EvalSetID: evalSetID}
+	for i, s := range sessions {
+		file := ""
+		if c := cs[s.Cassette]; c != nil {
+			file = c.File
+		}
+		out.Cases = append(out.Cases, ExpectedCase{ID: ids[i], Invocations: s.Invocations, EvalSetID: out.EvalSetID, File: file})
+	}
+	return out, nil
+}
+
+// sessionIDs names sessions as cases: the cassette name, or
+// "name/<session id>" when the cassette holds several sessions.
+func sessionIDs(sessions []Session) []string {
+	count := map[string]int{}
+	for _, s := range sessions {
+		count[s.Cassette]++
+	}
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.Cassette
+		if count[s.Cassette] > 1 {
+			ids[i] = s.Cassette + "/" + strconv.Itoa(s.ID)
+		}
+	}
+	return ids
+}
+
+func loadEvalSetFile(path string) (*Expected, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("expectations: %w", err)
+	}
+	return ParseEvalSet(path, data)
+}
+
+// ParseEvalSet reads an eval set (see LoadExpected for the accepted
+// shapes); name is used in errors, which give the JSON path:
+// `home.evalset.json: eval_cases[1].conversation[0].user_content: missing`.
+func ParseEvalSet(name string, data []byte) (*Expected, error) {
+	v, err := decodeJSON(name, data)
+	if err != nil {
+		return nil, err
+	}
+	root := node{file: name, v: v}
+	if list, ok := v.([]any); ok {
+		return parseLegacyList(root, list)
+	}
+	o, err := root.object()
+	if err != nil {
+		return nil, root.errorf("expected an EvalSet object (or, in older *.test.json files, a list), got %s", describe(v))
+	}
+	idn, ok := root.pyField(o, "eval_set_id")
+	if !ok {
+		return nil, idn.errorf("missing: an EvalSet needs eval_set_id")
+	}
+	id, err := idn.str()
+	if err != nil {
+		return nil, err
+	}
+	out := &Expected{EvalSetID: id}
+	cn, ok := root.pyField(o, "eval_cases")
+	if !ok {
+		return nil, cn.errorf("missing: an EvalSet needs eval_cases")
+	}
+	cases, err := cn.list()
+	if err != nil {
+		return nil, err
+	}
+	for i := range cases {
+		ec, err := parseEvalCase(cn.elem(cases, i))
+		if err != nil {
+			return nil, err
+		}
+		ec.EvalSetID, ec.File = id, name
+		out.Cases = append(out.Cases, ec)
+	}
+	return out, nil
+}
+
+func parseEvalCase(n node) (ExpectedCase, error) {
+	o, err := n.object()
+	if err != nil {
+		return ExpectedCase{}, err
+	}
+	idn, ok := n.pyField(o, "eval_id")
+	if !ok {
+		return ExpectedCase{}, idn.errorf("missing: an eval case needs eval_id")
+	}
+	id, err := idn.str()
+	if err != nil {
+		return ExpectedCase{}, err
+	}
+	ec := ExpectedCase{ID: id}
+	conv, hasConv := n.pyField(o, "conversation")
+	scen, hasScen := n.pyField(o, "conversation_scenario")
+	hasConv = hasConv && conv.v != nil
+	hasScen = hasScen && scen.v != nil
+	switch {
+	case hasConv && hasScen:
+		return ec, n.errorf("has both conversation and conversation_scenario; an eval case has exactly one")
+	case hasScen:
+		if _, err := scen.object(); err != nil {
+			return ec, err
+		}
+		ec.Scenario, _ = json.Marshal(plain(scen.v))
+		return ec, nil
+	case !hasConv:
+		return ec, n.errorf("has neither conversation nor conversation_scenario")
+	}
+	list, err := conv.list()
+	if err != nil {
+		return ec, err
+	}
+	ec.Invocations = []Invocation{}
+	for i := range list {
+		inv, err := parseInvocation(conv.elem(list, i))
+		if err != nil {
+			return ec, err
+		}
+		ec.Invocations = append(ec.Invocations, inv)
+	}
+	return ec, nil
+}
+
+// parseInvocation reads ADK's Invocation. intermediate_data comes in two
+// forms, told apart by the invocation_events key: A (the documented one)
+// {tool_uses, tool_responses, intermediate_responses: [[author, [parts]]]},
+// and B (newer ADK) {invocation_events: [{author, content}]}, whose tool
+// calls are every function_call part of every event, in order.
+func parseInvocation(n node) (Invocation, error) {
+	o, err := n.object()
+	if err != nil {
+		return Invocation{}, err
+	}
+	var inv Invocation
+	if idn, ok := n.pyField(o, "invocation_id"); ok {
+		if inv.ID, err = idn.optStr(); err != nil {
+			return inv, err
+		}
+	}
+	uc, ok := n.pyField(o, "user_content")
+	if !ok || uc.v == nil {
+		return inv, uc.errorf("missing: an invocation needs user_content")
+	}
+	user, err := parseContent(uc)
+	if err != nil {
+		return inv, err
+	}
+	inv.UserText = user.text()
+	if fr, ok := n.pyField(o, "final_response"); ok && fr.v != nil {
+		c, err := parseContent(fr)
+		if err != nil {
+			return inv, err
+		}
+		inv.FinalResponse = c.text()
+	}
+	idata, ok := n.pyField(o, "intermediate_data")
+	if !ok || idata.v == nil {
+		return inv, nil
+	}
+	ido, err := idata.object()
+	if err != nil {
+		return inv, err
+	}
+	if ev, ok := idata.pyField(ido, "invocation_events"); ok {
+		events, err := ev.list()
+		if err != nil {
+			return inv, err
+		}
+		for i := range events {
+			en := ev.elem(events, i)
+			eo, err := en.object()
+			if err != nil {
+				return inv, err
+			}
+			author := ""
+			if an, ok := en.field(eo, "author"); ok {
+				if author, err = an.optStr(); err != nil {
+					return inv, err
+				}
+			}
+			cn, ok := en.field(eo, "content")
+			if !ok || cn.v == nil {
+				continue
+			}
+			c, err := parseContent(cn)
+			if err != nil {
+				return inv, err
+			}
+			inv.ToolCalls = append(inv.ToolCalls, c.calls...)
+			inv.ToolResults = append(inv.ToolResults, c.results...)
+			if t := c.text(); len(c.texts) > 0 {
+				inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: author, Text: t})
+			}
+		}
+		return inv, nil
+	}
+	if tu, ok := idata.pyField(ido, "tool_uses"); ok && tu.v != nil {
+		list, err := tu.list()
+		if err != nil {
+			return inv, err
+		}
+		for i := range list {
+			c, err := parseFunctionCall(tu.elem(list, i))
+			if err != nil {
+				return inv, err
+			}
+			inv.ToolCalls = append(inv.ToolCalls, c)
+		}
+	}
+	if tr, ok := idata.pyField(ido, "tool_responses"); ok && tr.v != nil {
+		list, err := tr.list()
+		if err != nil {
+			return inv, err
+		}
+		for i := range list {
+			r, err := parseFunctionResponse(tr.elem(list, i))
+			if err != nil {
+				return inv, err
+			}
+			inv.ToolResults = append(inv.ToolResults, r)
+		}
+	}
+	if ir, ok := idata.pyField(ido, "intermediate_responses"); ok && ir.v != nil {
+		list, err := ir.list()
+		if err != nil {
+			return inv, err
+		}
+		for i := range list {
+			en := ir.elem(list, i)
+			pair, err := en.list()
+			if err != nil || len(pair) != 2 {
+				return inv, en.errorf("expected [author, [parts…]], got %s", describe(en.v))
+			}
+			author, err := en.elem(pair, 0).optStr()
+			if err != nil {
+				return inv, err
+			}
+			c, err := parseParts(en.elem(pair, 1))
+			if err != nil {
+				return inv, err
+			}
+			inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: author, Text: c.text()})
+		}
+	}
+	return inv, nil
+}
+
+// content is what adkproxy reads from a genai Content.
+type content struct {
+	texts   []string
+	calls   []ToolCall
+	results []ToolResult
+}
+
+// text is ADK's text of a content: "\n".join of its non-empty text parts.
+func (c content) text() string { return strings.Join(c.texts, "\n") }
+
+func parseContent(n node) (content, error) {
+	o, err := n.object()
+	if err != nil {
+		return content{}, err
+	}
+	if r, ok := n.field(o, "role"); ok {
+		if _, err := r.optStr(); err != nil {
+			return content{}, err
+		}
+	}
+	p, ok := n.field(o, "parts")
+	if !ok || p.v == nil {
+		return content{}, nil
+	}
+	return parseParts(p)
+}
+
+func parseParts(n node) (content, error) {
+	var c content
+	parts, err := n.list()
+	if err != nil {
+		return c, err
+	}
+	for i := range parts {
+		pn := n.elem(parts, i)
+		po, err := pn.object()
+		if err != nil {
+			return c, err
+		}
+		if t, ok := pn.field(po, "text"); ok {
+			s, err := t.optStr()
+			if err != nil {
+				return c, err
+			}
+			if s != "" {
+				c.texts = append(c.texts, s)
+			}
+		}
+		if fc, ok := pn.pyField(po, "function_call"); ok && fc.v != nil {
+			call, err := parseFunctionCall(fc)
+			if err != nil {
+				return c, err
+			}
+			c.calls = append(c.calls, call)
+		}
+		if fr, ok := pn.pyField(po, "function_response"); ok && fr.v != nil {
+			r, err := parseFunctionResponse(fr)
+			if err != nil {
+				return c, err
+			}
+			c.results = append(c.results, r)
+		}
+	}
+	return c, nil
+}
+
+func parseFunctionCall(n node) (ToolCall, error) {
+	o, err := n.object()
+	if err != nil {
+		return ToolCall{}, err
+	}
+	var c ToolCall
+	if idn, ok := n.field(o, "id"); ok {
+		if c.ID, err = idn.optStr(); err != nil {
+			return c, err
+		}
+	}
+	if nn, ok := n.field(o, "name"); ok {
+		if c.Name, err = nn.optStr(); err != nil {
+			return c, err
+		}
+	}
+	if an, ok := n.field(o, "args"); ok && an.v != nil {
+		if _, err := an.object(); err != nil {
+			return c, err
+		}
+		c.Args = plain(an.v).(map[string]any)
+	}
+	return c, nil
+}
+
+func parseFunctionResponse(n node) (ToolResult, error) {
+	o, err := n.object()
+	if err != nil {
+		return ToolResult{}, err
+	}
+	var r ToolResult
+	if idn, ok := n.field(o, "id"); ok {
+		if r.ID, err = idn.optStr(); err != nil {
+			return r, err
+		}
+	}
+	if nn, ok := n.field(o, "name"); ok {
+		if r.Name, err = nn.optStr(); err != nil {
+			return r, err
+		}
+	}
+	if rn, ok := n.field(o, "response"); ok && rn.v != nil {
+		if _, err := rn.object(); err != nil {
+			return r, err
+		}
+		r.Response = plain(rn.v).(map[string]any)
+	}
+	return r, nil
+}
+
+// parseLegacyList reads the list formats of older ADK releases.
+func parseLegacyList(root node, list []any) (*Expected, error) {
+	base := filepath.Base(root.file)
+	for _, suffix := range []string{".test.json", ".evalset.json", ".json"} {
+		if s, ok := strings.CutSuffix(base, suffix); ok {
+			base = s
+			break
+		}
+	}
+	out := &Expected{EvalSetID: base}
+	if len(list) == 0 {
+		return out, nil
+	}
+	first := root.elem(list, 0)
+	fo, err := first.object()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case has(fo, "query"): // one conversation, a turn per element
+		ec := ExpectedCase{ID: base, EvalSetID: base, File: root.file, Invocations: []Invocation{}}
+		for i := range list {
+			inv, err := parseLegacyTurn(root.elem(list, i))
+			if err != nil {
+				return nil, err
+			}
+			ec.Invocations = append(ec.Invocations, inv)
+		}
+		out.Cases = append(out.Cases, ec)
+	case has(fo, "data") && has(fo, "name"): // pre-1.0 eval cases
+		for i := range list {
+			cn := root.elem(list, i)
+			co, err := cn.object()
+			if err != nil {
+				return nil, err
+			}
+			nn, _ := cn.field(co, "name")
+			name, err := nn.str()
+			if err != nil {
+				return nil, err
+			}
+			dn, _ := cn.field(co, "data")
+			turns, err := dn.list()
+			if err != nil {
+				return nil, err
+			}
+			ec := ExpectedCase{ID: name, EvalSetID: base, File: root.file, Invocations: []Invocation{}}
+			for j := range turns {
+				inv, err := parseLegacyTurn(dn.elem(turns, j))
+				if err != nil {
+					return nil, err
+				}
+				ec.Invocations = append(ec.Invocations, inv)
+			}
+			out.Cases = append(out.Cases, ec)
+		}
+	default: // a bare list of EvalCase objects
+		for i := range list {
+			ec, err := parseEvalCase(root.elem(list, i))
+			if err != nil {
+				return nil, err
+			}
+			ec.EvalSetID, ec.File = base, root.file
+			out.Cases = append(out.Cases, ec)
+		}
+	}
+	return out, nil
+}
+
+func has(o *object, key string) bool {
+	_, ok := o.vals[key]
+	return ok
+}
+
+// parseLegacyTurn reads {"query", "expected_tool_use": [{"tool_name",
+// "tool_input"}], "expected_intermediate_agent_responses": [{"author",
+// "text"}], "reference"} as ADK's converter does.
+func parseLegacyTurn(n node) (Invocation, error) {
+	o, err := n.object()
+	if err != nil {
+		return Invocation{}, err
+	}
+	var inv Invocation
+	q, ok := n.field(o, "query")
+	if !ok {
+		return inv, q.errorf("missing: a turn needs query")
+	}
+	if inv.UserText, err = q.str(); err != nil {
+		return inv, err
+	}
+	if r, ok := n.field(o, "reference"); ok {
+		if inv.FinalResponse, err = r.optStr(); err != nil {
+			return inv, err
+		}
+	}
+	if tu, ok := n.field(o, "expected_tool_use"); ok && tu.v != nil {
+		list, err := tu.list()
+		if err != nil {
+			return inv, err
+		}
+		for i := range list {
+			cn := tu.elem(list, i)
+			co, err := cn.object()
+			if err != nil {
+				return inv, err
+			}
+			var c ToolCall
+			nn, ok := cn.field(co, "tool_name")
+			if !ok {
+				return inv, nn.errorf("missing")
+			}
+			if c.Name, err = nn.str(); err != nil {
+				return inv, err
+			}
+			if in, ok := cn.field(co, "tool_input"); ok && in.v != nil {
+				if _, err := in.object(); err != nil {
+					return inv, err
+				}
+				c.Args = plain(in.v).(map[string]any)
+			}
+			inv.ToolCalls = append(inv.ToolCalls, c)
+		}
+	}
+	if ir, ok := n.field(o, "expected_intermediate_agent_responses"); ok && ir.v != nil {
+		list, err := ir.list()
+		if err != nil {
+			return inv, err
+		}
+		for i := range list {
+			rn := ir.elem(list, i)
+			ro, err := rn.object()
+			if err != nil {
+				return inv, err
+			}
+			var at AuthoredText
+			if a, ok := rn.field(ro, "author"); ok {
+				if at.Author, err = a.optStr(); err != nil {
+					return inv, err
+				}
+			}
+			if t, ok := rn.field(ro, "text"); ok {
+				if at.Text, err = t.optStr(); err != nil {
+					return inv, err
+				}
+			}
+			inv.IntermediateResponses = append(inv.IntermediateResponses, at)
+		}
+	}
+	return inv, nil
+}

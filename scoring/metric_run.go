@@ -1,0 +1,320 @@
+package scoring
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// runMetric computes a run metric (see RunMetrics).
+func runMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
+	if len(c.Actual) == 0 {
+		m.Reason = "no invocations"
+		return
+	}
+	steps := 0
+	for _, inv := range c.Actual {
+		steps += len(inv.Steps)
+	}
+	if steps == 0 {
+		m.Reason = "no recorded model calls: run metrics need a recording, not eval set invocations"
+		return
+	}
+	m.PerInvocation = make([]InvocationScore, 0, len(c.Actual))
+	per := func(f func(i int, inv *Invocation) *float64) {
+		for i := range c.Actual {
+			m.PerInvocation = append(m.PerInvocation, InvocationScore{Index: i, Score: f(i, &c.Actual[i])})
+		}
+	}
+	switch cr.Metric {
+	case PromptTokens, CandidatesTokens, CachedTokens, ThoughtsTokens, ToolUseTokens, TotalTokens:
+		field := tokenField(cr.Metric)
+		var total int64
+		per(func(_ int, inv *Invocation) *float64 {
+			var n int64
+			for _, s := range inv.Steps {
+				n += field(s.Usage)
+			}
+			total += n
+			return Float(float64(n))
+		})
+		m.Score = Float(float64(total))
+	case CostUSD:
+		cost(cfg.Adkproxy.Prices, c, m)
+	case LatencyCallMS:
+		var all []float64
+		per(func(_ int, inv *Invocation) *float64 {
+			var ms []float64
+			for _, s := range inv.Steps {
+				ms = append(ms, millis(s.Latency))
+			}
+			all = append(all, ms...)
+			return statOf(cr.Stat, ms)
+		})
+		m.Score = statOf(cr.Stat, all)
+		m.Details = statDetails(cr.Stat, all, "model calls")
+	case LatencyInvocationMS:
+		var all []float64
+		per(func(_ int, inv *Invocation) *float64 {
+			var d time.Duration
+			for _, s := range inv.Steps {
+				d += s.Latency
+			}
+			all = append(all, millis(d))
+			return Float(millis(d))
+		})
+		m.Score = statOf(cr.Stat, all)
+		m.Details = statDetails(cr.Stat, all, "invocations")
+	case CacheHitRate, ThinkingRatio:
+		num, den := ratioFields(cr.Metric)
+		var tn, td int64
+		per(func(_ int, inv *Invocation) *float64 {
+			var n, d int64
+			for _, s := range inv.Steps {
+				n += num(s.Usage)
+				d += den(s.Usage)
+			}
+			tn, td = tn+n, td+d
+			return ratio(n, d)
+		})
+		m.Score = ratio(tn, td)
+		if m.Score == nil {
+			m.Reason = "no tokens to divide by"
+			if cr.Metric == CacheHitRate {
+				m.Reason = "no prompt tokens recorded"
+			} else {
+				m.Reason = "no output tokens recorded"
+			}
+		}
+	case ToolCalls, UniqueTools, AgentHandoffs:
+		counts := map[string]int{}
+		var total int
+		per(func(_ int, inv *Invocation) *float64 {
+			local := map[string]bool{}
+			n := 0
+			for _, call := range inv.ToolCalls {
+				if cr.Metric == AgentHandoffs && call.Name != "transfer_to_agent" {
+					continue
+				}
+				counts[call.Name]++
+				local[call.Name] = true
+				n++
+			}
+			total += n
+			if cr.Metric == UniqueTools {
+				return Float(float64(len(local)))
+			}
+			return Float(float64(n))
+		})
+		switch cr.Metric {
+		case UniqueTools:
+			m.Score = Float(float64(len(counts)))
+			m.Details = map[string]any{"calls_per_tool": counts}
+		case ToolCalls:
+			m.Score = Float(float64(total))
+			m.Details = map[string]any{"calls_per_tool": counts}
+		default:
+			m.Score = Float(float64(total))
+			var targets []string
+			for _, inv := range c.Actual {
+				for _, call := range inv.ToolCalls {
+					if call.Name == "transfer_to_agent" {
+						if a, ok := call.Args["agent_name"].(string); ok {
+							targets = append(targets, a)
+						}
+					}
+				}
+			}
+			if len(targets) > 0 {
+				m.Details = map[string]any{"to": targets}
+			}
+		}
+	case ToolErrorRate:
+		var errs, results int
+		var failing []string
+		per(func(i int, inv *Invocation) *float64 {
+			e := 0
+			for _, r := range inv.ToolResults {
+				if toolFailed(r) {
+					e++
+					failing = append(failing, r.Name)
+				}
+			}
+			errs += e
+			results += len(inv.ToolResults)
+			return ratio(int64(e), int64(len(inv.ToolResults)))
+		})
+		m.Score = ratio(int64(errs), int64(results))
+		m.Details = map[string]any{"errors": errs, "results": results}
+		if len(failing) > 0 {
+			m.Details["failed_tools"] = failing
+		}
+		if m.Score == nil {
+			m.Reason = "no tool results recorded"
+		}
+		for i := range m.PerInvocation {
+			if s := m.PerInvocation[i].Score; s != nil && *s > 0 {
+				var names []string
+				for _, r := range c.Actual[i].ToolResults {
+					if toolFailed(r) {
+						names = append(names, r.Name)
+					}
+				}
+				m.PerInvocation[i].Reason = fmt.Sprintf("invocation %d: failed tool results: %s", i+1, strings.Join(names, ", "))
+			}
+		}
+	case ContextSaturation:
+		var top int64
+		per(func(_ int, inv *Invocation) *float64 {
+			var n int64
+			for _, s := range inv.Steps {
+				n = max(n, s.Usage.Prompt)
+			}
+			top = max(top, n)
+			return Float(float64(n))
+		})
+		m.Score = Float(float64(top))
+	case OutputDensity:
+		var sum, calls int64
+		per(func(_ int, inv *Invocation) *float64 {
+			var s, n int64
+			for _, st := range inv.Steps {
+				if st.Status == 0 || st.Status/100 == 2 {
+					s += st.Usage.Candidates
+					n++
+				}
+			}
+			sum, calls = sum+s, calls+n
+			return ratio(s, n)
+		})
+		m.Score = ratio(sum, calls)
+		if m.Score == nil {
+			m.Reason = "no successful model calls"
+		}
+	default:
+		m.Reason = "unknown metric " + cr.Metric
+	}
+}
+
+func tokenField(metric string) func(Usage) int64 {
+	switch metric {
+	case PromptTokens:
+		return func(u Usage) int64 { return u.Prompt }
+	case CandidatesTokens:
+		return func(u Usage) int64 { return u.Candidates }
+	case CachedTokens:
+		return func(u Usage) int64 { return u.Cached }
+	case ThoughtsTokens:
+		return func(u Usage) int64 { return u.Thoughts }
+	case ToolUseTokens:
+		return func(u Usage) int64 { return u.ToolUse }
+	}
+	return func(u Usage) int64 { return u.Total }
+}
+
+func ratioFields(metric string) (num, den func(Usage) int64) {
+	if metric == CacheHitRate {
+		return func(u Usage) int64 { return u.Cached }, func(u Usage) int64 { return u.Prompt }
+	}
+	return func(u Usage) int64 { return u.Thoughts }, func(u Usage) int64 { return u.Candidates + u.Thoughts }
+}
+
+func ratio(n, d int64) *float64 {
+	if d == 0 {
+		return nil
+	}
+	return Float(float64(n) / float64(d))
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// statOf is the mean, the median (p50: the middle value, or the mean of the
+// two middle ones) or the maximum; nil for no values.
+func statOf(stat string, values []float64) *float64 {
+	if len(values) == 0 {
+		return nil
+	}
+	switch stat {
+	case "max":
+		top := values[0]
+		for _, v := range values[1:] {
+			top = max(top, v)
+		}
+		return Float(top)
+	case "p50":
+		s := append([]float64(nil), values...)
+		sort.Float64s(s)
+		n := len(s)
+		if n%2 == 1 {
+			return Float(s[n/2])
+		}
+		return Float((s[n/2-1] + s[n/2]) / 2)
+	}
+	sum := 0.0
+	for _, v := range values {
+		sum += v
+	}
+	return Float(sum / float64(len(values)))
+}
+
+func statDetails(stat string, values []float64, of string) map[string]any {
+	d := map[string]any{"stat": stat, "n": len(values), "of": of}
+	if len(values) > 0 {
+		d["mean"], d["p50"], d["max"] = *statOf("mean", values), *statOf("p50", values), *statOf("max", values)
+	}
+	return d
+}
+
+// toolFailed: a response with a non-null "error" key (ADK reports tool
+// exceptions as {"error": "…"}) or with "status": "error".
+func toolFailed(r ToolResult) bool {
+	if e, ok := r.Response["error"]; ok && e != nil {
+		return true
+	}
+	s, ok := r.Response["status"].(string)
+	return ok && strings.EqualFold(s, "error")
+}
+
+func cost(prices map[string]Price, c *Case, m *MetricResult) {
+	byModel := map[string]float64{}
+	unknown := map[string]int{}
+	total := 0.0
+	for i := range c.Actual {
+		sum := 0.0
+		for _, s := range c.Actual[i].Steps {
+			if s.Usage == (Usage{}) {
+				continue
+			}
+			name := s.Model
+			if name == "" {
+				name = "(unknown model)"
+			}
+			p, ok := priceFor(prices, s.Model)
+			if !ok {
+				unknown[name]++
+				continue
+			}
+			x := p.Cost(s.Usage)
+			sum += x
+			byModel[name] += x
+		}
+		total += sum
+		m.PerInvocation = append(m.PerInvocation, InvocationScore{Index: i, Score: Float(sum)})
+	}
+	m.Details = map[string]any{"prices_as_of": PricesAsOf, "per_model": byModel}
+	if len(unknown) > 0 {
+		var names []string
+		for _, n := range sortedKeysOf(unknown) {
+			names = append(names, fmt.Sprintf("%s (%s)", n, plural(unknown[n], "call")))
+		}
+		m.Reason = fmt.Sprintf("no price for %s: add it under \"adkproxy\": {\"prices\": {MODEL: {\"input\": …, \"cached_input\": …, \"output\": …}}} (USD per 1M tokens); known: %s",
+			strings.Join(names, ", "), strings.Join(sortedPriceNames(prices), ", "))
+		for i := range m.PerInvocation {
+			m.PerInvocation[i].Score = nil
+			m.PerInvocation[i].Reason = ""
+		}
+		return
+	}
+	m.Score = Float(total)
+}

@@ -1,0 +1,55 @@
+package scoring
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+)
+
+// WriteEvalSet writes recorded sessions as an ADK eval set (an
+// *.evalset.json file), turning a golden run into expectations that `adk
+// eval` and `adkproxy score --expected` both read: one eval case per
+// session, named as golden runs name their cases (the cassette's name when
+// it holds one session, "<cassette>/<session id>" when it holds several,
+// so that Pair finds each session by name), whose conversation holds each invocation
+// with its user content, final response and intermediate data (tool_uses,
+// tool_responses, intermediate_responses as [author, parts] pairs), and no
+// session_input. Keys are snake_case as ADK writes them; function call ids
+// are left out, since they differ every run and ADK never compares them.
+// Timestamps are 0 so that exporting the same cassettes twice gives the
+// same file.
+func WriteEvalSet(w io.Writer, evalSetID string, sessions []Session) error {
+	doc := outEvalSet{EvalSetID: evalSetID, Name: evalSetID, EvalCases: []outEvalCase{}}
+	for i, id := range sessionIDs(sessions) {
+		c := outEvalCase{EvalID: id, Conversation: []*outInvocation{}}
+		for j := range sessions[i].Invocations {
+			c.Conversation = append(c.Conversation, outADKInvocation(&sessions[i].Invocations[j], false))
+		}
+		doc.EvalCases = append(doc.EvalCases, c)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// The EvalSet document (adk:eval_set.py, adk:eval_case.py).
+type outEvalSet struct {
+	EvalSetID         string        `json:"eval_set_id"`
+	Name              string        `json:"name"`
+	Description       *string       `json:"description"`
+	EvalCases         []outEvalCase `json:"eval_cases"`
+	CreationTimestamp float64       `json:"creation_timestamp"`
+}
+
+type outEvalCase struct {
+	EvalID            string           `json:"eval_id"`
+	Conversation      []*outInvocation `json:"conversation"`
+	SessionInput      *struct{}        `json:"session_input"`
+	CreationTimestamp float64          `json:"creation_timestamp"`
+}

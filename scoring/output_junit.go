@@ -1,0 +1,115 @@
+package scoring
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"strings"
+)
+
+// WriteJUnit writes r as JUnit XML for CI test reports: one <testsuite>
+// named after the eval set, and in it one <testcase> per case and metric,
+// classname the eval set id ("adkproxy" when there is none) and name
+// "<case> / <metric>".
+//
+//   - PASSED: an empty testcase.
+//   - FAILED: <failure type="FAILED" message="reasons"> with the score, the
+//     threshold and every reason in its body.
+//   - NOT_EVALUATED: also a <failure>, with type="NOT_EVALUATED", never a
+//     <skipped>: a criterion that could not be evaluated fails `adkproxy
+//     score` (exit status 1), and a report must not show green where the
+//     run failed.
+//   - informational (a metric without threshold): a passing testcase whose
+//     <system-out> holds the score.
+//
+// A case failed as a whole (Case.Failure, e.g. unequal invocation counts),
+// or not PASSED with no criterion to say why (none configured, only
+// informational ones), gets one more testcase named "<case>" carrying that
+// failure. Eval cases and sessions that could not be paired are listed in
+// the suite's <system-err>. The tests and failures counts of <testsuite>
+// and <testsuites> count these testcases; errors and skipped are always 0.
+func WriteJUnit(w io.Writer, r *Result) error {
+	class := r.EvalSetID
+	if class == "" {
+		class = "adkproxy"
+	}
+	suite := junitSuite{Name: class}
+	add := func(name string, f *junitFailure) {
+		suite.Cases = append(suite.Cases, junitCase{Classname: class, Name: name, Failure: f})
+		suite.Tests++
+		if f != nil {
+			suite.Failures++
+		}
+	}
+	for _, c := range r.Cases {
+		id := outCaseID(c)
+		if f := outCaseFailure(c); f != "" {
+			add(id, &junitFailure{Type: Failed.String(), Message: outDisplay(f), Body: f})
+		} else if len(outMetricStatuses(c)) == 0 && outKnown(c.Status) != Passed {
+			add(id, &junitFailure{Type: outKnown(c.Status).String(), Message: "no criterion was evaluated", Body: "no criterion was evaluated"})
+		}
+		for _, m := range c.Metrics {
+			if m.Informational {
+				suite.Cases = append(suite.Cases, junitCase{Classname: class, Name: id + " / " + m.Metric,
+					SystemOut: "informational: score " + outScore(m)})
+				suite.Tests++
+				continue
+			}
+			var f *junitFailure
+			if outKnown(m.Status) != Passed {
+				reasons := outReasons(m)
+				body := "score " + outScore(m) + ", threshold " + outThreshold(m) + ": " + outKnown(m.Status).String() + "\n" +
+					strings.Join(reasons, "\n")
+				f = &junitFailure{Type: outKnown(m.Status).String(), Message: outDisplay(strings.Join(reasons, "; ")), Body: body}
+			}
+			add(id+" / "+m.Metric, f)
+		}
+	}
+	if len(r.Unpaired) > 0 {
+		suite.SystemErr = "unpaired (not scored):\n" + strings.Join(r.Unpaired, "\n")
+	}
+	doc := junitSuites{Name: "adkproxy score", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	buf.WriteString("\n")
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Cases     []junitCase `xml:"testcase"`
+	SystemErr string      `xml:"system-err,omitempty"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failure   *junitFailure `xml:"failure"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}

@@ -1,0 +1,108 @@
+package scoring
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes r as GitHub-flavoured Markdown for a pull request
+// comment or a job summary ($GITHUB_STEP_SUMMARY): a heading with the
+// verdict and the summary line, then per case a table of its metrics and,
+// below it, why each metric that did not pass failed; last the eval cases
+// and sessions that could not be paired.
+func WriteMarkdown(w io.Writer, r *Result) error {
+	bw := bufio.NewWriter(w)
+	title := "adkproxy score"
+	if r.EvalSetID != "" {
+		title += ": " + mdEscape(r.EvalSetID)
+	}
+	bw.WriteString("## " + mdIcon(ResultStatus(r)) + " " + title + "\n\n")
+	bw.WriteString(mdEscape(Summary(r)) + "\n")
+	for _, c := range r.Cases {
+		bw.WriteString("\n### " + mdIcon(c.Status) + " " + mdEscape(outCaseID(c)) + " — " + outKnown(c.Status).String() + "\n\n")
+		var about []string
+		if s := outSessionID(c); s != "" {
+			about = append(about, "session "+mdCode(s, false))
+		}
+		if c.Case != nil {
+			about = append(about, outPlural(len(c.Case.Actual), "invocation"))
+		}
+		if len(about) > 0 {
+			bw.WriteString(strings.Join(about, ", ") + "\n\n")
+		}
+		if f := outCaseFailure(c); f != "" {
+			bw.WriteString("**Case failed:** " + mdEscape(f) + "\n\n")
+		}
+		if len(c.Metrics) == 0 {
+			bw.WriteString("No metric was evaluated.\n")
+			continue
+		}
+		bw.WriteString("| Metric | Score | Threshold | Status |\n|---|--:|--:|---|\n")
+		var why []string
+		for _, m := range c.Metrics {
+			icon := mdIcon(m.Status)
+			if m.Informational {
+				icon = "ℹ️"
+			}
+			bw.WriteString("| " + mdCode(m.Metric, true) + " | " + outScore(m) + " | " + mdEscape(outThreshold(m)) + " | " +
+				icon + " " + outStatus(m) + " |\n")
+			for _, reason := range outReasons(m) {
+				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(reason))
+			}
+		}
+		if len(why) > 0 {
+			bw.WriteString("\n" + strings.Join(why, "\n") + "\n")
+		}
+	}
+	if len(r.Unpaired) > 0 {
+		bw.WriteString("\n**Not scored (unpaired):**\n\n")
+		for _, u := range r.Unpaired {
+			bw.WriteString("- " + mdEscape(u) + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+func mdIcon(s EvalStatus) string {
+	switch s {
+	case Passed:
+		return "✅"
+	case Failed:
+		return "❌"
+	}
+	return "⚠️"
+}
+
+// mdEscape makes s one line of plain Markdown text that renders as itself,
+// also inside a table cell: punctuation Markdown or HTML would act on is
+// backslash-escaped.
+func mdEscape(s string) string {
+	s = outDisplay(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_{}[]<>()#+!|~&", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCode shows s as inline code, with a fence longer than any run of
+// backticks inside it. In a table cell a "|" is escaped, which GitHub
+// undoes inside code too.
+func mdCode(s string, inTable bool) string {
+	s = outDisplay(s)
+	if inTable {
+		s = strings.ReplaceAll(s, "|", "\\|")
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
