@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // MaxFileSize bounds what Load reads, so a mistaken path (or a hostile
@@ -91,8 +93,9 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a folder", ErrNotFound, dir)
 	}
-	out := map[string]*Cassette{}
-	files := map[string]string{}
+	// Find the files first, then load them on every core: start-up with a
+	// suite's hundreds of cassettes is mostly YAML parsing.
+	var paths []string
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -110,30 +113,52 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 			if _, err := os.Stat(target); err == nil {
 				return nil
 			}
-			path = target
-		} else if !strings.HasSuffix(path, Extension) || strings.HasPrefix(d.Name(), ".") {
-			return nil
+			paths = append(paths, target)
+		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") {
+			paths = append(paths, path)
 		}
-		c, err := Load(path)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	loaded := make([]*Cassette, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				loaded[i], errs[i] = Load(paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := map[string]*Cassette{}
+	files := map[string]string{}
+	for i, path := range paths { // in walk order, so errors are reported deterministically
+		c, err := loaded[i], errs[i]
 		if errors.Is(err, ErrNotFound) {
-			return nil // a stale journal with nothing to recover
+			continue // a stale journal with nothing to recover
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c.Name == "" {
 			c.Name = NameFromPath(dir, path)
 		}
 		if other, dup := files[c.Name]; dup {
-			return &FormatError{File: path, Err: ErrCorrupt,
+			return nil, &FormatError{File: path, Err: ErrCorrupt,
 				Msg: fmt.Sprintf("cassette name %q is also used by %s; rename one", c.Name, other)}
 		}
 		files[c.Name] = path
 		out[c.Name] = c
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // json.Number so that no precision is lost. ok is false when the body is
 // not a single JSON value.
 func ParseJSON(body []byte) (v any, ok bool) {
-	trimmed := bytes.TrimSpace(body)
+	trimmed := bytes.Trim(body, " \t\r\n") // JSON's white space only
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return nil, false
 	}
@@ -23,7 +24,7 @@ func ParseJSON(body []byte) (v any, ok bool) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, false
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, false // trailing data: not one JSON value
 	}
 	return v, true

@@ -21,25 +21,27 @@ func (f Fingerprint) String() string { return hex.EncodeToString(f[:]) }
 // never take part: SDK versions and timeouts live there.
 func FingerprintOf(req *cassettes.Request) Fingerprint { return Default().Fingerprint(req) }
 
-func fingerprint(req *cassettes.Request, body any, isJSON bool) Fingerprint {
+// fingerprint hashes a request whose body, when isJSON, is already in
+// canonical form.
+func fingerprint(req *cassettes.Request, canonicalBody []byte, isJSON bool) Fingerprint {
 	h := sha256.New()
-	buf := make([]byte, 0, 512+len(req.Body))
-	buf = append(buf, req.Method...)
-	buf = append(buf, 0)
-	buf = append(buf, req.Path...)
-	buf = append(buf, 0)
-	buf = append(buf, CanonicalQuery(req.Query)...)
-	buf = append(buf, 0)
+	sep := []byte{0}
+	h.Write([]byte(req.Method))
+	h.Write(sep)
+	h.Write([]byte(req.Path))
+	h.Write(sep)
+	h.Write([]byte(CanonicalQuery(req.Query)))
+	h.Write(sep)
 	if isJSON {
-		buf = append(buf, 'j')
-		buf = AppendCanonical(buf, body)
+		h.Write([]byte{'j'})
+		h.Write(canonicalBody)
 	} else {
-		buf = append(buf, 'b')
-		buf = append(buf, req.Body...)
+		h.Write([]byte{'b'})
+		h.Write(req.Body)
 	}
-	h.Write(buf)
+	var sum [sha256.Size]byte
 	var f Fingerprint
-	copy(f[:], h.Sum(nil))
+	copy(f[:], h.Sum(sum[:0]))
 	return f
 }
 

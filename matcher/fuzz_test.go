@@ -68,3 +68,31 @@ func FuzzAnalyzeAndDiff(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScannerMatchesTree: the one-pass canonicaliser used on replay's hot
+// path agrees byte for byte with parsing the document and canonicalising
+// the tree, ignored fields included, on any input.
+func FuzzScannerMatchesTree(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1,2.0,{"y":null,"x":true}]}`, `{"a":1,"a":2}`, `["\ud83d\ude00","\ud800x","\u00e9\/"]`,
+		`{"contents":[{"parts":[{"functionCall":{"id":"adk-1","name":"f"},"text":"a"}]}],"generationConfig":{"seed":3}}`,
+		"{\"\xff\":\"\xfe\"}", `[1e400, -0.0e-5, 12345678901234567890123]`, ` [ ] `, `{"a":[[[{"b":{}}]]]}`} {
+		f.Add([]byte(s))
+	}
+	m, err := New("generationConfig.seed", "a[*].b", "a[0]")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, fastOK := canonicalBytes(nil, body, m.ignore)
+		v, treeOK := m.parse(body)
+		if fastOK != treeOK {
+			t.Fatalf("scanner ok=%v, tree ok=%v for %q", fastOK, treeOK, body)
+		}
+		if !treeOK {
+			return
+		}
+		if tree := AppendCanonical(nil, v); !bytes.Equal(fast, tree) {
+			t.Fatalf("for %q\nscanner %q\ntree    %q", body, fast, tree)
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package matcher
 
 import (
+	"sync"
+
 	"github.com/adkproxy/adkproxy/cassettes"
 )
 
@@ -45,11 +47,18 @@ func (m *Matcher) parse(body []byte) (any, bool) {
 	return v, true
 }
 
-// Fingerprint identifies a request for matching (see FingerprintOf).
+// Fingerprint identifies a request for matching (see FingerprintOf). It
+// canonicalises the body in one pass over its bytes: this runs for every
+// replayed request.
 func (m *Matcher) Fingerprint(req *cassettes.Request) Fingerprint {
-	v, ok := m.parse(req.Body)
-	return fingerprint(req, v, ok)
+	buf := canonPool.Get().(*[]byte)
+	defer canonPool.Put(buf)
+	canon, ok := canonicalBytes((*buf)[:0], req.Body, m.ignore)
+	*buf = canon[:0]
+	return fingerprint(req, canon, ok)
 }
+
+var canonPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // Diff lists how got differs from recorded, ignored fields left out.
 func (m *Matcher) Diff(recorded, got *cassettes.Request) []Difference {

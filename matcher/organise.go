@@ -129,6 +129,9 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 // Organise places the model calls of exchanges that have no place yet
 // (version 1 files), continuing from those that have one.
 func (m *Matcher) Organise(exchanges []*cassettes.Exchange) {
+	if !anyUnplaced(exchanges) {
+		return // a version 2 cassette: nothing to do, and nothing to parse
+	}
 	org := NewOrganiser()
 	for _, x := range exchanges {
 		c, ok := m.Analyze(x.Request.Path, x.Request.Body)
@@ -275,4 +278,13 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+func anyUnplaced(exchanges []*cassettes.Exchange) bool {
+	for _, x := range exchanges {
+		if x.Place == nil && IsModelCall(x.Request.Path) {
+			return true
+		}
+	}
+	return false
 }

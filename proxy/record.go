@@ -22,6 +22,7 @@ import (
 // tool calls in its answer are registered before the client can act on
 // them, so a sub-agent they start is placed in the same invocation.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body []byte, stored cassettes.Request) {
+	s.storeHeaders(&stored, r)
 	out, err := s.upstreamRequest(r, body)
 	if err != nil {
 		s.report.failed()

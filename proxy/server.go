@@ -236,6 +236,9 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		os.Remove(cassettes.JournalPath(path)) // stale now; removing it is tidiness, not safety
 	}
 	t := newTape(name, path, s.m, existing)
+	if len(existing) > 0 {
+		t.continueRecording()
+	}
 	t.redactor = s.cfg.Redactor
 	t.replace = s.cfg.RecordMode != RecordNewEpisodes
 	switch s.cfg.RecordMode {
@@ -265,6 +268,7 @@ func cassetteName(r *http.Request, fallback string) string {
 
 // capture turns an incoming request into its stored, secret-free form; the
 // same form is used for matching, so --redact values still match on replay.
+// Headers are left for storeHeaders: matching never reads them.
 func (s *Server) capture(r *http.Request, body []byte) cassettes.Request {
 	red := s.cfg.Redactor
 	red.Learn(r.Header, r.URL.RawQuery)
@@ -272,7 +276,12 @@ func (s *Server) capture(r *http.Request, body []byte) cassettes.Request {
 		Method: r.Method,
 		Path:   red.String(r.URL.EscapedPath()),
 		Query:  red.Query(r.URL.RawQuery),
-		Header: red.Header(withoutHeaders(r.Header, unstoredRequestHeaders...)),
 		Body:   red.Bytes(body),
 	}
+}
+
+// storeHeaders adds the request headers worth keeping, scrubbed, to a
+// request about to be recorded.
+func (s *Server) storeHeaders(req *cassettes.Request, r *http.Request) {
+	req.Header = s.cfg.Redactor.Header(withoutHeaders(r.Header, unstoredRequestHeaders...))
 }

@@ -52,29 +52,61 @@ type entry struct {
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
 	m.Organise(exchanges)
 	t := &tape{name: name, path: path, m: m, org: matcher.NewOrganiser(),
-		queues: map[matcher.Fingerprint][]*entry{}, positions: map[string][]*entry{}, byUser: map[string][]*entry{}}
+		queues: map[matcher.Fingerprint][]*entry{}}
+	t.entries = make([]*entry, 0, len(exchanges))
 	for _, x := range exchanges {
-		e := t.index(x)
-		if e.call != nil && x.Place != nil {
-			t.org.Restore(e.call, *x.Place, matcher.ExchangeCalls(&x.Response))
-		}
+		t.index(x)
 	}
 	return t
 }
 
-// index adds an exchange to the lookups; callers hold the lock or own t.
-func (t *tape) index(x *cassettes.Exchange) *entry {
-	e := &entry{x: x, fp: t.m.Fingerprint(&x.Request)}
-	e.call, _ = t.m.Analyze(x.Request.Path, x.Request.Body)
-	t.entries = append(t.entries, e)
-	t.queues[e.fp] = append(t.queues[e.fp], e)
-	if e.call != nil {
-		t.positions[positionKey(e.call)] = append(t.positions[positionKey(e.call)], e)
-		if e.call.UserTurn >= 0 {
-			t.byUser[e.call.UserText] = append(t.byUser[e.call.UserText], e)
+// continueRecording lets new calls group with the recorded ones (record
+// modes that keep a cassette's recordings). Replay never needs it.
+func (t *tape) continueRecording() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.analyze()
+	for _, e := range t.entries {
+		if e.call != nil && e.x.Place != nil {
+			t.org.Restore(e.call, *e.x.Place, matcher.ExchangeCalls(&e.x.Response))
 		}
 	}
+}
+
+// index adds an exchange to the lookups; callers hold the lock or own t.
+// Only its fingerprint is computed now: the call analysis that places it
+// in the conversation waits until a miss needs it (see analyze), which
+// keeps start-up to one cheap pass over the bodies.
+func (t *tape) index(x *cassettes.Exchange) *entry {
+	e := &entry{x: x, fp: t.m.Fingerprint(&x.Request)}
+	t.entries = append(t.entries, e)
+	t.queues[e.fp] = append(t.queues[e.fp], e)
+	if t.positions != nil {
+		t.place(e)
+	}
 	return e
+}
+
+// analyze builds the by-place lookups on first use; callers hold the lock.
+func (t *tape) analyze() {
+	if t.positions != nil {
+		return
+	}
+	t.positions, t.byUser = map[string][]*entry{}, map[string][]*entry{}
+	for _, e := range t.entries {
+		t.place(e)
+	}
+}
+
+func (t *tape) place(e *entry) {
+	e.call, _ = t.m.Analyze(e.x.Request.Path, e.x.Request.Body)
+	if e.call == nil {
+		return
+	}
+	t.positions[positionKey(e.call)] = append(t.positions[positionKey(e.call)], e)
+	if e.call.UserTurn >= 0 {
+		t.byUser[e.call.UserText] = append(t.byUser[e.call.UserText], e)
+	}
 }
 
 func positionKey(c *matcher.Call) string { return c.Key + "/" + strconv.Itoa(c.Step) }
@@ -106,6 +138,7 @@ func (t *tape) take(fp matcher.Fingerprint, allowRepeats bool) (e *entry, usedUp
 func (t *tape) position(c *matcher.Call) *entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.analyze()
 	if e := firstUnused(t.positions[positionKey(c)], nil); e != nil {
 		return e
 	}

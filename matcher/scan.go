@@ -1,0 +1,403 @@
+package matcher
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// canonicalBytes writes the canonical form of a JSON document (an object or
+// an array) straight from its bytes, leaving out ignored fields: the same
+// bytes AppendCanonical gives for the parsed document, without building
+// it. This is replay's hot path: one pass, no tree, few allocations. ok is
+// false when src is not a single JSON object or array.
+func canonicalBytes(dst, src []byte, ignore []Path) (out []byte, ok bool) {
+	s := scanPool.Get().(*scan)
+	defer func() {
+		s.src, s.ignore = nil, nil
+		scanPool.Put(s)
+	}()
+	s.src, s.pos, s.ignore, s.depth = src, 0, ignore, 0
+	s.keys, s.members, s.states = s.keys[:0], s.members[:0], s.states[:0]
+	s.skipSpace()
+	if s.pos >= len(src) || (src[s.pos] != '{' && src[s.pos] != '[') {
+		return dst, false
+	}
+	for i := range ignore {
+		s.states = append(s.states, pathState{path: i})
+	}
+	out, ok = s.value(dst, s.states[:len(ignore):len(ignore)])
+	if !ok {
+		return dst, false
+	}
+	s.skipSpace()
+	return out, s.pos == len(src)
+}
+
+var scanPool = sync.Pool{New: func() any { return new(scan) }}
+
+// pathState is how far an ignore path has matched the current position.
+type pathState struct {
+	path int // index into ignore
+	next int // next segment to match
+}
+
+type scan struct {
+	src    []byte
+	pos    int
+	ignore []Path
+	// Stacks reused across the whole document, so objects and strings
+	// cost no allocations: decoded keys, members of the open objects,
+	// ignore-path states of the open values, and a scratch copy of an
+	// object's members while they are put in order.
+	keys    []byte
+	members []member
+	states  []pathState
+	strBuf  []byte
+	scratch []byte
+	depth   int
+}
+
+// maxDepth is encoding/json's nesting limit: deeper documents are not
+// JSON to ParseJSON either, and recursion stays bounded.
+const maxDepth = 10000
+
+func (s *scan) skipSpace() {
+	for s.pos < len(s.src) {
+		switch s.src[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// child narrows the active ignore paths to a member or element, pushing
+// them on s.states (the caller pops them); ignored reports that one of
+// them matches it completely.
+func (s *scan) child(active []pathState, key []byte, index int) (next []pathState, ignored bool) {
+	start := len(s.states)
+	for _, st := range active {
+		seg := s.ignore[st.path][st.next]
+		matches := (seg.key != "" && key != nil && string(key) == seg.key) || (seg.key == "" && index >= 0 && (seg.index < 0 || seg.index == index))
+		if !matches {
+			continue
+		}
+		if st.next+1 == len(s.ignore[st.path]) {
+			// Like Path.remove: object members are removed, array
+			// elements never (that would shift indexes).
+			if index < 0 {
+				s.states = s.states[:start]
+				return nil, true
+			}
+			continue
+		}
+		s.states = append(s.states, pathState{path: st.path, next: st.next + 1})
+	}
+	return s.states[start:len(s.states):len(s.states)], false
+}
+
+func (s *scan) value(dst []byte, active []pathState) ([]byte, bool) {
+	s.skipSpace()
+	if s.pos >= len(s.src) {
+		return dst, false
+	}
+	switch c := s.src[s.pos]; {
+	case c == '{':
+		return s.object(dst, active)
+	case c == '[':
+		return s.array(dst, active)
+	case c == '"':
+		str, ok := s.str(s.strBuf[:0])
+		if !ok {
+			return dst, false
+		}
+		s.strBuf = str[:0]
+		return appendJSONBytes(dst, str), true
+	case c == 't':
+		return s.literal(dst, "true")
+	case c == 'f':
+		return s.literal(dst, "false")
+	case c == 'n':
+		return s.literal(dst, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.pos
+		if !s.number() {
+			return dst, false
+		}
+		return append(dst, canonicalNumber(string(s.src[start:s.pos]))...), true
+	}
+	return dst, false
+}
+
+func (s *scan) literal(dst []byte, word string) ([]byte, bool) {
+	if !bytes.HasPrefix(s.src[s.pos:], []byte(word)) {
+		return dst, false
+	}
+	s.pos += len(word)
+	return append(dst, word...), true
+}
+
+// member is one object member: its decoded key at s.keys[keyStart:keyEnd]
+// and its canonical value at dst[start:end].
+type member struct {
+	keyStart, keyEnd int
+	start, end       int
+}
+
+func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
+	if s.depth++; s.depth > maxDepth {
+		return dst, false
+	}
+	defer func() { s.depth-- }()
+	s.pos++ // {
+	base, firstMember, keysBase := len(dst), len(s.members), len(s.keys)
+	defer func() { s.members, s.keys = s.members[:firstMember], s.keys[:keysBase] }()
+	s.skipSpace()
+	if s.pos < len(s.src) && s.src[s.pos] == '}' {
+		s.pos++
+		return append(dst, "{}"...), true
+	}
+	for {
+		s.skipSpace()
+		if s.pos >= len(s.src) || s.src[s.pos] != '"' {
+			return dst, false
+		}
+		keyStart := len(s.keys)
+		var ok bool
+		if s.keys, ok = s.str(s.keys); !ok {
+			return dst, false
+		}
+		key := s.keys[keyStart:]
+		s.skipSpace()
+		if s.pos >= len(s.src) || s.src[s.pos] != ':' {
+			return dst, false
+		}
+		s.pos++
+		statesBase := len(s.states)
+		next, ignored := s.child(active, key, -1)
+		start := len(dst)
+		dst, ok = s.value(dst, next)
+		s.states = s.states[:statesBase]
+		if !ok {
+			return dst, false
+		}
+		if ignored {
+			dst = dst[:start]
+		} else {
+			s.members = append(s.members, member{keyStart: keyStart, keyEnd: len(s.keys), start: start, end: len(dst)})
+		}
+		s.skipSpace()
+		if s.pos >= len(s.src) {
+			return dst, false
+		}
+		if s.src[s.pos] == ',' {
+			s.pos++
+			continue
+		}
+		if s.src[s.pos] != '}' {
+			return dst, false
+		}
+		s.pos++
+		break
+	}
+	// Sort by key; for duplicate keys the last one wins, as when decoding
+	// into a map.
+	members := s.members[firstMember:]
+	keyOf := func(m member) []byte { return s.keys[m.keyStart:m.keyEnd] }
+	slices.SortStableFunc(members, func(a, b member) int { return bytes.Compare(keyOf(a), keyOf(b)) })
+	s.scratch = append(s.scratch[:0], dst[base:]...)
+	dst = append(dst[:base], '{')
+	first := true
+	for i, m := range members {
+		if i+1 < len(members) && bytes.Equal(keyOf(members[i+1]), keyOf(m)) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendJSONBytes(dst, keyOf(m))
+		dst = append(dst, ':')
+		dst = append(dst, s.scratch[m.start-base:m.end-base]...)
+	}
+	return append(dst, '}'), true
+}
+
+func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
+	if s.depth++; s.depth > maxDepth {
+		return dst, false
+	}
+	defer func() { s.depth-- }()
+	s.pos++ // [
+	dst = append(dst, '[')
+	s.skipSpace()
+	if s.pos < len(s.src) && s.src[s.pos] == ']' {
+		s.pos++
+		return append(dst, ']'), true
+	}
+	for i := 0; ; i++ {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		statesBase := len(s.states)
+		next, _ := s.child(active, nil, i)
+		var ok bool
+		dst, ok = s.value(dst, next)
+		s.states = s.states[:statesBase]
+		if !ok {
+			return dst, false
+		}
+		s.skipSpace()
+		if s.pos >= len(s.src) {
+			return dst, false
+		}
+		if s.src[s.pos] == ',' {
+			s.pos++
+			continue
+		}
+		if s.src[s.pos] != ']' {
+			return dst, false
+		}
+		s.pos++
+		return append(dst, ']'), true
+	}
+}
+
+// str decodes a JSON string at s.pos into buf, as encoding/json does:
+// escapes resolved, invalid UTF-8 and lone surrogates as U+FFFD.
+func (s *scan) str(buf []byte) ([]byte, bool) {
+	s.pos++ // opening quote
+	for s.pos < len(s.src) {
+		c := s.src[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			return buf, true
+		case c == '\\':
+			if s.pos+1 >= len(s.src) {
+				return buf, false
+			}
+			e := s.src[s.pos+1]
+			s.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, ok := s.hex4()
+				if !ok {
+					return buf, false
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if s.pos+1 < len(s.src) && s.src[s.pos] == '\\' && s.src[s.pos+1] == 'u' {
+						save := s.pos
+						s.pos += 2
+						if r2, ok = s.hex4(); !ok {
+							return buf, false
+						}
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							buf = utf8.AppendRune(buf, dec)
+							continue
+						}
+						s.pos = save // not a pair: the second escape stands alone
+					}
+					r = utf8.RuneError
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return buf, false
+			}
+		case c < 0x20:
+			return buf, false
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			s.pos++
+		default:
+			r, size := utf8.DecodeRune(s.src[s.pos:])
+			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes
+			s.pos += size
+		}
+	}
+	return buf, false
+}
+
+func (s *scan) hex4() (rune, bool) {
+	if s.pos+4 > len(s.src) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s.src[s.pos:s.pos+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	s.pos += 4
+	return rune(v), true
+}
+
+// number checks the JSON number grammar at s.pos and moves past it.
+func (s *scan) number() bool {
+	src, p := s.src, s.pos
+	if p < len(src) && src[p] == '-' {
+		p++
+	}
+	switch {
+	case p < len(src) && src[p] == '0':
+		p++
+	case p < len(src) && src[p] >= '1' && src[p] <= '9':
+		for p < len(src) && src[p] >= '0' && src[p] <= '9' {
+			p++
+		}
+	default:
+		return false
+	}
+	if p < len(src) && src[p] == '.' {
+		p++
+		if p >= len(src) || src[p] < '0' || src[p] > '9' {
+			return false
+		}
+		for p < len(src) && src[p] >= '0' && src[p] <= '9' {
+			p++
+		}
+	}
+	if p < len(src) && (src[p] == 'e' || src[p] == 'E') {
+		p++
+		if p < len(src) && (src[p] == '+' || src[p] == '-') {
+			p++
+		}
+		if p >= len(src) || src[p] < '0' || src[p] > '9' {
+			return false
+		}
+		for p < len(src) && src[p] >= '0' && src[p] <= '9' {
+			p++
+		}
+	}
+	s.pos = p
+	return true
+}
+
+// appendJSONBytes is appendJSONString for bytes, copying plain text (the
+// common case) without converting it.
+func appendJSONBytes(dst, b []byte) []byte {
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return appendJSONString(dst, string(b))
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, b...)
+	return append(dst, '"')
+}
