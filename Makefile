@@ -29,9 +29,10 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## npm-deps: the official JS clients used by end-to-end tests, pinned by package-lock.json.
+## npm-deps: the official JS clients used by end-to-end tests, pinned by package-lock.json (the
+## benchmark peers under bench/ are installed by scripts/bench.sh instead).
 npm-deps:
-	@for d in $$(find . -name package-lock.json -not -path '*/node_modules/*' -exec dirname {} \;); do \
+	@for d in $$(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './bench/*' -exec dirname {} \;); do \
 		echo "npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
 	done
 
@@ -43,8 +44,9 @@ demo: build
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
+## bench: adkproxy against the static limit and its peers, into BENCHMARKS.md (about 15 minutes; not part of test).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./scripts/bench.sh
 
 clean:
 	rm -rf bin $(ADKPROXY_TEST_OUT)

@@ -1,0 +1,88 @@
+// Command static is the benchmark's physical limit: a minimal net/http
+// server that reads each request body and answers with fixed bytes, the
+// 2 KB generateContent JSON or, on :streamGenerateContent paths, the
+// 20-event SSE stream flushed event by event. It is also the fake upstream
+// adkproxy records from.
+//
+//	static -addr-file FILE [-listen 127.0.0.1:0]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/adkproxy/adkproxy/bench/workload"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:0", "loopback `ADDR` to listen on")
+	addrFile := flag.String("addr-file", "", "write the address listened on to `FILE`")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		log.Fatalf("refusing to listen on %s: the benchmark stays on loopback", ln.Addr())
+	}
+	go func() {
+		if err := http.Serve(ln, handler()); err != nil {
+			log.Print(err)
+		}
+	}()
+	if *addrFile != "" {
+		if err := writeAddr(*addrFile, ln.Addr().String()); err != nil {
+			log.Fatal(err)
+		}
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	<-stop
+}
+
+// writeAddr writes the address through a rename, so a reader never sees
+// half of it.
+func writeAddr(path, addr string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(addr+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func handler() http.Handler {
+	jsonBody := workload.JSONResponse()
+	jsonLen := strconv.Itoa(len(jsonBody))
+	events := workload.SSEEventList()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			http.Error(w, fmt.Sprintf("reading the body: %v", err), http.StatusBadRequest)
+			return
+		}
+		h := w.Header()
+		h["Date"] = nil // adkproxy's replay sends none either
+		if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+			h.Set("Content-Type", workload.SSEContentType)
+			w.WriteHeader(http.StatusOK)
+			f := w.(http.Flusher)
+			for _, ev := range events {
+				w.Write(ev)
+				f.Flush()
+			}
+			return
+		}
+		h.Set("Content-Type", workload.JSONContentType)
+		h.Set("Content-Length", jsonLen)
+		w.WriteHeader(http.StatusOK)
+		w.Write(jsonBody)
+	})
+}

@@ -1,0 +1,64 @@
+package cassettes
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkSave writes the 200-exchange realistic cassette the way the
+// proxy does at exit: render, scan for secrets, temporary file, fsync,
+// rename, fsync of the folder. (BenchmarkMarshal is the rendering alone.)
+func BenchmarkSave(b *testing.B) {
+	c := realisticCassette(200)
+	data, err := Marshal(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "bench.yaml")
+	r := NewRedactor()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Save(path, c, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoad reads that cassette back from disk, as replay does at
+// start-up for each file. (BenchmarkUnmarshal is the parsing alone.)
+func BenchmarkLoad(b *testing.B) {
+	c := realisticCassette(200)
+	path := filepath.Join(b.TempDir(), "bench.yaml")
+	if err := Save(path, c, nil); err != nil {
+		b.Fatal(err)
+	}
+	data, err := Marshal(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJournalAppend is the crash-safety cost of recording one
+// exchange: JSON-encode it, scan it for secrets, append and fsync.
+func BenchmarkJournalAppend(b *testing.B) {
+	x := realisticCassette(1).Exchanges[0]
+	j, err := OpenJournal(filepath.Join(b.TempDir(), "bench.yaml"), "bench", true, NewRedactor())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Remove()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := j.Append(x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package proxy_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/bench/workload"
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// fixedUpstream answers every request in-process with the 2 KB JSON, so a
+// benchmark measures the proxy's own work and not a second server.
+type fixedUpstream struct{ body []byte }
+
+func (u fixedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
+	io.Copy(io.Discard, r.Body)
+	r.Body.Close()
+	body := u.body
+	return &http.Response{StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {workload.JSONContentType}},
+		ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+}
+
+// benchRecord forwards the 4 KB request through the record handler. Every
+// request carries the same X-Adkproxy-Invocation, so the organiser files
+// them all in one invocation and its cost does not grow with b.N (without
+// the header each identical call opens a session, and placing a call scans
+// every session; see BENCHMARKS.md).
+func benchRecord(b *testing.B, mode proxy.RecordMode) {
+	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, RecordMode: mode, Dir: b.TempDir(),
+		Upstream: &url.URL{Scheme: "http", Host: "upstream.invalid"}, Transport: fixedUpstream{workload.JSONResponse()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := workload.Request()
+	want := len(workload.JSONResponse())
+	b.SetBytes(int64(len(body) + want))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, workload.JSONPath, bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(proxy.HeaderInvocation, "bench")
+		w := &discardWriter{h: http.Header{}}
+		srv.ServeHTTP(w, r)
+		if w.status != http.StatusOK || w.n != want {
+			b.Fatalf("status %d, %d bytes", w.status, w.n)
+		}
+	}
+}
+
+// BenchmarkRecordPassthroughJSON is the record handler without keeping
+// anything (--mode passthrough): forward, tee, place the call.
+func BenchmarkRecordPassthroughJSON(b *testing.B) { benchRecord(b, proxy.RecordPassthrough) }
+
+// BenchmarkRecordJSON adds keeping the exchange (--mode overwrite): the
+// journal record, fsynced before the answer is released.
+func BenchmarkRecordJSON(b *testing.B) { benchRecord(b, proxy.RecordOverwrite) }

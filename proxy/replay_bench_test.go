@@ -1,0 +1,107 @@
+package proxy_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/bench/workload"
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// discardWriter is a ResponseWriter that keeps only the status and the
+// byte count, so a benchmark measures the handler, not a recorder.
+type discardWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+func (w *discardWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.n += len(b)
+	return len(b), nil
+}
+func (w *discardWriter) Flush() {}
+
+// benchServer replays xs (placed as a recording would place them) with
+// --allow-repeats, as `make bench` runs it.
+func benchServer(b *testing.B, xs []*cassettes.Exchange) *proxy.Server {
+	b.Helper()
+	dir := b.TempDir()
+	matcher.Default().Organise(xs)
+	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv
+}
+
+func benchReplay(b *testing.B, target string, wantBytes int) {
+	srv := benchServer(b, workload.Exchanges())
+	body := workload.Request()
+	b.SetBytes(int64(len(body) + wantBytes))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, target, bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := &discardWriter{h: http.Header{}}
+		srv.ServeHTTP(w, r)
+		if w.status != http.StatusOK || w.n != wantBytes {
+			b.Fatalf("status %d, %d bytes", w.status, w.n)
+		}
+	}
+}
+
+// BenchmarkReplayJSON is adkproxy's whole handler for one replayed
+// generateContent call with the 4 KB request and the 2 KB answer, without
+// the HTTP server around it.
+func BenchmarkReplayJSON(b *testing.B) {
+	benchReplay(b, workload.JSONPath, len(workload.JSONResponse()))
+}
+
+// BenchmarkReplaySSE is the same for the 20-event stream.
+func BenchmarkReplaySSE(b *testing.B) {
+	benchReplay(b, workload.SSEPath, len(workload.SSEBody()))
+}
+
+// BenchmarkNewReplay is the replay start-up work for one cassette of
+// realistic interactions: load the YAML, organise, fingerprint and index.
+func BenchmarkNewReplay(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("interactions=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			xs := make([]*cassettes.Exchange, n)
+			for i := range xs {
+				xs[i] = workload.MixExchange(i)
+				xs[i].Place = &cassettes.Place{Session: i + 1, Invocation: 1, User: fmt.Sprintf("Plan two days outdoors for me (trip %d)", i), Step: 2, Agent: "travel_agent"}
+			}
+			path := filepath.Join(dir, "default.yaml")
+			if err := cassettes.Save(path, &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
