@@ -256,7 +256,7 @@ log "CPU profiles of the replay request path and of replay start-up"
 go test -run '^$' -bench 'ReplayJSON' -cpuprofile "$WORK/replay.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
 go test -run '^$' -bench 'NewReplay/interactions=1000' -benchtime 5x -cpuprofile "$WORK/load.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
 go tool pprof -top -cum -nodecount=25 -focus 'proxy.\(\*Server\).ServeHTTP' "$WORK/proxy.test" "$WORK/replay.cpu" 2>/dev/null >"$WORK/profile-replay.txt"
-go tool pprof -top -cum -nodecount=25 -focus 'proxy.New$' "$WORK/proxy.test" "$WORK/load.cpu" 2>/dev/null >"$WORK/profile-load.txt"
+go tool pprof -top -cum -nodecount=25 -focus 'proxy\.New$|cassettes\.LoadDir' "$WORK/proxy.test" "$WORK/load.cpu" 2>/dev/null >"$WORK/profile-load.txt"
 
 # --- report ------------------------------------------------------------------------------------------
 echo "$(cut -d' ' -f1-3 /proc/loadavg)" >"$WORK/loadavg-end"

@@ -269,6 +269,9 @@ var replayTargets = []struct{ id, label string }{
 func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	now := time.Now().UTC()
+	if info, err := os.Stat(rc.results); err == nil {
+		now = info.ModTime().UTC() // when the last measurement was written
+	}
 	p("# Benchmarks\n\n")
 	p("Written by `make bench` (`scripts/bench.sh`) on %s; the run took %d min %d s. ", now.Format("2006-01-02 15:04 MST"), rc.duration/60, rc.duration%60)
 	p("Every figure is the median of %d repetitions, interleaved across targets; each load run sends %s requests after %s warm-up requests, ", rc.reps, thousands(float64(rc.n)), thousands(float64(rc.warmup)))
@@ -506,7 +509,12 @@ func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) er
 		}
 		if slices.Contains(missed, "coldstart") {
 			p("### Replay start-up\n\n```\n%s```\n\n", profileText(rc.profLoad))
-			p("%s\n\n", planColdStart)
+			one, suite := "coldstart/10k-one-file", "coldstart/10k-500-files"
+			p("%s\n\n", strings.NewReplacer(
+				"{{rss-one}}", f1(r.measure(one, "vmhwm_mb")/r.measure(one, "yaml_mb")),
+				"{{rss-suite}}", f1(r.measure(suite, "vmhwm_mb")/r.measure(suite, "yaml_mb")),
+				"{{yaml-mb}}", f0(r.measure(one, "yaml_mb")),
+			).Replace(planColdStart))
 		}
 		if slices.Contains(missed, "sse") {
 			p("%s\n\n", planSSE)
