@@ -1,7 +1,10 @@
 package scoring
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -248,4 +251,18 @@ func outFinite(f *float64) *float64 {
 		return nil
 	}
 	return f
+}
+
+// writeIndentedJSON writes v as two-space indented JSON without HTML
+// escaping (ADK's files keep "<" and ">" as they are), in one write.
+func writeIndentedJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }

@@ -1,8 +1,6 @@
 package scoring
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 )
 
@@ -27,15 +25,7 @@ func WriteEvalSet(w io.Writer, evalSetID string, sessions []Session) error {
 		}
 		doc.EvalCases = append(doc.EvalCases, c)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeIndentedJSON(w, doc)
 }
 
 // The EvalSet document (adk:eval_set.py, adk:eval_case.py).

@@ -1,8 +1,6 @@
 package scoring
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -75,15 +73,7 @@ func (o JSONOptions) Write(w io.Writer, r *Result) error {
 	for _, c := range r.Cases {
 		doc.EvalCaseResults = append(doc.EvalCaseResults, outCaseJSON(outEvalSetID(r, c), c))
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeIndentedJSON(w, doc)
 }
 
 // outPythonFloat writes seconds as Python's repr of time.time() would,

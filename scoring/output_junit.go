@@ -44,7 +44,7 @@ func WriteJUnit(w io.Writer, r *Result) error {
 	for _, c := range r.Cases {
 		id := outCaseID(c)
 		if f := outCaseFailure(c); f != "" {
-			add(id, &junitFailure{Type: Failed.String(), Message: outDisplay(f), Body: f})
+			add(id, &junitFailure{Type: Failed.String(), Message: TerminalText(f), Body: f})
 		} else if len(outMetricStatuses(c)) == 0 && outKnown(c.Status) != Passed {
 			add(id, &junitFailure{Type: outKnown(c.Status).String(), Message: "no criterion was evaluated", Body: "no criterion was evaluated"})
 		}
@@ -60,7 +60,7 @@ func WriteJUnit(w io.Writer, r *Result) error {
 				reasons := outReasons(m)
 				body := "score " + outScore(m) + ", threshold " + outThreshold(m) + ": " + outKnown(m.Status).String() + "\n" +
 					strings.Join(reasons, "\n")
-				f = &junitFailure{Type: outKnown(m.Status).String(), Message: outDisplay(strings.Join(reasons, "; ")), Body: body}
+				f = &junitFailure{Type: outKnown(m.Status).String(), Message: TerminalText(strings.Join(reasons, "; ")), Body: body}
 			}
 			add(id+" / "+m.Metric, f)
 		}

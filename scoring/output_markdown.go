@@ -78,7 +78,7 @@ func mdIcon(s EvalStatus) string {
 // also inside a table cell: punctuation Markdown or HTML would act on is
 // backslash-escaped.
 func mdEscape(s string) string {
-	s = outDisplay(s)
+	s = TerminalText(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_{}[]<>()#+!|~&", r) {
@@ -93,7 +93,7 @@ func mdEscape(s string) string {
 // backticks inside it. In a table cell a "|" is escaped, which GitHub
 // undoes inside code too.
 func mdCode(s string, inTable bool) string {
-	s = outDisplay(s)
+	s = TerminalText(s)
 	if inTable {
 		s = strings.ReplaceAll(s, "|", "\\|")
 	}

@@ -26,7 +26,7 @@ import (
 func WriteTable(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	if r.EvalSetID != "" {
-		bw.WriteString("EVAL SET " + outDisplay(r.EvalSetID) + "\n")
+		bw.WriteString("EVAL SET " + TerminalText(r.EvalSetID) + "\n")
 	}
 	// One set of column widths for every metric row, so all cases line up.
 	header := []string{"METRIC", "SCORE", "THRESHOLD", "STATUS"}
@@ -40,7 +40,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	rows := make([][][]string, len(r.Cases))
 	for i, c := range r.Cases {
 		for _, m := range c.Metrics {
-			cells := []string{outDisplay(m.Metric), outScore(m), outThreshold(m), outStatus(m)}
+			cells := []string{TerminalText(m.Metric), outScore(m), outThreshold(m), outStatus(m)}
 			grow(cells)
 			rows[i] = append(rows[i], cells)
 		}
@@ -60,10 +60,10 @@ func WriteTable(w io.Writer, r *Result) error {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
-		line := "CASE " + outDisplay(outCaseID(c)) + "  " + outKnown(c.Status).String()
+		line := "CASE " + TerminalText(outCaseID(c)) + "  " + outKnown(c.Status).String()
 		var about []string
 		if s := outSessionID(c); s != "" {
-			about = append(about, "session "+outDisplay(s))
+			about = append(about, "session "+TerminalText(s))
 		}
 		if c.Case != nil {
 			about = append(about, outPlural(len(c.Case.Actual), "invocation"))
@@ -111,13 +111,15 @@ func outIndented(w *bufio.Writer, first, more, text string) {
 		if i == 0 {
 			prefix = first
 		}
-		w.WriteString(prefix + outDisplay(l) + "\n")
+		w.WriteString(prefix + TerminalText(l) + "\n")
 	}
 }
 
-// outDisplay makes s safe for one line of a terminal: runs of whitespace
-// become one space, characters a terminal would not print become U+FFFD.
-func outDisplay(s string) string {
+// TerminalText makes s safe for one line of a terminal or table cell: runs
+// of white space (newlines, tabs) become one space, and characters a
+// terminal would not print (control and formatting characters) become
+// U+FFFD.
+func TerminalText(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range s {

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
 
@@ -254,7 +254,7 @@ func lsErrorStatus(r *cassettes.Response) string {
 // invocations, steps, other requests) are aligned across the whole block.
 func lsWriteTable(w io.Writer, dir string, doc lsDoc) {
 	if len(doc.Cassettes) == 0 {
-		fmt.Fprintf(w, "no cassettes in %s\n", lsDisplay(dir))
+		fmt.Fprintf(w, "no cassettes in %s\n", scoring.TerminalText(dir))
 		return
 	}
 	for i, c := range doc.Cassettes {
@@ -273,8 +273,8 @@ func lsWriteTable(w io.Writer, dir string, doc lsDoc) {
 		if len(c.Other) > 0 {
 			summary = append(summary, lsPlural(len(c.Other), "other request"))
 		}
-		t.add(lsHeaderRow, fmt.Sprintf("CASSETTE %s (%s): %s", lsDisplay(c.Name),
-			lsDisplay(filepath.Join(dir, filepath.FromSlash(c.File))), strings.Join(summary, ", ")))
+		t.add(lsHeaderRow, fmt.Sprintf("CASSETTE %s (%s): %s", scoring.TerminalText(c.Name),
+			scoring.TerminalText(filepath.Join(dir, filepath.FromSlash(c.File))), strings.Join(summary, ", ")))
 		for _, s := range c.Sessions {
 			t.add(lsSessionRow, "  session "+strconv.Itoa(s.ID))
 			for _, inv := range s.Invocations {
@@ -291,7 +291,7 @@ func lsWriteTable(w io.Writer, dir string, doc lsDoc) {
 				if o.n > 1 {
 					count = fmt.Sprintf("×%d", o.n)
 				}
-				t.add(lsOtherRow, "    "+lsDisplay(o.Method), lsDisplay(o.Path), strconv.Itoa(o.Status), count)
+				t.add(lsOtherRow, "    "+scoring.TerminalText(o.Method), scoring.TerminalText(o.Path), strconv.Itoa(o.Status), count)
 			}
 		}
 		t.write(w)
@@ -301,7 +301,7 @@ func lsWriteTable(w io.Writer, dir string, doc lsDoc) {
 func lsInvocationCells(inv lsInvocation) []string {
 	id := "    invocation " + strconv.Itoa(inv.ID)
 	if inv.Tag != "" {
-		id += " [" + lsDisplay(inv.Tag) + "]"
+		id += " [" + scoring.TerminalText(inv.Tag) + "]"
 	}
 	var calls []string
 	var tokens int64
@@ -324,7 +324,7 @@ func lsInvocationCells(inv lsInvocation) []string {
 	}
 	agents := make([]string, len(inv.Agents))
 	for i, a := range inv.Agents {
-		agents[i] = lsDisplay(a)
+		agents[i] = scoring.TerminalText(a)
 	}
 	return []string{id, lsQuoted(inv.User, lsUserWidth),
 		"agents: " + lsTruncate(strings.Join(agents, ", "), lsAgentsWidth),
@@ -340,7 +340,7 @@ func lsStepCells(st lsStep) []string {
 	if len(st.ToolResults) > 0 {
 		names := make([]string, len(st.ToolResults))
 		for i, r := range st.ToolResults {
-			names[i] = lsDisplay(r.Name)
+			names[i] = scoring.TerminalText(r.Name)
 		}
 		what = append(what, "← "+lsTruncate(strings.Join(names, ", "), lsListWidth))
 	}
@@ -358,9 +358,9 @@ func lsStepCells(st lsStep) []string {
 	}
 	var notes []string
 	if st.Status != 200 {
-		notes = append(notes, strings.TrimSpace("HTTP "+strconv.Itoa(st.Status)+" "+lsDisplay(st.errorStatus)))
+		notes = append(notes, strings.TrimSpace("HTTP "+strconv.Itoa(st.Status)+" "+scoring.TerminalText(st.errorStatus)))
 	} else if st.FinishReason != "" && st.FinishReason != "STOP" {
-		notes = append(notes, "finish: "+lsDisplay(st.FinishReason))
+		notes = append(notes, "finish: "+scoring.TerminalText(st.FinishReason))
 	}
 	if st.reset {
 		notes = append(notes, "connection reset")
@@ -368,7 +368,7 @@ func lsStepCells(st lsStep) []string {
 	if len(notes) > 0 {
 		what = append(what, "["+strings.Join(notes, ", ")+"]")
 	}
-	return []string{"      step " + strconv.Itoa(st.Step), lsDisplay(st.Agent), strings.Join(what, " ")}
+	return []string{"      step " + strconv.Itoa(st.Step), scoring.TerminalText(st.Agent), strings.Join(what, " ")}
 }
 
 // lsFormatCall renders a tool call as name(arg=value, ...), arguments sorted
@@ -381,9 +381,9 @@ func lsFormatCall(tc lsToolCall) string {
 	sort.Strings(keys)
 	args := make([]string, len(keys))
 	for i, k := range keys {
-		args[i] = lsDisplay(k) + "=" + lsJSONValue(tc.Args[k], lsValueWidth)
+		args[i] = scoring.TerminalText(k) + "=" + lsJSONValue(tc.Args[k], lsValueWidth)
 	}
-	return lsTruncate(lsDisplay(tc.Name)+"("+strings.Join(args, ", ")+")", lsCallWidth)
+	return lsTruncate(scoring.TerminalText(tc.Name)+"("+strings.Join(args, ", ")+")", lsCallWidth)
 }
 
 // lsJSONValue renders v as JSON for the table, cut to width: a string is cut
@@ -392,12 +392,12 @@ func lsJSONValue(v any, width int) string {
 	if s, ok := v.(string); ok {
 		return lsQuoted(s, width)
 	}
-	return lsTruncate(lsDisplay(lsJSONText(v)), width)
+	return lsTruncate(scoring.TerminalText(lsJSONText(v)), width)
 }
 
 // lsQuoted is s with whitespace collapsed, cut to width, as a JSON string.
 func lsQuoted(s string, width int) string {
-	return lsJSONText(lsTruncate(lsDisplay(s), width-2))
+	return lsJSONText(lsTruncate(scoring.TerminalText(s), width-2))
 }
 
 func lsJSONText(v any) string {
@@ -408,29 +408,6 @@ func lsJSONText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// lsDisplay makes s safe for one table cell: runs of whitespace (newlines,
-// tabs) become one space, and characters a terminal would not print (control
-// and formatting characters) become U+FFFD.
-func lsDisplay(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			space = true
-			continue
-		case !unicode.IsPrint(r):
-			r = utf8.RuneError
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // lsTruncate cuts s to at most width runes, ending it with … when cut.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // lsWeatherDir is the shipped example, seen from this package's folder.
@@ -261,8 +262,8 @@ func TestLsFormatting(t *testing.T) {
 		{lsTruncate("abcdef", 6), "abcdef"},
 		{lsTruncate("abcdefg", 6), "abcde…"},
 		{lsTruncate("°°°°°°°", 3), "°°…"},
-		{lsDisplay("  a\n\tb  c \r\n"), "a b c"},
-		{lsDisplay("red\x1b[31m\u202e"), "red\ufffd[31m\ufffd"},
+		{scoring.TerminalText("  a\n\tb  c \r\n"), "a b c"},
+		{scoring.TerminalText("red\x1b[31m\u202e"), "red\ufffd[31m\ufffd"},
 		{lsQuoted("say \"hi\"\n<now>", 50), `"say \"hi\" <now>"`},
 		{lsQuoted("abcdefghij", 6), `"abc…"`},
 		{lsFormatCall(lsToolCall{Name: "f", Args: map[string]any{"b": []any{1.0, "x"}, "a": "y", "c": nil}}), `f(a="y", b=[1,"x"], c=null)`},
