@@ -57,10 +57,10 @@ func argvString(argv []string) string {
 }
 
 type customRequest struct {
-	EvalMetric           customEvalMetric   `json:"eval_metric"`
-	ActualInvocations    []customInvocation `json:"actual_invocations"`
-	ExpectedInvocations  []customInvocation `json:"expected_invocations"`
-	ConversationScenario json.RawMessage    `json:"conversation_scenario"`
+	EvalMetric           customEvalMetric `json:"eval_metric"`
+	ActualInvocations    []*outInvocation `json:"actual_invocations"`
+	ExpectedInvocations  []*outInvocation `json:"expected_invocations"`
+	ConversationScenario json.RawMessage  `json:"conversation_scenario"`
 }
 
 type customEvalMetric struct {
@@ -70,53 +70,15 @@ type customEvalMetric struct {
 	CustomFunctionPath *string        `json:"custom_function_path"`
 }
 
-// customInvocation is an Invocation as ADK writes it (model_dump, snake_case).
-type customInvocation struct {
-	InvocationID      string                 `json:"invocation_id"`
-	UserContent       customContent          `json:"user_content"`
-	FinalResponse     *customContent         `json:"final_response"`
-	IntermediateData  customIntermediateData `json:"intermediate_data"`
-	CreationTimestamp float64                `json:"creation_timestamp"`
-}
-
-type customContent struct {
-	Parts []customPart `json:"parts"`
-	Role  string       `json:"role"`
-}
-
-type customPart struct {
-	Text string `json:"text"`
-}
-
-type customIntermediateData struct {
-	ToolUses              []ToolCall   `json:"tool_uses"`
-	ToolResponses         []ToolResult `json:"tool_responses"`
-	IntermediateResponses [][2]any     `json:"intermediate_responses"`
-}
-
-func toCustomInvocations(invs []Invocation) []customInvocation {
+// toCustomInvocations gives a custom metric the invocations as ADK writes
+// them, call ids included (the metric may want to pair calls and results).
+func toCustomInvocations(invs []Invocation) []*outInvocation {
 	if invs == nil {
 		return nil
 	}
-	out := make([]customInvocation, len(invs))
-	for i, inv := range invs {
-		ci := customInvocation{
-			InvocationID: inv.ID,
-			UserContent:  customContent{Parts: []customPart{{Text: inv.UserText}}, Role: "user"},
-			IntermediateData: customIntermediateData{
-				ToolUses:              append([]ToolCall{}, inv.ToolCalls...),
-				ToolResponses:         append([]ToolResult{}, inv.ToolResults...),
-				IntermediateResponses: [][2]any{},
-			},
-		}
-		if inv.FinalResponse != "" {
-			ci.FinalResponse = &customContent{Parts: []customPart{{Text: inv.FinalResponse}}, Role: "model"}
-		}
-		for _, t := range inv.IntermediateResponses {
-			ci.IntermediateData.IntermediateResponses = append(ci.IntermediateData.IntermediateResponses,
-				[2]any{t.Author, []customPart{{Text: t.Text}}})
-		}
-		out[i] = ci
+	out := make([]*outInvocation, len(invs))
+	for i := range invs {
+		out[i] = outADKInvocation(&invs[i], true)
 	}
 	return out
 }
@@ -129,7 +91,7 @@ func customInput(cm *CustomMetric, cr *Criterion, c *Case) ([]byte, error) {
 		ConversationScenario: c.Scenario,
 	}
 	if req.ActualInvocations == nil {
-		req.ActualInvocations = []customInvocation{}
+		req.ActualInvocations = []*outInvocation{}
 	}
 	if cm.CodeConfig != "" {
 		req.EvalMetric.CustomFunctionPath = &cm.CodeConfig

@@ -129,7 +129,8 @@ type outPerInvocation struct {
 
 // outInvocation is ADK's Invocation (adk:eval_case.py) with intermediate
 // data in the form ADK's docs show (tool_uses, tool_responses,
-// intermediate_responses as [author, parts] pairs).
+// intermediate_responses as [author, parts] pairs): what the JSON result,
+// an exported eval set and a custom metric's input all carry.
 type outInvocation struct {
 	InvocationID      string          `json:"invocation_id"`
 	UserContent       outContent      `json:"user_content"`
