@@ -40,12 +40,9 @@ func exportCommand() *cli.Command {
 }
 
 func runExport(c *cli.Context) error {
-	dir := c.String("cassettes")
-	if dir == "" {
-		return usageErrorf("export: --cassettes DIR is required (or set ADKPROXY_CASSETTES)")
-	}
-	if c.Args().Present() {
-		return usageErrorf("export takes no arguments, got %q; give the file with --out FILE", c.Args().First())
+	dir, err := cassettesDir(c, "give the file with --out FILE")
+	if err != nil {
+		return err
 	}
 	if f := c.String("format"); f != "evalset" {
 		return usageErrorf("export: --format %q: want evalset", f)
@@ -67,12 +64,8 @@ func runExport(c *cli.Context) error {
 	if err := scoring.WriteEvalSet(&buf, id, sessions); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if out == "" {
-		_, err := c.App.Writer.Write(buf.Bytes())
+	if err := writeOutput(c, out, buf.Bytes()); err != nil || out == "" {
 		return err
-	}
-	if err := cassettes.WriteFileAtomic(out, buf.Bytes()); err != nil {
-		return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))
 	}
 	invocations := 0
 	for _, s := range sessions {

@@ -56,12 +56,9 @@ func lsCommand() *cli.Command {
 }
 
 func runLs(c *cli.Context) error {
-	dir := c.String("cassettes")
-	if dir == "" {
-		return usageErrorf("--cassettes DIR is required (or set ADKPROXY_CASSETTES)")
-	}
-	if c.Args().Present() {
-		return usageErrorf("ls takes no arguments, got %q; give the folder with --cassettes DIR", c.Args().First())
+	dir, err := cassettesDir(c, "give the folder with --cassettes DIR")
+	if err != nil {
+		return err
 	}
 	loaded, err := cassettes.LoadDir(dir)
 	if err != nil {

@@ -54,12 +54,9 @@ func scoreCommand() *cli.Command {
 }
 
 func runScore(c *cli.Context) error {
-	dir := c.String("cassettes")
-	if dir == "" {
-		return usageErrorf("score: --cassettes DIR is required (or set ADKPROXY_CASSETTES)")
-	}
-	if c.Args().Present() {
-		return usageErrorf("score takes no arguments, got %q; give the eval set with --expected PATH", c.Args().First())
+	dir, err := cassettesDir(c, "give the eval set with --expected PATH")
+	if err != nil {
+		return err
 	}
 	format := c.String("format")
 	write, ok := scoreWriters[format]
@@ -99,13 +96,12 @@ func runScore(c *cli.Context) error {
 	}
 	// The verdict also goes to stderr, unless the table on stdout ends with it.
 	summary := scoring.Summary(result)
-	if path := c.String("out"); path != "" {
-		if err := cassettes.WriteFileAtomic(path, out.Bytes()); err != nil {
-			return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))
-		}
-		summary += fmt.Sprintf(" (%s written to %s)", format, path)
-	} else if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
+	path := c.String("out")
+	if err := writeOutput(c, path, out.Bytes()); err != nil {
 		return err
+	}
+	if path != "" {
+		summary += fmt.Sprintf(" (%s written to %s)", format, path)
 	} else if format == "table" {
 		summary = ""
 	}

@@ -105,9 +105,9 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 }
 
 func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
-	dir := c.String("cassettes")
-	if dir == "" {
-		return proxy.Config{}, usageErrorf("--cassettes DIR is required (or set ADKPROXY_CASSETTES)")
+	dir, err := cassettesDir(c, "") // arguments are the wrapped command
+	if err != nil {
+		return proxy.Config{}, err
 	}
 	logger, err := newLogger(c.App.ErrWriter, c.String("log-level"))
 	if err != nil {
