@@ -191,19 +191,13 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 		} else {
 			s.members = append(s.members, member{keyStart: keyStart, keyEnd: len(s.keys), start: start, end: len(dst)})
 		}
-		s.skipSpace()
-		if s.pos >= len(s.src) {
+		more, ok := s.next('}')
+		if !ok {
 			return dst, false
 		}
-		if s.src[s.pos] == ',' {
-			s.pos++
-			continue
+		if !more {
+			break
 		}
-		if s.src[s.pos] != '}' {
-			return dst, false
-		}
-		s.pos++
-		break
 	}
 	// Sort by key; for duplicate keys the last one wins, as when decoding
 	// into a map.
@@ -252,20 +246,32 @@ func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
 		if !ok {
 			return dst, false
 		}
-		s.skipSpace()
-		if s.pos >= len(s.src) {
+		more, ok := s.next(']')
+		if !ok {
 			return dst, false
 		}
-		if s.src[s.pos] == ',' {
-			s.pos++
-			continue
+		if !more {
+			return append(dst, ']'), true
 		}
-		if s.src[s.pos] != ']' {
-			return dst, false
-		}
-		s.pos++
-		return append(dst, ']'), true
 	}
+}
+
+// next reads what follows a member or element: a comma (more to come) or
+// the closing bracket (done); anything else is not JSON.
+func (s *scan) next(closing byte) (more, ok bool) {
+	s.skipSpace()
+	if s.pos >= len(s.src) {
+		return false, false
+	}
+	switch s.src[s.pos] {
+	case ',':
+		s.pos++
+		return true, true
+	case closing:
+		s.pos++
+		return false, true
+	}
+	return false, false
 }
 
 // str decodes a JSON string at s.pos into buf, as encoding/json does:
