@@ -26,14 +26,15 @@ func New(ignore ...string) (*Matcher, error) {
 	return m, nil
 }
 
-// Default is a matcher with only DefaultIgnore.
-func Default() *Matcher {
+// Default is a matcher with only DefaultIgnore. It is built once: a
+// Matcher never changes, so every caller can share it.
+var Default = sync.OnceValue(func() *Matcher {
 	m, err := New()
 	if err != nil {
 		panic(err)
 	}
 	return m
-}
+})
 
 // parse decodes a JSON body and drops the ignored fields.
 func (m *Matcher) parse(body []byte) (any, bool) {
