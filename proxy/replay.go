@@ -77,9 +77,11 @@ func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 		head, i+1, recorded[i].Method, pathAndQuery(recorded[i]), len(diffs), matcher.FormatDiffs(diffs, maxShownDiffs))
 }
 
-// serve writes a recorded response: same status, headers and bytes, SSE
-// events flushed one at a time, and a broken connection where the
-// recording had one.
+// serve writes a recorded response: same status, headers and bytes, and a
+// broken connection where the recording had one. A stream goes out as fast
+// as the connection takes it: with nothing to wait for, flushing each event
+// on its own would only add writes, and the client reads the same bytes.
+// With ReplayTiming each event is flushed, then the next one waited for.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.Response) {
 	h := w.Header()
 	copyHeaders(h, resp.Header)
@@ -87,18 +89,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.R
 	flusher, _ := w.(http.Flusher)
 	if resp.Streamed() {
 		w.WriteHeader(resp.Status)
-		if flusher != nil {
-			flusher.Flush()
-		}
 		for _, ev := range resp.Events {
-			if s.cfg.ReplayTiming && s.cfg.Clock.Sleep(ctx, ev.After) != nil {
-				return
+			if s.cfg.ReplayTiming {
+				if flusher != nil {
+					flusher.Flush()
+				}
+				if s.cfg.Clock.Sleep(ctx, ev.After) != nil {
+					return
+				}
 			}
 			if _, err := w.Write(ev.Data); err != nil {
 				return
-			}
-			if flusher != nil {
-				flusher.Flush()
 			}
 		}
 	} else {

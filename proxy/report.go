@@ -68,24 +68,51 @@ type reportLog struct {
 	mu        sync.Mutex
 	mode      string
 	counts    map[string]int
-	outcomes  []Outcome
+	listed    []logged
 	truncated int
 	refused   int
 	served    int // mismatches answered anyway (lenient)
 }
 
+// logged is one listed outcome. A match, by far the most common, keeps
+// only the recording that answered it and is spelled out when a report is
+// asked for, so a busy replay does not build an Outcome per request.
+type logged struct {
+	matched  *cassettes.Exchange
+	cassette string
+	other    *Outcome
+}
+
+func (g logged) outcome() Outcome {
+	if g.other != nil {
+		return *g.other
+	}
+	return outcomeFor(OutcomeMatched, g.cassette, &g.matched.Request, g.matched.Place)
+}
+
+// matched notes a request answered by the recording x of cassette.
+func (l *reportLog) matched(cassette string, x *cassettes.Exchange) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count(OutcomeMatched, logged{matched: x, cassette: cassette})
+}
+
 func (l *reportLog) add(o Outcome) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.counts == nil {
-		l.counts = map[string]int{}
-	}
-	l.counts[o.Outcome]++
 	if o.Outcome == OutcomeMismatched && o.Served {
 		l.served++
 	}
-	if len(l.outcomes) < maxListed {
-		l.outcomes = append(l.outcomes, o)
+	l.count(o.Outcome, logged{other: &o})
+}
+
+func (l *reportLog) count(kind string, g logged) {
+	if l.counts == nil {
+		l.counts = map[string]int{}
+	}
+	l.counts[kind]++
+	if len(l.listed) < maxListed {
+		l.listed = append(l.listed, g)
 	} else {
 		l.truncated++
 	}
@@ -106,7 +133,11 @@ func (s *Server) Report() Report {
 	for _, k := range []string{OutcomeMatched, OutcomeMismatched, OutcomeUnmatched, OutcomeUnused, OutcomeRecorded, OutcomeForwarded} {
 		counts[k] = l.counts[k]
 	}
-	return Report{Mode: l.mode, Counts: counts, Outcomes: append([]Outcome{}, l.outcomes...), Truncated: l.truncated}
+	outcomes := make([]Outcome, len(l.listed))
+	for i, g := range l.listed {
+		outcomes[i] = g.outcome()
+	}
+	return Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated}
 }
 
 // Stats counts what the proxy did with requests.
@@ -143,9 +174,9 @@ func (s *Server) Misses() []Outcome {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Outcome
-	for _, o := range l.outcomes {
-		if o.Outcome == OutcomeMismatched || o.Outcome == OutcomeUnmatched {
-			out = append(out, o)
+	for _, g := range l.listed {
+		if o := g.other; o != nil && (o.Outcome == OutcomeMismatched || o.Outcome == OutcomeUnmatched) {
+			out = append(out, *o)
 		}
 	}
 	return out

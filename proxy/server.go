@@ -167,7 +167,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		s.report.failed()
 		var tooBig *http.MaxBytesError
@@ -192,8 +192,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.replaying {
-		if e, usedUp := t.take(s.m.Fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			s.report.add(outcomeFor(OutcomeMatched, name, &req, e.x.Place))
+		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+			s.report.matched(name, e.x)
 			s.log.Debug("replayed", "cassette", name, "method", req.Method, "path", req.Path)
 			s.serve(w, r, &e.x.Response)
 			return
@@ -203,6 +203,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.forward(w, r, t, body, req)
+}
+
+// readBody reads a request body into one buffer of the declared length,
+// instead of io.ReadAll's doubling, when the client declared one within
+// the limit (a larger one is left to MaxBytesReader to refuse).
+func readBody(body io.Reader, declared, limit int64) ([]byte, error) {
+	if declared <= 0 || declared > limit {
+		return io.ReadAll(body)
+	}
+	buf := make([]byte, declared)
+	if _, err := io.ReadFull(body, buf); err != nil {
+		return nil, err
+	}
+	var more [1]byte
+	if n, err := body.Read(more[:]); n == 0 && (err == io.EOF || err == nil) {
+		return buf, nil // net/http enforces Content-Length: this is the end
+	}
+	rest, err := io.ReadAll(body)
+	return append(append(buf, more[0]), rest...), err
 }
 
 // tapeFor returns the cassette a request goes to, opening it on first use

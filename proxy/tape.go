@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"hash/maphash"
 	"sort"
 	"strconv"
 	"sync"
@@ -34,6 +36,9 @@ type tape struct {
 	// Recordings of each fingerprint in recorded order, served first in,
 	// first out so identical requests get their answers in turn.
 	queues map[matcher.Fingerprint][]*entry
+	// asSent finds a recording by its request exactly as sent (see
+	// fingerprint); one recording per hash is enough.
+	asSent map[uint64]*entry
 	// Model calls by place: agent+history key and step, and by user text.
 	positions map[string][]*entry
 	byUser    map[string][]*entry
@@ -52,7 +57,7 @@ type entry struct {
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
 	m.Organise(exchanges)
 	t := &tape{name: name, path: path, m: m, org: matcher.NewOrganiser(),
-		queues: map[matcher.Fingerprint][]*entry{}}
+		queues: map[matcher.Fingerprint][]*entry{}, asSent: map[uint64]*entry{}}
 	t.entries = make([]*entry, 0, len(exchanges))
 	for _, x := range exchanges {
 		t.index(x)
@@ -81,6 +86,9 @@ func (t *tape) index(x *cassettes.Exchange) *entry {
 	e := &entry{x: x, fp: t.m.Fingerprint(&x.Request)}
 	t.entries = append(t.entries, e)
 	t.queues[e.fp] = append(t.queues[e.fp], e)
+	if h := sentHash(&x.Request); t.asSent[h] == nil {
+		t.asSent[h] = e
+	}
 	if t.positions != nil {
 		t.place(e)
 	}
@@ -110,6 +118,42 @@ func (t *tape) place(e *entry) {
 }
 
 func positionKey(c *matcher.Call) string { return c.Key + "/" + strconv.Itoa(c.Step) }
+
+// fingerprint returns req's fingerprint. A request whose method, path,
+// query and body bytes equal a recording's has that recording's
+// fingerprint, so it is looked up by a fast hash of those bytes; only a
+// request that differs from every recording is canonicalised. Agents
+// replaying their recorded conversation send identical bytes, so this is
+// the common case, and what matches is the same either way.
+func (t *tape) fingerprint(req *cassettes.Request) matcher.Fingerprint {
+	h := sentHash(req)
+	t.mu.Lock()
+	e := t.asSent[h]
+	t.mu.Unlock()
+	if e != nil && sameAsSent(&e.x.Request, req) {
+		return e.fp
+	}
+	return t.m.Fingerprint(req)
+}
+
+var sentSeed = maphash.MakeSeed()
+
+func sentHash(req *cassettes.Request) uint64 {
+	var h maphash.Hash
+	h.SetSeed(sentSeed)
+	h.WriteString(req.Method)
+	h.WriteByte(0)
+	h.WriteString(req.Path)
+	h.WriteByte(0)
+	h.WriteString(req.Query)
+	h.WriteByte(0)
+	h.Write(req.Body)
+	return h.Sum64()
+}
+
+func sameAsSent(a, b *cassettes.Request) bool {
+	return a.Method == b.Method && a.Path == b.Path && a.Query == b.Query && bytes.Equal(a.Body, b.Body)
+}
 
 // take returns the next unused recording for fp and marks it used. Once all
 // are used it returns the last one when repeats are allowed; usedUp then

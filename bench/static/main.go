@@ -1,10 +1,14 @@
 // Command static is the benchmark's physical limit: a minimal net/http
 // server that reads each request body and answers with fixed bytes, the
 // 2 KB generateContent JSON or, on :streamGenerateContent paths, the
-// 20-event SSE stream flushed event by event. It is also the fake upstream
-// adkproxy records from.
+// 20-event SSE stream. It is also the fake upstream adkproxy records from.
 //
-//	static -addr-file FILE [-listen 127.0.0.1:0]
+// -stream says how the stream goes out: "event", one write and flush per
+// event as the live API sends it (the upstream for recording), or "whole",
+// all events in one go as a replay with nothing to wait for sends it (the
+// limit for replay).
+//
+//	static -addr-file FILE [-listen 127.0.0.1:0] [-stream event|whole]
 package main
 
 import (
@@ -26,7 +30,11 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "loopback `ADDR` to listen on")
 	addrFile := flag.String("addr-file", "", "write the address listened on to `FILE`")
+	stream := flag.String("stream", "event", "send an SSE stream one `event` at a time, flushing each, or `whole`")
 	flag.Parse()
+	if *stream != "event" && *stream != "whole" {
+		log.Fatalf("-stream %q: want event or whole", *stream)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)
@@ -35,7 +43,7 @@ func main() {
 		log.Fatalf("refusing to listen on %s: the benchmark stays on loopback", ln.Addr())
 	}
 	go func() {
-		if err := http.Serve(ln, handler()); err != nil {
+		if err := http.Serve(ln, handler(*stream == "event")); err != nil {
 			log.Print(err)
 		}
 	}()
@@ -59,7 +67,7 @@ func writeAddr(path, addr string) error {
 	return os.Rename(tmp, path)
 }
 
-func handler() http.Handler {
+func handler(flushEachEvent bool) http.Handler {
 	jsonBody := workload.JSONResponse()
 	jsonLen := strconv.Itoa(len(jsonBody))
 	events := workload.SSEEventList()
@@ -76,7 +84,9 @@ func handler() http.Handler {
 			f := w.(http.Flusher)
 			for _, ev := range events {
 				w.Write(ev)
-				f.Flush()
+				if flushEachEvent {
+					f.Flush()
+				}
 			}
 			return
 		}
