@@ -427,53 +427,72 @@ func fromMillis(ms float64) time.Duration {
 
 // Unmarshal reads a cassette; file is only used in error messages.
 func Unmarshal(file string, data []byte) (*Cassette, error) {
+	if c, err := readSplit(file, bytes.NewReader(data), math.MaxInt64, minRun); err == nil {
+		return c, nil
+	}
+	doc, _, err := decodeDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return &doc.Cassette, nil
+}
+
+// document is a cassette read as one YAML document.
+type document struct {
+	Cassette
+	hadSessions bool // the file has a sessions key
+}
+
+// decodeDocument reads data as one YAML document; it is the reference
+// reader, and the only one that reports problems.
+func decodeDocument(file string, data []byte) (*document, int, error) {
 	r := reader{file: file}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, r.yamlError(data, err)
+		return nil, 0, r.yamlError(data, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &FormatError{File: file, Line: 1, Msg: "empty file: a cassette starts with 'version: 1'", Err: ErrCorrupt}
+		return nil, 0, &FormatError{File: file, Line: 1, Msg: "empty file: a cassette starts with 'version: 1'", Err: ErrCorrupt}
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
-		return nil, r.errorf(&extra, "a second YAML document starts here; a cassette is one document (was a file appended or merged?)")
+		return nil, 0, r.errorf(&extra, "a second YAML document starts here; a cassette is one document (was a file appended or merged?)")
 	case !errors.Is(err, io.EOF):
-		return nil, r.yamlError(data, err)
+		return nil, 0, r.yamlError(data, err)
 	}
 	if err := r.check(&doc); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "interactions", "sessions", "other")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if top["version"] == nil {
-		return nil, r.errorf(doc.Content[0], "missing 'version: %d' at the top", FormatVersion)
+		return nil, 0, r.errorf(doc.Content[0], "missing 'version: %d' at the top", FormatVersion)
 	}
 	version, err := r.integer(top["version"], "version")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if version < 1 || version > FormatVersion {
-		return nil, &FormatError{File: file, Line: top["version"].Line, Err: ErrVersion,
+		return nil, 0, &FormatError{File: file, Line: top["version"].Line, Err: ErrVersion,
 			Msg: fmt.Sprintf("cassette format version %d is not supported by this adkproxy (it reads version %d); upgrade adkproxy or re-record", version, FormatVersion)}
 	}
-	c := &Cassette{}
+	c := &document{hadSessions: top["sessions"] != nil}
 	if c.Name, err = r.str(top["name"], "name"); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fieldsOf := map[int][]string{1: {"interactions"}, 2: {"sessions", "other"}}
 	for _, k := range []string{"interactions", "sessions", "other"} {
 		if top[k] != nil && !contains(fieldsOf[version], k) {
-			return nil, r.errorf(top[k], "%q is not a field of version %d cassettes", k, version)
+			return nil, 0, r.errorf(top[k], "%q is not a field of version %d cassettes", k, version)
 		}
 	}
 	if version == 2 {
 		if c.Exchanges, err = r.sessions(top["sessions"]); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	list := top["interactions"]
@@ -482,16 +501,16 @@ func Unmarshal(file string, data []byte) (*Cassette, error) {
 	}
 	items, err := r.list(list, "interactions")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for i, item := range items {
 		x, err := r.exchange(item, fmt.Sprintf("interaction %d", i+1), "request", "response")
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		c.Exchanges = append(c.Exchanges, x)
 	}
-	return c, nil
+	return c, version, nil
 }
 
 // sessions reads version 2's sessions → invocations → steps, in file order.

@@ -1,6 +1,7 @@
 package cassettes
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,18 +55,43 @@ func loadYAML(path string) (*Cassette, error) {
 		return nil, &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	c, err := readSplit(path, f, MaxFileSize, minRun)
+	if errors.Is(err, errNotSplit) {
+		c, err = readWhole(path, f)
+	}
 	if err != nil {
-		return nil, &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
+		var fe *FormatError
+		if !errors.As(err, &fe) {
+			err = &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
+		}
+		return nil, err
 	}
-	if len(data) > MaxFileSize {
-		return nil, &FormatError{File: path, Msg: fmt.Sprintf("larger than %d bytes; split the cassette", MaxFileSize), Err: ErrCorrupt}
+	c.File = path
+	return c, nil
+}
+
+// readWhole reads f again from its start as one document.
+func readWhole(path string, f *os.File) (*Cassette, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
 	}
-	c, err := Unmarshal(path, data)
-	if c != nil {
-		c.File = path
+	// One buffer of the file's size: growing one would allocate (and
+	// clear) about twice that.
+	var buf bytes.Buffer
+	if info, err := f.Stat(); err == nil && info.Size() > 0 && info.Size() <= MaxFileSize {
+		buf.Grow(int(info.Size()) + bytes.MinRead)
 	}
-	return c, err
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
+		return nil, err
+	}
+	if buf.Len() > MaxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes; split the cassette", MaxFileSize)
+	}
+	doc, _, err := decodeDocument(path, buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return &doc.Cassette, nil
 }
 
 // NameFromPath is the name of a cassette file that has no name field: its

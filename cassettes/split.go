@@ -1,0 +1,202 @@
+package cassettes
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A large cassette is mostly its sessions, and parsing YAML is most of the
+// time it takes to load one. Sessions are independent, so readSplit cuts
+// the text between them as it reads and parses the pieces on every core,
+// dropping each piece's text and node tree once its exchanges are out:
+// start-up takes a fraction of the time, and memory holds the exchanges
+// plus a few pieces instead of the whole file and its node tree. Anything
+// unusual, and any error, sends the file through decodeDocument, the
+// reference reader: it alone reports problems (with their lines), and
+// tests check that both read every file alike.
+
+// minRun is the least text parsed as one piece: large enough that a
+// decoder's set-up is lost in the parsing, small enough to spread a file of
+// a few megabytes over the cores and to keep few bytes in flight.
+const minRun = 256 << 10
+
+// errNotSplit: the file is not one readSplit vouches for.
+var errNotSplit = errors.New("not a layout the session splitter reads")
+
+// readSplit reads a version 2 cassette from src, cutting its top-level
+// sessions into runs of at least minSize bytes. It returns errNotSplit (or the read error) when the file
+// must be read as one document instead.
+func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette, error) {
+	r := reader{file: file}
+	type result struct {
+		xs     []*Exchange
+		failed bool
+	}
+	var (
+		mu      sync.Mutex
+		results []result
+		wg      sync.WaitGroup
+	)
+	type job struct {
+		i    int
+		text []byte
+	}
+	jobs := make(chan job)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				xs, failed := r.run(j.text)
+				mu.Lock()
+				results[j.i] = result{xs, failed}
+				mu.Unlock()
+			}
+		})
+	}
+	send := func(text []byte) {
+		mu.Lock()
+		i := len(results)
+		results = append(results, result{})
+		mu.Unlock()
+		jobs <- job{i, text}
+	}
+	rest, err := splitSessions(src, limit, minSize, send)
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	top, version, err := decodeDocument(file, rest)
+	if err != nil || version != 2 || top.hadSessions {
+		return nil, errNotSplit
+	}
+	n := len(top.Exchanges)
+	for _, res := range results {
+		if res.failed {
+			return nil, errNotSplit
+		}
+		n += len(res.xs)
+	}
+	xs := make([]*Exchange, 0, n)
+	for _, res := range results {
+		xs = append(xs, res.xs...)
+	}
+	top.Exchanges = append(xs, top.Exchanges...) // sessions first, as in the file
+	return &top.Cassette, nil
+}
+
+// run reads one piece of the sessions list; failed means the piece is not
+// what the split took it for, or is broken.
+func (r reader) run(text []byte) (xs []*Exchange, failed bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode {
+		return nil, true
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, true
+	}
+	if r.check(&doc) != nil {
+		return nil, true
+	}
+	xs, err := r.sessions(doc.Content[0])
+	return xs, err != nil
+}
+
+// splitSessions reads src line by line and hands each run of whole items
+// of its top-level "sessions:" block sequence to send, at least minSize
+// bytes a run but for the last; rest is the file without that key and its
+// value. Only the indentation at the start of each line is read: every line
+// of an item but its first is indented deeper than the item's dash (block
+// scalars and continued scalars included), so a line at the dash's
+// indentation starts an item and a line at column 0 ends the sequence.
+// Layouts this does not vouch for (no such key, flow style, tabs, document
+// markers, a key that is not a plain "sessions:") give errNotSplit.
+func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (rest []byte, err error) {
+	const (
+		before = iota
+		inside
+		after
+	)
+	state := before
+	dash := -1 // indentation of the sequence's dashes
+	var run []byte
+	var read int64
+	in := bufio.NewReaderSize(src, 64<<10)
+	var long []byte // a line longer than the reader's buffer
+	for {
+		line, err := in.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line, long = append(long, line...), nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if read += int64(len(line)); read > limit {
+			return nil, fmt.Errorf("larger than %d bytes; split the cassette", limit)
+		}
+		if len(line) == 0 {
+			break
+		}
+		indent := 0
+		for indent < len(line) && line[indent] == ' ' {
+			indent++
+		}
+		body := bytes.TrimRight(line[indent:], " \r\n")
+		toRun := state == inside
+		switch {
+		case len(body) == 0 || body[0] == '#':
+			// blank or comment: belongs to whatever it is in
+		case body[0] == '\t' || (indent == 0 && (bytes.HasPrefix(body, []byte("---")) || bytes.HasPrefix(body, []byte("...")) || body[0] == '%')):
+			return nil, errNotSplit
+		case state == before:
+			if indent == 0 && string(body) == "sessions:" {
+				state = inside
+				line = nil
+			}
+		case state == inside:
+			isItem := body[0] == '-' && (len(body) == 1 || body[1] == ' ')
+			switch {
+			case dash < 0:
+				if !isItem {
+					return nil, errNotSplit
+				}
+				dash = indent
+			case indent > dash:
+			case indent == dash && isItem:
+				if len(run) >= minSize {
+					send(run)
+					run = nil
+				}
+			case indent == 0:
+				state, toRun = after, false
+			default:
+				return nil, errNotSplit
+			}
+		}
+		if toRun {
+			run = append(run, line...)
+		} else {
+			rest = append(rest, line...)
+		}
+		if err != nil { // io.EOF after a last line without a newline
+			break
+		}
+	}
+	if state == before || dash < 0 {
+		return nil, errNotSplit
+	}
+	send(run)
+	return rest, nil
+}

@@ -1,0 +1,174 @@
+package cassettes
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// placedCassette is realisticCassette with its exchanges in sessions of
+// up to three invocations of two steps, plus two unplaced exchanges.
+func placedCassette(n int) *Cassette {
+	c := realisticCassette(n)
+	for i, x := range c.Exchanges[:n-2] {
+		x.Place = &Place{Session: i/6 + 1, Invocation: i%6/2 + 1, User: fmt.Sprintf("question %d", i/2), Step: i % 2, Agent: "root"}
+	}
+	return c
+}
+
+// splitAndWhole reads data both ways, the split one cutting into runs of
+// at least minSize bytes.
+func splitAndWhole(data []byte, minSize int) (split *Cassette, splitErr error, whole *Cassette, wholeErr error) {
+	split, splitErr = readSplit(testFile, bytes.NewReader(data), math.MaxInt64, minSize)
+	doc, _, wholeErr := decodeDocument(testFile, data)
+	if doc != nil {
+		whole = &doc.Cassette
+	}
+	return split, splitErr, whole, wholeErr
+}
+
+// TestSplitReadsLikeOneDocument: what the session splitter reads, in runs
+// of any size, is what the one-document reader reads.
+func TestSplitReadsLikeOneDocument(t *testing.T) {
+	written, err := Marshal(placedCassette(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := bytes.ReplaceAll(written, []byte("\n"), []byte("\r\n"))
+	edited := strings.Replace(string(written), "sessions:\n", "sessions:\n# a reviewer's note\n\n", 1)
+	edited = strings.Replace(edited, "\n  - id: 2\n", "\n# session two\n  - id: 2\n", 1)
+	flush := dedentSessions(string(written))
+	cases := map[string][]byte{
+		"as written":             written,
+		"CRLF line ends":         crlf,
+		"comments and blanks":    []byte(edited),
+		"dashes at column 0":     []byte(flush),
+		"no final newline":       bytes.TrimRight(written, "\n"),
+		"other before sessions":  moveOtherFirst(t, written),
+		"sessions only, by hand": []byte("version: 2\nname: hand\nsessions:\n  - id: 1\n    invocations:\n      - id: 1\n        user: hi\n        steps:\n          - step: 0\n            agent: a\n            request: {method: GET, path: /x}\n            response: {status: 200, body: ok}\n  - id: 2\n    invocations: []\n"),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, minSize := range []int{1, 3000, minRun} {
+				split, splitErr, whole, wholeErr := splitAndWhole(data, minSize)
+				if wholeErr != nil {
+					t.Fatalf("one document: %v", wholeErr)
+				}
+				if splitErr != nil {
+					t.Fatalf("runs of %d bytes: the splitter gave up: %v", minSize, splitErr)
+				}
+				if d := diffCassettes(whole, split); d != "" {
+					t.Fatalf("runs of %d bytes: %s", minSize, d)
+				}
+				if len(split.Exchanges) == 0 {
+					t.Fatal("read no exchanges")
+				}
+			}
+		})
+	}
+}
+
+// dedentSessions moves the sessions block two columns left, so its dashes
+// are at column 0 (YAML allows a sequence at its key's indentation).
+func dedentSessions(s string) string {
+	lines := strings.Split(s, "\n")
+	inside := false
+	for i, l := range lines {
+		switch {
+		case l == "sessions:":
+			inside = true
+		case inside && l != "" && l[0] != ' ':
+			inside = false
+		case inside:
+			lines[i] = strings.TrimPrefix(l, "  ")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// moveOtherFirst puts the file's "other:" block before its sessions.
+func moveOtherFirst(t *testing.T, data []byte) []byte {
+	s := string(data)
+	i := strings.Index(s, "\nother:\n")
+	j := strings.Index(s, "\nsessions:\n")
+	if i < 0 || j < 0 || j > i {
+		t.Fatal("expected sessions, then other")
+	}
+	return []byte(s[:j+1] + s[i+1:] + s[j+1:i+1])
+}
+
+// TestSplitGivesUpOnWhatItDoesNotVouchFor: these go through the one
+// document reader, so they load (or fail) exactly as before.
+func TestSplitGivesUpOnWhatItDoesNotVouchFor(t *testing.T) {
+	item := "  - id: 1\n    invocations: []\n"
+	for name, data := range map[string]string{
+		"version 1":       validCassette,
+		"no sessions":     "version: 2\nname: x\nother: []\n",
+		"flow sessions":   "version: 2\nsessions: [{id: 1, invocations: []}]\n",
+		"commented key":   "version: 2\nsessions: # two\n" + item,
+		"tab indentation": "version: 2\nsessions:\n\t- id: 1\n",
+		"document marker": "---\nversion: 2\nsessions:\n" + item,
+		"not a sequence":  "version: 2\nsessions:\n  id: 1\n",
+		"shallower line":  "version: 2\nsessions:\n    - id: 1\n      invocations: []\n  oops: 1\n",
+		"empty sessions":  "version: 2\nsessions:\nname: x\n",
+		"second document": "version: 2\nsessions:\n" + item + "---\nversion: 2\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := readSplit(testFile, strings.NewReader(data), math.MaxInt64, 1)
+			if !errors.Is(err, errNotSplit) {
+				t.Errorf("readSplit: %v, want errNotSplit", err)
+			}
+		})
+	}
+}
+
+// TestBrokenSplitFilesReportLikeOneDocument: a problem in one run is
+// reported by the one-document reader, with its line in the whole file.
+func TestBrokenSplitFilesReportLikeOneDocument(t *testing.T) {
+	written, err := Marshal(placedCassette(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(written), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "status: 200") && i > len(lines)/2 {
+			lines[i] = strings.Replace(l, "status: 200", "status: 2000", 1)
+			break
+		}
+	}
+	broken := []byte(strings.Join(lines, "\n"))
+	_, splitErr, _, wholeErr := splitAndWhole(broken, 1)
+	if splitErr == nil || wholeErr == nil {
+		t.Fatalf("a status of 2000 loaded: split %v, whole %v", splitErr, wholeErr)
+	}
+	_, err = Unmarshal(testFile, broken)
+	if err == nil || err.Error() != wholeErr.Error() {
+		t.Errorf("Unmarshal: %v\nwant the one-document error: %v", err, wholeErr)
+	}
+}
+
+// FuzzSplitReadsLikeOneDocument: whatever the splitter reads, the
+// one-document reader reads the same.
+func FuzzSplitReadsLikeOneDocument(f *testing.F) {
+	if data, err := Marshal(placedCassette(8)); err == nil {
+		f.Add(data, 1)
+	}
+	f.Add([]byte("version: 2\nsessions:\n- id: 1\n  invocations: []\n- id: 2\n  invocations: []\n"), 1)
+	f.Add([]byte("version: 2\nsessions:\n  - id: 1\n    invocations:\n      - id: 1\n        user: \"a\n  - b\"\n        steps: []\n"), 1)
+	f.Add([]byte("version: 2\nsessions:\n  - id: 1\n    invocations: []\n  - &a {id: 2, invocations: []}\n  - *a\n"), 5)
+	f.Fuzz(func(t *testing.T, data []byte, minSize int) {
+		split, splitErr, whole, wholeErr := splitAndWhole(data, max(minSize%4096, 1))
+		if splitErr != nil {
+			return
+		}
+		if wholeErr != nil {
+			t.Fatalf("the splitter read a file the one-document reader refuses: %v", wholeErr)
+		}
+		if d := diffCassettes(whole, split); d != "" {
+			t.Fatalf("the two readers differ: %s", d)
+		}
+	})
+}
