@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"hash/maphash"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -59,10 +60,27 @@ func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Excha
 	t := &tape{name: name, path: path, m: m, org: matcher.NewOrganiser(),
 		queues: map[matcher.Fingerprint][]*entry{}, asSent: map[uint64]*entry{}}
 	t.entries = make([]*entry, 0, len(exchanges))
-	for _, x := range exchanges {
-		t.index(x)
+	for i, fp := range fingerprintAll(m, exchanges) {
+		t.add(exchanges[i], fp)
 	}
 	return t
+}
+
+// fingerprintAll fingerprints the requests of xs on every core, for
+// start-up with large cassettes.
+func fingerprintAll(m *matcher.Matcher, xs []*cassettes.Exchange) []matcher.Fingerprint {
+	fps := make([]matcher.Fingerprint, len(xs))
+	workers := min(runtime.GOMAXPROCS(0), len(xs)/256+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(xs); i += workers {
+				fps[i] = m.Fingerprint(&xs[i].Request)
+			}
+		})
+	}
+	wg.Wait()
+	return fps
 }
 
 // continueRecording lets new calls group with the recorded ones (record
@@ -83,7 +101,11 @@ func (t *tape) continueRecording() {
 // in the conversation waits until a miss needs it (see analyze), which
 // keeps start-up to one cheap pass over the bodies.
 func (t *tape) index(x *cassettes.Exchange) *entry {
-	e := &entry{x: x, fp: t.m.Fingerprint(&x.Request)}
+	return t.add(x, t.m.Fingerprint(&x.Request))
+}
+
+func (t *tape) add(x *cassettes.Exchange, fp matcher.Fingerprint) *entry {
+	e := &entry{x: x, fp: fp}
 	t.entries = append(t.entries, e)
 	t.queues[e.fp] = append(t.queues[e.fp], e)
 	if h := sentHash(&x.Request); t.asSent[h] == nil {

@@ -32,7 +32,12 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return err
 	}
 	stderr := c.App.ErrWriter
+	restoreGC := func() {}
+	if mode == proxy.ModeReplay {
+		restoreGC = loadingGC(cfg.Dir)
+	}
 	srv, err := proxy.New(cfg)
+	restoreGC()
 	if err != nil {
 		return err
 	}
