@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -196,6 +195,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.report.matched(name, e.x)
 			s.log.Debug("replayed", "cassette", name, "method", req.Method, "path", req.Path)
 			s.serve(w, r, &e.x.Response)
+			releaseBody(body) // answered from the recording: nothing keeps the request
 			return
 		} else if !t.recording {
 			s.verify(w, r, t, &req, usedUp)
@@ -203,25 +203,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.forward(w, r, t, body, req)
-}
-
-// readBody reads a request body into one buffer of the declared length,
-// instead of io.ReadAll's doubling, when the client declared one within
-// the limit (a larger one is left to MaxBytesReader to refuse).
-func readBody(body io.Reader, declared, limit int64) ([]byte, error) {
-	if declared <= 0 || declared > limit {
-		return io.ReadAll(body)
-	}
-	buf := make([]byte, declared)
-	if _, err := io.ReadFull(body, buf); err != nil {
-		return nil, err
-	}
-	var more [1]byte
-	if n, err := body.Read(more[:]); n == 0 && (err == io.EOF || err == nil) {
-		return buf, nil // net/http enforces Content-Length: this is the end
-	}
-	rest, err := io.ReadAll(body)
-	return append(append(buf, more[0]), rest...), err
 }
 
 // tapeFor returns the cassette a request goes to, opening it on first use
