@@ -135,7 +135,10 @@ start_target() {
 	local port
 	case $1 in
 	static)
-		start static "$BIN/static" -addr-file "$WORK/static.addr"
+		start static "$BIN/static" -stream whole -addr-file "$WORK/static.addr"
+		wait_addr "$WORK/static.addr" "$PID" static ;;
+	static-event)
+		start static "$BIN/static" -stream event -addr-file "$WORK/static.addr"
 		wait_addr "$WORK/static.addr" "$PID" static ;;
 	adkproxy)
 		rm -f "$WORK/adkproxy.addr"
@@ -158,7 +161,7 @@ start_target() {
 	rm -f "$WORK"/*.addr
 }
 
-TARGETS=(static adkproxy proxay talkback go-vcr)
+TARGETS=(static static-event adkproxy proxay talkback go-vcr)
 for ((rep = 1; rep <= REPS; rep++)); do
 	for target in "${TARGETS[@]}"; do
 		log "replay throughput: $target, repetition $rep of $REPS"
@@ -181,7 +184,7 @@ done
 # passthrough forwards without recording, so the difference is the cost of keeping the exchange.
 # The tagged runs send X-Adkproxy-Invocation, which files every call in one invocation; without it each
 # identical call opens a session of its own and placing a call scans all of them (the untagged run).
-start_target static
+start_target static-event # the live API flushes each event
 STATIC=$ADDR
 STATIC_PID=$PID
 for ((rep = 1; rep <= REPS; rep++)); do
@@ -248,10 +251,11 @@ stop "$BIG_PID"
 stop "$SMALL_PID"
 
 # --- 6. Go benchmarks and CPU profiles --------------------------------------------------------------
-log "go test -bench (matcher, cassettes, proxy)"
+log "go test -bench (matcher, cassettes, proxy, scoring)"
 go test -run '^$' -bench 'Fingerprint4KB|Canonical4KB|CanonicalAppend4KB|Analyze4KB' -benchmem -count "$REPS" ./matcher >"$WORK/gobench.txt"
 go test -run '^$' -bench 'Marshal|Unmarshal|Save|Load|JournalAppend' -benchmem -count "$REPS" ./cassettes >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'ReplayJSON|ReplaySSE|NewReplay|Record' -benchmem -count "$REPS" ./proxy >>"$WORK/gobench.txt"
+go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
 log "CPU profiles of the replay request path and of replay start-up"
 go test -run '^$' -bench 'ReplayJSON' -cpuprofile "$WORK/replay.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
 go test -run '^$' -bench 'NewReplay/interactions=1000' -benchtime 5x -cpuprofile "$WORK/load.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
