@@ -62,7 +62,9 @@ func TrajectoryOf(x *Exchange) Trajectory {
 	var text strings.Builder
 	for _, payload := range ResponsePayloads(&x.Response) {
 		var resp genai.GenerateContentResponse
-		if json.Unmarshal(payload, &resp) != nil {
+		// Only an object can be a response; genai's decoder panics on a
+		// bare null (a body or event that says "null").
+		if t := bytes.TrimLeft(payload, " \t\r\n"); len(t) == 0 || t[0] != '{' || json.Unmarshal(payload, &resp) != nil {
 			continue
 		}
 		if resp.UsageMetadata != nil {
