@@ -152,10 +152,7 @@ func badCharLine(data []byte) int {
 	line := 1
 	for i := 0; i < len(data); {
 		c, size := utf8.DecodeRune(data[i:])
-		ok := c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c <= 0x7e) || c == 0x85 ||
-			(c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && !(c == utf8.RuneError && size == 1)) ||
-			(c >= 0x10000 && c <= 0x10ffff)
-		if !ok {
+		if !yamlReadable(c, size) {
 			return line
 		}
 		if c == '\n' {
@@ -164,6 +161,14 @@ func badCharLine(data []byte) int {
 		i += size
 	}
 	return 0
+}
+
+// yamlReadable reports whether YAML reads the character c, decoded from
+// size bytes (invalid UTF-8 and most control characters are refused).
+func yamlReadable(c rune, size int) bool {
+	return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c <= 0x7e) || c == 0x85 ||
+		(c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && !(c == utf8.RuneError && size == 1)) ||
+		(c >= 0x10000 && c <= 0x10ffff)
 }
 
 // fields reads a mapping whose keys must all be in known.

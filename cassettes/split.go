@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -45,26 +48,27 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 		wg      sync.WaitGroup
 	)
 	type job struct {
-		i    int
-		text []byte
+		i      int
+		text   []byte
+		blocks []string
 	}
 	jobs := make(chan job)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
-				xs, failed := r.run(j.text)
+				xs, failed := r.run(j.text, j.blocks)
 				mu.Lock()
 				results[j.i] = result{xs, failed}
 				mu.Unlock()
 			}
 		})
 	}
-	send := func(text []byte) {
+	send := func(text []byte, blocks []string) {
 		mu.Lock()
 		i := len(results)
 		results = append(results, result{})
 		mu.Unlock()
-		jobs <- job{i, text}
+		jobs <- job{i, text, blocks}
 	}
 	rest, err := splitSessions(src, limit, minSize, send)
 	close(jobs)
@@ -91,9 +95,10 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 	return &top.Cassette, nil
 }
 
-// run reads one piece of the sessions list; failed means the piece is not
-// what the split took it for, or is broken.
-func (r reader) run(text []byte) (xs []*Exchange, failed bool) {
+// run reads one piece of the sessions list, putting back the values of the
+// block literals taken out of it; failed means the piece is not what the
+// split took it for, or is broken.
+func (r reader) run(text []byte, blocks []string) (xs []*Exchange, failed bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode {
@@ -103,11 +108,42 @@ func (r reader) run(text []byte) (xs []*Exchange, failed bool) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, true
 	}
-	if r.check(&doc) != nil {
+	if r.check(&doc) != nil || fill(&doc, blocks) != len(blocks) {
 		return nil, true
 	}
 	xs, err := r.sessions(doc.Content[0])
 	return xs, err != nil
+}
+
+// literalMark stands in for a block literal's lines in the text yaml.v3
+// reads: the mark, a random number (so no cassette can hold it by chance)
+// and the value's index.
+var literalMark = fmt.Sprintf("adkproxy-literal-%016x-", rand.Uint64())
+
+// fill puts the values of blocks back in place of their marks, and counts
+// them; each mark is filled once.
+func fill(n *yaml.Node, blocks []string) int {
+	if len(blocks) == 0 {
+		return 0
+	}
+	filled := 0
+	used := make([]bool, len(blocks))
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
+			if rest, ok := strings.CutPrefix(strings.TrimSuffix(n.Value, "\n"), literalMark); ok {
+				if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < len(blocks) && !used[i] {
+					n.Value, used[i] = blocks[i], true
+					filled++
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	return filled
 }
 
 // splitSessions reads src line by line and hands each run of whole items
@@ -119,7 +155,7 @@ func (r reader) run(text []byte) (xs []*Exchange, failed bool) {
 // indentation starts an item and a line at column 0 ends the sequence.
 // Layouts this does not vouch for (no such key, flow style, tabs, document
 // markers, a key that is not a plain "sessions:") give errNotSplit.
-func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (rest []byte, err error) {
+func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte, blocks []string)) (rest []byte, err error) {
 	const (
 		before = iota
 		inside
@@ -127,7 +163,20 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (
 	)
 	state := before
 	dash := -1 // indentation of the sequence's dashes
-	var run []byte
+	var (
+		run    []byte
+		blocks []string // values of the literals taken out of run
+		lit    *literal // the block literal being read
+	)
+	endLiteral := func() {
+		if v, ok := lit.value(); ok {
+			run = fmt.Appendf(run, "%*s%s%d\n", lit.indent, "", literalMark, len(blocks))
+			blocks = append(blocks, v)
+		} else {
+			run = append(run, lit.raw...)
+		}
+		lit = nil
+	}
 	var read int64
 	in := bufio.NewReaderSize(src, 64<<10)
 	var long []byte // a line longer than the reader's buffer
@@ -148,6 +197,15 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (
 		}
 		if len(line) == 0 {
 			break
+		}
+		if lit != nil {
+			if lit.add(line) {
+				if err != nil {
+					break
+				}
+				continue
+			}
+			endLiteral()
 		}
 		indent := 0
 		for indent < len(line) && line[indent] == ' ' {
@@ -176,8 +234,8 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (
 			case indent > dash:
 			case indent == dash && isItem:
 				if len(run) >= minSize {
-					send(run)
-					run = nil
+					send(run, blocks)
+					run, blocks = nil, nil
 				}
 			case indent == 0:
 				state, toRun = after, false
@@ -187,6 +245,9 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (
 		}
 		if toRun {
 			run = append(run, line...)
+			if l, ok := literalHeader(body, indent); ok {
+				lit = l
+			}
 		} else {
 			rest = append(rest, line...)
 		}
@@ -194,9 +255,12 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func([]byte)) (
 			break
 		}
 	}
+	if lit != nil {
+		endLiteral()
+	}
 	if state == before || dash < 0 {
 		return nil, errNotSplit
 	}
-	send(run)
+	send(run, blocks)
 	return rest, nil
 }

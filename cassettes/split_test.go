@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // placedCassette is realisticCassette with its exchanges in sessions of
@@ -169,6 +171,100 @@ func FuzzSplitReadsLikeOneDocument(f *testing.F) {
 		}
 		if d := diffCassettes(whole, split); d != "" {
 			t.Fatalf("the two readers differ: %s", d)
+		}
+	})
+}
+
+// TestSplitKeepsTrickyValues: values that YAML stores in odd ways (block
+// literals with leading or trailing blank lines, spaces, tabs, Unicode)
+// read the same through the splitter, which takes block literals out of
+// yaml.v3's hands, as through the one-document reader and as written.
+func TestSplitKeepsTrickyValues(t *testing.T) {
+	c := &Cassette{Name: "tricky"}
+	for i, s := range trickyStrings {
+		x := simpleExchange(s, s)
+		x.Request.Header = map[string][]string{"X-Tricky": {s}}
+		x.Response.Events = []Event{{Data: []byte(s)}, {Data: []byte("data: " + s + "\r\n\r\n")}}
+		x.Response.Body = nil
+		x.Place = &Place{Session: i + 1, Invocation: 1, User: s, Step: 0, Agent: "a"}
+		y := simpleExchange(s+"\n", "{\"text\": "+q(s)+"}")
+		y.Place = &Place{Session: i + 1, Invocation: 2, User: s + " again", Step: 0, Agent: "a"}
+		c.Exchanges = append(c.Exchanges, x, y)
+	}
+	data, err := Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(": |")) {
+		t.Fatal("no block literal in the test cassette")
+	}
+	for _, minSize := range []int{1, minRun} {
+		split, splitErr, whole, wholeErr := splitAndWhole(data, minSize)
+		if splitErr != nil || wholeErr != nil {
+			t.Fatalf("runs of %d bytes: split %v, whole %v", minSize, splitErr, wholeErr)
+		}
+		if d := diffCassettes(whole, split); d != "" {
+			t.Fatalf("runs of %d bytes: readers differ: %s", minSize, d)
+		}
+		if d := diffCassettes(c, split); d != "" {
+			t.Fatalf("runs of %d bytes: not what was written: %s", minSize, d)
+		}
+	}
+}
+
+// FuzzLiteralMatchesYAML: a block literal the splitter reads itself has
+// the value yaml.v3 gives it.
+func FuzzLiteralMatchesYAML(f *testing.F) {
+	f.Add([]byte("  {\n    \"a\": 1\n  }\n"), byte('-'), uint8(0))
+	f.Add([]byte("\n  \n  x\n\n   \n  y  \n\n"), byte('+'), uint8(2))
+	f.Add([]byte("  a\n\tb\n"), byte(0), uint8(0))
+	f.Add([]byte("   \n  a\n"), byte('-'), uint8(0))
+	f.Add([]byte("  a\r\n  b\r\n\r\n"), byte('+'), uint8(0))
+	f.Add([]byte("    \xc2\x85x\n"), byte(0), uint8(4))
+	f.Fuzz(func(t *testing.T, block []byte, chomp byte, keyCol uint8) {
+		chomps := map[byte]string{'-': "-", '+': "+", 0: ""}
+		ind, ok := chomps[chomp]
+		if !ok {
+			return
+		}
+		col := int(keyCol % 6)
+		pad := strings.Repeat(" ", col)
+		// Feed the block's lines until one ends it; YAML must then read
+		// the lines taken as the literal's value, whatever followed.
+		l := &literal{keyCol: col, chomp: chomp}
+		rest := []byte(string(block) + pad + "next: 1\n")
+		taken := 0
+		for taken < len(rest) {
+			i := bytes.IndexByte(rest[taken:], '\n') + 1
+			if i == 0 {
+				i = len(rest) - taken
+			}
+			if !l.add(rest[taken : taken+i]) {
+				break
+			}
+			taken += i
+		}
+		got, ok := l.value()
+		if !ok {
+			return
+		}
+		doc := "outer:\n" + pad + "key: |" + ind + "\n" + string(rest[:taken]) + pad + "next: 1\n"
+		if col == 0 {
+			doc = "key: |" + ind + "\n" + string(rest[:taken]) + "next: 1\n"
+		}
+		var parsed struct {
+			Key   *string
+			Outer struct{ Key *string }
+		}
+		if err := yaml.Unmarshal([]byte(doc), &parsed); err != nil {
+			t.Fatalf("the splitter read a block yaml.v3 refuses (%v):\n%q", err, doc)
+		}
+		want := parsed.Key
+		if col > 0 {
+			want = parsed.Outer.Key
+		}
+		if want == nil || *want != got {
+			t.Fatalf("value %q, yaml.v3 reads %v from\n%q", got, want, doc)
 		}
 	})
 }

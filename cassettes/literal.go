@@ -1,0 +1,149 @@
+package cassettes
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// Bodies are most of a cassette's bytes, written as YAML block literals
+// ("body: |-" and the indented lines below it), and they were more than
+// half of yaml.v3's time. A block literal's value is its lines with their
+// common indentation removed, so the session splitter takes such blocks out
+// of the text it hands to yaml.v3 and rebuilds their values itself; yaml.v3
+// parses the header as an empty literal and fill puts the value back. Only
+// the plainest form is taken ("key: |", "|-" or "|+" with nothing after,
+// printable text, LF or CRLF line ends); anything else stays for yaml.v3.
+
+// literal gathers the lines of one block literal after its header.
+type literal struct {
+	keyCol  int    // column of the key the block is the value of
+	chomp   byte   // '-' strip, '+' keep, 0 clip
+	indent  int    // the content's indentation, 0 until known
+	leading int    // most spaces on an empty line before indent is known
+	raw     []byte // the lines as read
+	bad     bool   // a form this does not vouch for: give it back
+}
+
+// literalHeader recognises "key: |", "key: |-" or "key: |+", alone or as a
+// sequence item's first key ("- key: |-"), after indent spaces.
+func literalHeader(body []byte, indent int) (l *literal, ok bool) {
+	keyCol := indent
+	if bytes.HasPrefix(body, []byte("- ")) {
+		body, keyCol = body[2:], indent+2
+	}
+	var chomp byte
+	switch {
+	case bytes.HasSuffix(body, []byte(": |")):
+		body = body[:len(body)-3]
+	case bytes.HasSuffix(body, []byte(": |-")), bytes.HasSuffix(body, []byte(": |+")):
+		chomp = body[len(body)-1]
+		body = body[:len(body)-4]
+	default:
+		return nil, false
+	}
+	if len(body) == 0 {
+		return nil, false
+	}
+	for _, c := range body {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return nil, false
+		}
+	}
+	return &literal{keyCol: keyCol, chomp: chomp}, true
+}
+
+// add takes the next line, line end included. It returns false when the
+// line is not part of the block, which has then ended; the caller reads
+// that line as it would any other.
+func (l *literal) add(line []byte) bool {
+	text, ok := bytes.CutSuffix(line, []byte("\n"))
+	if !ok {
+		l.bad = true // the file ends inside the block
+	}
+	text, _ = bytes.CutSuffix(text, []byte("\r"))
+	spaces := 0
+	for spaces < len(text) && text[spaces] == ' ' {
+		spaces++
+	}
+	switch {
+	case spaces == len(text): // an empty line, or one of spaces only
+		if l.indent == 0 {
+			l.leading = max(l.leading, spaces)
+		}
+	case l.indent == 0 && (spaces <= l.keyCol || l.leading > spaces || text[spaces] == '\t'):
+		l.bad = true // an empty block, or indentation YAML would refuse
+		return false
+	case l.indent == 0 || spaces >= l.indent:
+		if l.indent == 0 {
+			l.indent = spaces
+		}
+		if !literalText(text[l.indent:]) {
+			l.bad = true
+		}
+	default: // less indented: the block has ended
+		if text[spaces] == '\t' {
+			l.bad = true // YAML refuses a tab where indentation is expected
+		}
+		return false
+	}
+	l.raw = append(l.raw, line...)
+	return true
+}
+
+// value is the block's value as YAML reads it: each line without the
+// indentation, an empty line as a line break, then the chomping; ok is
+// false when the block is to be given back to yaml.v3.
+func (l *literal) value() (v string, ok bool) {
+	if l.bad || l.indent == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(l.raw))
+	end := -1 // where the text of the last line with text ends
+	for rest := l.raw; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		line, _ = bytes.CutSuffix(line, []byte("\r"))
+		if len(line) > l.indent {
+			b.Write(line[l.indent:])
+			end = b.Len()
+		}
+		b.WriteByte('\n')
+	}
+	if end < 0 {
+		return "", false
+	}
+	v = b.String()
+	switch l.chomp {
+	case '-':
+		return v[:end], true
+	case '+':
+		return v, true
+	default:
+		return v[:end+1], true
+	}
+}
+
+// literalText reports whether b is text YAML reads as is inside a block
+// literal: printable characters and tabs, none that YAML takes for a line
+// break (CR, NEL, LS, PS) and no byte order mark.
+func literalText(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c >= 0x20 && c < 0x7f || c == '\t' {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r < 0x80 || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff || !yamlReadable(r, size) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
