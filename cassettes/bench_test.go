@@ -65,8 +65,18 @@ func realisticCassette(n int) *Cassette {
 	return c
 }
 
+// placedCassette is realisticCassette with its exchanges in sessions of
+// up to three invocations of two steps, plus two unplaced exchanges.
+func placedCassette(n int) *Cassette {
+	c := realisticCassette(n)
+	for i, x := range c.Exchanges[:n-2] {
+		x.Place = &Place{Session: i/6 + 1, Invocation: i%6/2 + 1, User: fmt.Sprintf("question %d", i/2), Step: i % 2, Agent: "root"}
+	}
+	return c
+}
+
 func BenchmarkMarshal(b *testing.B) {
-	c := realisticCassette(200)
+	c := placedCassette(200)
 	data, err := Marshal(c)
 	if err != nil {
 		b.Fatal(err)
@@ -81,7 +91,7 @@ func BenchmarkMarshal(b *testing.B) {
 }
 
 func BenchmarkUnmarshal(b *testing.B) {
-	data, err := Marshal(realisticCassette(200))
+	data, err := Marshal(placedCassette(200))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,23 +3,12 @@ package cassettes
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 )
-
-// placedCassette is realisticCassette with its exchanges in sessions of
-// up to three invocations of two steps, plus two unplaced exchanges.
-func placedCassette(n int) *Cassette {
-	c := realisticCassette(n)
-	for i, x := range c.Exchanges[:n-2] {
-		x.Place = &Place{Session: i/6 + 1, Invocation: i%6/2 + 1, User: fmt.Sprintf("question %d", i/2), Step: i % 2, Agent: "root"}
-	}
-	return c
-}
 
 // splitAndWhole reads data both ways, the split one cutting into runs of
 // at least minSize bytes.

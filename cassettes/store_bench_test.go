@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// BenchmarkSave writes the 200-exchange realistic cassette the way the
+// BenchmarkSave writes a 200-exchange realistic cassette, in sessions as a
+// recording files them, the way the
 // proxy does at exit: render, scan for secrets, temporary file, fsync,
 // rename, fsync of the folder. (BenchmarkMarshal is the rendering alone.)
 func BenchmarkSave(b *testing.B) {
-	c := realisticCassette(200)
+	c := placedCassette(200)
 	data, err := Marshal(c)
 	if err != nil {
 		b.Fatal(err)
@@ -28,7 +29,7 @@ func BenchmarkSave(b *testing.B) {
 // BenchmarkLoad reads that cassette back from disk, as replay does at
 // start-up for each file. (BenchmarkUnmarshal is the parsing alone.)
 func BenchmarkLoad(b *testing.B) {
-	c := realisticCassette(200)
+	c := placedCassette(200)
 	path := filepath.Join(b.TempDir(), "bench.yaml")
 	if err := Save(path, c, nil); err != nil {
 		b.Fatal(err)
