@@ -29,6 +29,7 @@ type Server struct {
 	fatal error
 
 	report reportLog
+	paths  sync.Map // cassette name -> its file, for names already checked
 }
 
 // New prepares a server. In replay mode it loads every cassette in the
@@ -148,12 +149,19 @@ func unusedMessage(name string, e *entry) string {
 	return fmt.Sprintf("cassette %q: the recording of %s was never requested: the agent stopped early or skipped a step", name, what)
 }
 
+// pathFor is the file of the cassette name, once the name is checked; a
+// name's file is worked out once, not on every request.
 func (s *Server) pathFor(name string) (string, error) {
+	if p, ok := s.paths.Load(name); ok {
+		return p.(string), nil
+	}
 	rel, err := cassettes.FileName(name)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(s.cfg.Dir, rel), nil
+	p := filepath.Join(s.cfg.Dir, rel)
+	s.paths.Store(name, p)
+	return p, nil
 }
 
 // ServeHTTP implements http.Handler.
