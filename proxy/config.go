@@ -103,7 +103,12 @@ func (c *Config) setDefaults() error {
 		c.Upstream = u
 	}
 	if c.Transport == nil {
-		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// Agents call the API in parallel; the default keeps only 2 idle
+		// connections per host, so every other call paid a new connection
+		// (a TLS handshake to the real API).
+		t.MaxIdleConnsPerHost = t.MaxIdleConns
+		c.Transport = t
 	}
 	if c.Clock == nil {
 		c.Clock = realClock{}
