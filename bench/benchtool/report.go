@@ -336,8 +336,14 @@ func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) er
 			p("| replay throughput ≥ 3× %s, c=16, %s | %s / %s req/s = %s× | %s |\n", peer, strings.ToUpper(payload), thousands(a.rps), thousands(x.rps), f2(ratio), metMark(ok))
 			if !ok {
 				missed = append(missed, "throughput")
-				peerGaps = append(peerGaps, fmt.Sprintf("%s answers %s at %s× the static limit in this run, so 3× %s is %s× the limit, where the limit is a server that only reads each request and writes fixed bytes; adkproxy reached %s×.",
-					peer, strings.ToUpper(payload), f2(x.rps/s.rps), peer, f2(3*x.rps/s.rps), f2(a.rps/s.rps)))
+			}
+			if ratio < 3.6 { // missed, or within the noise of missing
+				label := "Gap"
+				if ok {
+					label = "Close to the floor"
+				}
+				peerGaps = append(peerGaps, fmt.Sprintf("**%s:** %s answers %s at %s× the static limit in this run, so 3× %s is %s× the limit, where the limit is a server that only reads each request and writes fixed bytes; adkproxy reached %s×.",
+					label, peer, strings.ToUpper(payload), f2(x.rps/s.rps), peer, f2(3*x.rps/s.rps), f2(a.rps/s.rps)))
 			}
 		}
 	}
@@ -391,7 +397,7 @@ func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) er
 	}
 	p("\n")
 	for _, g := range peerGaps {
-		p("**Gap:** %s\n\n", g)
+		p("%s\n\n", g)
 	}
 
 	// ---- recording
