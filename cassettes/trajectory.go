@@ -83,13 +83,19 @@ func TrajectoryOf(x *Exchange) Trajectory {
 		if cand.Content == nil {
 			continue
 		}
+		// The text parts of one response are joined by line breaks, as ADK
+		// joins a final response's parts; the chunks of a stream are pieces
+		// of one text and are joined as they are.
+		sep := ""
 		for _, p := range cand.Content.Parts {
 			switch {
 			case p == nil:
 			case p.FunctionCall != nil:
 				t.ToolCalls = append(t.ToolCalls, ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
 			case p.Text != "" && !p.Thought:
+				text.WriteString(sep)
 				text.WriteString(p.Text)
+				sep = "\n"
 			}
 		}
 	}

@@ -27,3 +27,20 @@ func TestTrajectoryOfOddPayloads(t *testing.T) {
 		t.Errorf("a real response: text %q, want hi", got)
 	}
 }
+
+// TestTrajectoryTextParts: the text parts of one response are joined by
+// line breaks (as ADK joins a final response's parts), thoughts left out;
+// the chunks of a stream are pieces of one text.
+func TestTrajectoryTextParts(t *testing.T) {
+	x := simpleExchange("{}", `{"candidates": [{"content": {"parts": [{"text": "First."}, {"text": "hmm", "thought": true}, {"functionCall": {"name": "f"}}, {"text": "Second."}]}}]}`)
+	if got := TrajectoryOf(x).Text; got != "First.\nSecond." {
+		t.Errorf("parts of one response: %q, want %q", got, "First.\nSecond.")
+	}
+	x.Response.Body = nil
+	for _, chunk := range []string{"Hel", "lo, ", "world"} {
+		x.Response.Events = append(x.Response.Events, Event{Data: []byte(`data: {"candidates": [{"content": {"parts": [{"text": "` + chunk + `"}]}}]}` + "\r\n\r\n")})
+	}
+	if got := TrajectoryOf(x).Text; got != "Hello, world" {
+		t.Errorf("chunks of a stream: %q, want %q", got, "Hello, world")
+	}
+}
