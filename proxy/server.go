@@ -190,6 +190,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := s.tapeFor(name, path)
 	if err != nil {
 		s.report.failed()
+		if errors.Is(err, errNameClash) {
+			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
+			return
+		}
 		writeError(w, http.StatusInternalServerError, statusInternal, err.Error())
 		return
 	}
@@ -220,6 +224,9 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	defer s.mu.Unlock()
 	if t := s.tapes[name]; t != nil || s.cfg.Mode == ModeReplay {
 		return t, nil
+	}
+	if err := s.checkCase(name, path); err != nil {
+		return nil, err
 	}
 	var existing []*cassettes.Exchange
 	found := false
@@ -261,6 +268,41 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	}
 	s.tapes[name] = t
 	return t, nil
+}
+
+// errNameClash: a cassette name whose file differs from another's only in
+// case.
+var errNameClash = errors.New("cassette names clash")
+
+// checkCase refuses a cassette whose file differs only in case from one
+// already open or on disk: on macOS and Windows the two are one file, so a
+// recording would overwrite the other, and a repository holding both
+// cannot be checked out there. Callers hold s.mu.
+func (s *Server) checkCase(name, path string) error {
+	clash := func(other string) error {
+		return fmt.Errorf("%w: cassette %q would be written to %s, which differs only in case from %s; on macOS and Windows they are one file. Rename one of the cassettes (test names)",
+			errNameClash, name, path, other)
+	}
+	for _, t := range s.tapes {
+		if t.path != path && strings.EqualFold(t.path, path) {
+			return clash(t.path)
+		}
+	}
+	rel, err := filepath.Rel(s.cfg.Dir, path)
+	if err != nil {
+		return nil
+	}
+	dir := s.cfg.Dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		entries, _ := os.ReadDir(dir) // a folder not made yet holds nothing
+		for _, e := range entries {
+			if e.Name() != part && strings.EqualFold(e.Name(), part) {
+				return clash(filepath.Join(dir, e.Name()))
+			}
+		}
+		dir = filepath.Join(dir, part)
+	}
+	return nil
 }
 
 // cassetteName picks the cassette for a request: the adkproxy header, else
