@@ -72,11 +72,14 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 	}
 	rest, err := splitSessions(src, limit, minSize, send)
 	close(jobs)
-	wg.Wait()
 	if err != nil {
+		wg.Wait()
 		return nil, err
 	}
+	// The rest (the header and the other exchanges) is read while the
+	// last runs are.
 	top, version, err := decodeDocument(file, rest)
+	wg.Wait()
 	if err != nil || version != 2 || top.hadSessions {
 		return nil, errNotSplit
 	}
