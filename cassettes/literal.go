@@ -10,8 +10,8 @@ import (
 // ("body: |-" and the indented lines below it), and they were more than
 // half of yaml.v3's time. A block literal's value is its lines with their
 // common indentation removed, so the session splitter takes such blocks out
-// of the text it hands to yaml.v3 and rebuilds their values itself; yaml.v3
-// parses the header as an empty literal and fill puts the value back. Only
+// of the text it hands to yaml.v3, leaving a one-line mark, and rebuilds
+// their values itself; fill puts each value back in place of its mark. Only
 // the plainest form is taken ("key: |", "|-" or "|+" with nothing after,
 // printable text, LF or CRLF line ends); anything else stays for yaml.v3.
 

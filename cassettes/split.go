@@ -34,8 +34,8 @@ const minRun = 256 << 10
 var errNotSplit = errors.New("not a layout the session splitter reads")
 
 // readSplit reads a version 2 cassette from src, cutting its top-level
-// sessions into runs of at least minSize bytes. It returns errNotSplit (or the read error) when the file
-// must be read as one document instead.
+// sessions into runs of at least minSize bytes. It returns errNotSplit (or
+// the read error) when the file must be read as one document instead.
 func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette, error) {
 	r := reader{file: file}
 	type result struct {

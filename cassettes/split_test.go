@@ -269,3 +269,37 @@ func FuzzLiteralMatchesYAML(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitIsNotFooledByHeadersInsideText: text that looks like a block
+// literal header ("note: |") inside another value, which the splitter may
+// take for one, still reads back exactly.
+func TestSplitIsNotFooledByHeadersInsideText(t *testing.T) {
+	texts := []string{
+		" leading space\nnote: |\n  indented\nend",
+		"plain\nnote: |-\n    deeper\n  back\n",
+		"  two spaces\n  body: |+\n\n    x\n\n",
+	}
+	c := &Cassette{Name: "lookalikes"}
+	for i, s := range texts {
+		x := simpleExchange(s, s)
+		x.Place = &Place{Session: i + 1, Invocation: 1, User: s, Step: 0, Agent: "a"}
+		c.Exchanges = append(c.Exchanges, x)
+	}
+	data, err := Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Unmarshal(testFile, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffCassettes(c, got); d != "" {
+		t.Fatalf("%s\n--- YAML ---\n%s", d, data)
+	}
+	split, splitErr, whole, _ := splitAndWhole(data, 1)
+	if splitErr == nil {
+		if d := diffCassettes(whole, split); d != "" {
+			t.Fatalf("readers differ: %s", d)
+		}
+	}
+}
