@@ -285,14 +285,7 @@ func TestSplitIsNotFooledByHeadersInsideText(t *testing.T) {
 		x.Place = &Place{Session: i + 1, Invocation: 1, User: s, Step: 0, Agent: "a"}
 		c.Exchanges = append(c.Exchanges, x)
 	}
-	data, err := Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Unmarshal(testFile, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, data := roundTrip(t, c)
 	if d := diffCassettes(c, got); d != "" {
 		t.Fatalf("%s\n--- YAML ---\n%s", d, data)
 	}
