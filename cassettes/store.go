@@ -104,11 +104,10 @@ func NameFromPath(dir, path string) string {
 	return strings.TrimSuffix(filepath.ToSlash(rel), Extension)
 }
 
-// LoadDir reads every cassette below dir, keyed by cassette name. A file
-// without a name takes its path relative to dir, minus the extension.
-// Hidden files and folders (temporary files of an unfinished Save, .git)
-// are skipped.
-func LoadDir(dir string) (map[string]*Cassette, error) {
+// Files lists the cassette files LoadDir reads below dir, in walk order:
+// every YAML file outside hidden folders, and the cassette a leftover
+// journal stands for when its YAML was never written.
+func Files(dir string) ([]string, error) {
 	info, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: the cassette folder %s does not exist; record into it first with 'adkproxy record --cassettes %s -- COMMAND'", ErrNotFound, dir, dir)
@@ -119,8 +118,6 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a folder", ErrNotFound, dir)
 	}
-	// Find the files first, then load them on every core: start-up with a
-	// suite's hundreds of cassettes is mostly YAML parsing.
 	var paths []string
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -145,6 +142,17 @@ func LoadDir(dir string) (map[string]*Cassette, error) {
 		}
 		return nil
 	})
+	return paths, err
+}
+
+// LoadDir reads every cassette below dir, keyed by cassette name. A file
+// without a name takes its path relative to dir, minus the extension.
+// Hidden files and folders (temporary files of an unfinished Save, .git)
+// are skipped.
+func LoadDir(dir string) (map[string]*Cassette, error) {
+	// Find the files first, then load them on every core: start-up with a
+	// suite's hundreds of cassettes is mostly YAML parsing.
+	paths, err := Files(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/bench/workload"
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // Measurement is one JSON line of results that is not a loadgen run.
@@ -85,22 +85,19 @@ func coldStart(args []string) error {
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	var yamlBytes int64
-	var files int
-	err := filepath.WalkDir(*dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			yamlBytes += info.Size()
-			files++
-		}
-		return err
-	})
+	paths, err := cassettes.Files(*dir) // what adkproxy will load
 	if err != nil {
 		return err
 	}
+	var yamlBytes int64
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		yamlBytes += info.Size()
+	}
+	files := len(paths)
 	for rep := 1; rep <= *reps; rep++ {
 		tmp, err := os.MkdirTemp("", "adkproxy-coldstart-")
 		if err != nil {

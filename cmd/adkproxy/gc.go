@@ -1,11 +1,8 @@
 package main
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 )
@@ -23,14 +20,12 @@ func loadingGC(dir string) (restore func()) {
 		return func() {}
 	}
 	var size int64
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, cassettes.Extension) {
-			if info, err := d.Info(); err == nil {
-				size += info.Size()
-			}
+	files, _ := cassettes.Files(dir) // a folder that cannot be read fails in loading
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil {
+			size += info.Size()
 		}
-		return nil
-	})
+	}
 	limit := max(2*size, 64<<20)
 	oldLimit := debug.SetMemoryLimit(limit)
 	oldPercent := debug.SetGCPercent(-1)

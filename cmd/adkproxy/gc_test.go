@@ -17,7 +17,7 @@ func TestLoadingGCPacesByTwiceTheCassettesAndRestores(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	dir := t.TempDir()
-	for _, name := range []string{"a.yaml", "sub/b.yaml", "notes.txt"} {
+	for _, name := range []string{"a.yaml", "sub/b.yaml", "notes.txt", ".git/c.yaml"} {
 		path := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, make([]byte, 40<<20), 0o644); err != nil {
@@ -29,7 +29,7 @@ func TestLoadingGCPacesByTwiceTheCassettesAndRestores(t *testing.T) {
 	gotPercent, gotLimit := gcSettings()
 	restore()
 	if gotPercent != -1 || gotLimit != 2*80<<20 {
-		t.Errorf("while loading: GC percent %d, limit %d; want -1 and %d (twice the two .yaml files)", gotPercent, gotLimit, 2*80<<20)
+		t.Errorf("while loading: GC percent %d, limit %d; want -1 and %d (twice the two cassettes; hidden folders are not read)", gotPercent, gotLimit, 2*80<<20)
 	}
 	if p, l := gcSettings(); p != percent || l != limit {
 		t.Errorf("after loading: GC percent %d, limit %d; want them back at %d, %d", p, l, percent, limit)
