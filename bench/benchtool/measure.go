@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/adkproxy/adkproxy/bench/harness"
 	"github.com/adkproxy/adkproxy/bench/workload"
 	"github.com/adkproxy/adkproxy/cassettes"
 )
@@ -46,16 +47,6 @@ func appendResult(path string, m Measurement) error {
 	}
 	f.Write(append(line, '\n'))
 	return f.Close()
-}
-
-func parseTags(s string) map[string]string {
-	m := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	return m
 }
 
 // freePort prints a TCP port that is free on 127.0.0.1 right now.
@@ -125,7 +116,7 @@ func coldStart(args []string) error {
 		if herr != nil {
 			return herr
 		}
-		t := parseTags(*tags)
+		t := harness.ParseTags(*tags)
 		t["rep"] = strconv.Itoa(rep)
 		if err := appendResult(*out, Measurement{Kind: "coldstart", Tags: t, Values: map[string]float64{
 			"startup_ms": float64(elapsed.Microseconds()) / 1e3,

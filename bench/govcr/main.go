@@ -16,14 +16,12 @@ import (
 	"flag"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"sync"
-	"syscall"
 
+	"github.com/adkproxy/adkproxy/bench/harness"
 	"github.com/adkproxy/adkproxy/bench/workload"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
@@ -56,30 +54,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
+	if err := harness.ServeLoopback(*listen, *addrFile, handler(rec)); err != nil {
 		log.Fatal(err)
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
-		log.Fatalf("refusing to listen on %s: the benchmark stays on loopback", ln.Addr())
-	}
-	go func() {
-		if err := http.Serve(ln, handler(rec)); err != nil {
-			log.Print(err)
-		}
-	}()
-	if *addrFile != "" {
-		tmp := *addrFile + ".tmp"
-		if err := os.WriteFile(tmp, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
-			log.Fatal(err)
-		}
-		if err := os.Rename(tmp, *addrFile); err != nil {
-			log.Fatal(err)
-		}
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	<-stop
 }
 
 // handler forwards every request to the recorder, as a test's HTTP client

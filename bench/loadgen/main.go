@@ -25,12 +25,12 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/adkproxy/adkproxy/bench/harness"
 	"github.com/adkproxy/adkproxy/bench/workload"
 )
 
@@ -110,7 +110,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	res.Tags = parseTags(*tags)
+	res.Tags = harness.ParseTags(*tags)
 	fmt.Fprintf(os.Stderr, "loadgen %s %s c=%d n=%d: %.0f req/s, p50 %.1f µs, p99 %.1f µs\n",
 		*tags, cfg.payload, cfg.c, cfg.n, res.RPS, res.P50us, res.P99us)
 	if *out != "" {
@@ -129,16 +129,6 @@ func main() {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "loadgen:", err)
 	os.Exit(1)
-}
-
-func parseTags(s string) map[string]string {
-	m := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	return m
 }
 
 // requireLoopback refuses any target that is not on this machine's

@@ -16,14 +16,11 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
+	"github.com/adkproxy/adkproxy/bench/harness"
 	"github.com/adkproxy/adkproxy/bench/workload"
 )
 
@@ -35,36 +32,9 @@ func main() {
 	if *stream != "event" && *stream != "whole" {
 		log.Fatalf("-stream %q: want event or whole", *stream)
 	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
+	if err := harness.ServeLoopback(*listen, *addrFile, handler(*stream == "event")); err != nil {
 		log.Fatal(err)
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
-		log.Fatalf("refusing to listen on %s: the benchmark stays on loopback", ln.Addr())
-	}
-	go func() {
-		if err := http.Serve(ln, handler(*stream == "event")); err != nil {
-			log.Print(err)
-		}
-	}()
-	if *addrFile != "" {
-		if err := writeAddr(*addrFile, ln.Addr().String()); err != nil {
-			log.Fatal(err)
-		}
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	<-stop
-}
-
-// writeAddr writes the address through a rename, so a reader never sees
-// half of it.
-func writeAddr(path, addr string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(addr+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func handler(flushEachEvent bool) http.Handler {
