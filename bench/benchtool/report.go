@@ -214,26 +214,17 @@ func report(args []string) error {
 	return os.WriteFile(rc.out, b.Bytes(), 0o644)
 }
 
-func f0(x float64) string {
+// fixed writes x with the given number of decimals, "–" when unknown.
+func fixed(x float64, decimals int) string {
 	if math.IsNaN(x) {
 		return "–"
 	}
-	return strconv.FormatFloat(x, 'f', 0, 64)
+	return strconv.FormatFloat(x, 'f', decimals, 64)
 }
 
-func f1(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 1, 64)
-}
-
-func f2(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
-}
+func f0(x float64) string { return fixed(x, 0) }
+func f1(x float64) string { return fixed(x, 1) }
+func f2(x float64) string { return fixed(x, 2) }
 
 // thousands writes 12345 as "12,345".
 func thousands(x float64) string {
