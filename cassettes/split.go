@@ -196,7 +196,7 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 			return nil, err
 		}
 		if read += int64(len(line)); read > limit {
-			return nil, fmt.Errorf("larger than %d bytes; split the cassette", limit)
+			return nil, errTooLarge(limit)
 		}
 		if len(line) == 0 {
 			break

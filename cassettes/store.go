@@ -70,6 +70,10 @@ func loadYAML(path string) (*Cassette, error) {
 	return c, nil
 }
 
+func errTooLarge(limit int64) error {
+	return fmt.Errorf("larger than %d bytes; split the cassette", limit)
+}
+
 // readWhole reads f again from its start as one document.
 func readWhole(path string, f *os.File) (*Cassette, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -85,7 +89,7 @@ func readWhole(path string, f *os.File) (*Cassette, error) {
 		return nil, err
 	}
 	if buf.Len() > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes; split the cassette", MaxFileSize)
+		return nil, errTooLarge(MaxFileSize)
 	}
 	doc, _, err := decodeDocument(path, buf.Bytes())
 	if err != nil {
