@@ -427,8 +427,8 @@ func fromMillis(ms float64) time.Duration {
 
 // Unmarshal reads a cassette; file is only used in error messages.
 func Unmarshal(file string, data []byte) (*Cassette, error) {
-	if c, err := readSplit(file, bytes.NewReader(data), math.MaxInt64, minRun); err == nil {
-		return c, nil
+	if c, err := readSplit(file, bytes.NewReader(data), math.MaxInt64, minRun); !errors.Is(err, errNotSplit) {
+		return c, err
 	}
 	doc, _, err := decodeDocument(file, data)
 	if err != nil {

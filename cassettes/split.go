@@ -33,9 +33,15 @@ const minRun = 256 << 10
 // errNotSplit: the file is not one readSplit vouches for.
 var errNotSplit = errors.New("not a layout the session splitter reads")
 
+// errNoSessions: the file has no plain top-level "sessions:" key, so the
+// text the splitter kept aside is the whole file.
+var errNoSessions = errors.New("no sessions to split")
+
 // readSplit reads a version 2 cassette from src, cutting its top-level
-// sessions into runs of at least minSize bytes. It returns errNotSplit (or
-// the read error) when the file must be read as one document instead.
+// sessions into runs of at least minSize bytes. A file without such
+// sessions (version 1, or only other exchanges) is read as one document
+// from the text already read. It returns errNotSplit (or the read error)
+// when the file must be read again as one document.
 func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette, error) {
 	r := reader{file: file}
 	type result struct {
@@ -72,6 +78,14 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 	}
 	rest, err := splitSessions(src, limit, minSize, send)
 	close(jobs)
+	if errors.Is(err, errNoSessions) {
+		wg.Wait()
+		doc, _, err := decodeDocument(file, rest)
+		if err != nil {
+			return nil, err
+		}
+		return &doc.Cassette, nil
+	}
 	if err != nil {
 		wg.Wait()
 		return nil, err
@@ -156,8 +170,9 @@ func fill(n *yaml.Node, blocks []string) int {
 // of an item but its first is indented deeper than the item's dash (block
 // scalars and continued scalars included), so a line at the dash's
 // indentation starts an item and a line at column 0 ends the sequence.
-// Layouts this does not vouch for (no such key, flow style, tabs, document
-// markers, a key that is not a plain "sessions:") give errNotSplit.
+// Without such a key it returns the whole file as rest and errNoSessions;
+// layouts it does not vouch for (tabs, document markers, an empty or odd
+// sequence) give errNotSplit.
 func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte, blocks []string)) (rest []byte, err error) {
 	const (
 		before = iota
@@ -261,7 +276,10 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 	if lit != nil {
 		endLiteral()
 	}
-	if state == before || dash < 0 {
+	if state == before {
+		return rest, errNoSessions
+	}
+	if dash < 0 {
 		return nil, errNotSplit
 	}
 	send(run, blocks)

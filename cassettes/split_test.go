@@ -3,6 +3,7 @@ package cassettes
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -96,10 +97,6 @@ func moveOtherFirst(t *testing.T, data []byte) []byte {
 func TestSplitGivesUpOnWhatItDoesNotVouchFor(t *testing.T) {
 	item := "  - id: 1\n    invocations: []\n"
 	for name, data := range map[string]string{
-		"version 1":       validCassette,
-		"no sessions":     "version: 2\nname: x\nother: []\n",
-		"flow sessions":   "version: 2\nsessions: [{id: 1, invocations: []}]\n",
-		"commented key":   "version: 2\nsessions: # two\n" + item,
 		"tab indentation": "version: 2\nsessions:\n\t- id: 1\n",
 		"document marker": "---\nversion: 2\nsessions:\n" + item,
 		"not a sequence":  "version: 2\nsessions:\n  id: 1\n",
@@ -111,6 +108,35 @@ func TestSplitGivesUpOnWhatItDoesNotVouchFor(t *testing.T) {
 			_, err := readSplit(testFile, strings.NewReader(data), math.MaxInt64, 1)
 			if !errors.Is(err, errNotSplit) {
 				t.Errorf("readSplit: %v, want errNotSplit", err)
+			}
+		})
+	}
+}
+
+// TestFilesWithoutPlainSessionsAreReadWhole: a file with no plain
+// "sessions:" key is read as one document from the text the splitter
+// already read, with the one-document reader's result or error.
+func TestFilesWithoutPlainSessionsAreReadWhole(t *testing.T) {
+	item := "  - id: 1\n    invocations: []\n"
+	for name, data := range map[string]string{
+		"version 1":     validCassette,
+		"no sessions":   "version: 2\nname: x\nother: []\n",
+		"flow sessions": "version: 2\nsessions: [{id: 1, invocations: []}]\n",
+		"commented key": "version: 2\nsessions: # two\n" + item,
+		"broken":        "version: 1\ninteractions:\n  - request: {method: GET}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			split, splitErr, whole, wholeErr := splitAndWhole([]byte(data), 1)
+			if errors.Is(splitErr, errNotSplit) {
+				t.Fatal("readSplit gave up; it has the whole file")
+			}
+			if fmt.Sprint(splitErr) != fmt.Sprint(wholeErr) {
+				t.Fatalf("errors differ:\nsplit: %v\nwhole: %v", splitErr, wholeErr)
+			}
+			if wholeErr == nil {
+				if d := diffCassettes(whole, split); d != "" {
+					t.Fatal(d)
+				}
 			}
 		})
 	}
