@@ -63,27 +63,7 @@ func TestADKJSRecordThenReplay(t *testing.T) {
 	if len(files) != 1 || filepath.Base(files[0]) != "default.yaml" {
 		t.Fatalf("adkproxy record wrote %v under %s, want one cassette default.yaml; stderr:\n%s", files, dir, rec.stderr)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(string(b), testutil.SecretAPIKey); n != 0 {
-			t.Errorf("the API key appears %d time(s) in %s", n, f)
-		}
-	}
-	if strings.Contains(rec.stdout+rec.stderr, testutil.SecretAPIKey) {
-		t.Errorf("the API key appears in the output of adkproxy record")
-	}
-	reqs := upstream.Requests()
-	if len(reqs) != adkCalls {
-		t.Errorf("the upstream saw %d requests, want %d (one per model call of the conversation)", len(reqs), adkCalls)
-	}
-	for _, r := range reqs {
-		if got := r.Header.Get("X-Goog-Api-Key"); got != testutil.SecretAPIKey {
-			t.Errorf("upstream request %s %s arrived with x-goog-api-key %q, want the client's key", r.Method, r.Path, got)
-		}
-	}
+	checkRecordedWithKey(t, rec, files, upstream, adkCalls)
 	c, err := cassettes.Load(files[0])
 	if err != nil {
 		t.Fatalf("loading the recorded cassette: %v", err)
@@ -95,14 +75,7 @@ func TestADKJSRecordThenReplay(t *testing.T) {
 
 	// Replay, with the upstream gone and no key.
 	up.Close()
-	rep := runAdkproxy(t, root, bin, adkEnv(), "replay", "--cassettes", dir, "--", node, adkAgent)
-	if rep.code != 0 {
-		t.Fatalf("adkproxy replay exited %d, want 0; stderr:\n%s", rep.code, rep.stderr)
-	}
-	replayed := parseScenario(t, "replay", rep.stdout)
-	if !bytes.Equal(canonical(t, recorded), canonical(t, replayed)) {
-		t.Fatalf("replay output differs from the recording:\nrecorded %s\nreplayed %s", canonical(t, recorded), canonical(t, replayed))
-	}
+	replayAsRecorded(t, root, bin, adkEnv(), dir, recorded, node, adkAgent)
 
 	// The tool now reports 23°C: the function response weather_agent sends
 	// back in turn 1 differs from the recording in one field.

@@ -60,44 +60,14 @@ func TestJSGenaiRecordThenReplay(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatalf("adkproxy record wrote no cassette under %s; stderr:\n%s", dir, rec.stderr)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b) == 0 {
-			t.Errorf("cassette %s is empty", f)
-		}
-		if n := strings.Count(string(b), testutil.SecretAPIKey); n != 0 {
-			t.Errorf("the API key appears %d time(s) in %s", n, f)
-		}
-	}
-	if strings.Contains(rec.stdout+rec.stderr, testutil.SecretAPIKey) {
-		t.Errorf("the API key appears in the output of adkproxy record")
-	}
-	reqs := upstream.Requests()
-	if len(reqs) != jsCalls {
-		t.Errorf("the upstream saw %d requests, want %d (one per call of the scenario)", len(reqs), jsCalls)
-	}
-	for _, r := range reqs {
-		if got := r.Header.Get("X-Goog-Api-Key"); got != testutil.SecretAPIKey {
-			t.Errorf("upstream request %s %s arrived with x-goog-api-key %q, want the client's key", r.Method, r.Path, got)
-		}
-	}
+	checkRecordedWithKey(t, rec, files, upstream, jsCalls)
 	if t.Failed() {
 		t.FailNow()
 	}
 
 	// Replay, with the upstream gone and no key.
 	up.Close()
-	rep := runAdkproxy(t, root, bin, childEnv(), "replay", "--cassettes", dir, "--", node, jsScenario)
-	if rep.code != 0 {
-		t.Fatalf("adkproxy replay exited %d, want 0; stderr:\n%s", rep.code, rep.stderr)
-	}
-	replayed := parseScenario(t, "replay", rep.stdout)
-	if !bytes.Equal(canonical(t, recorded), canonical(t, replayed)) {
-		t.Fatalf("replay output differs from the recording:\nrecorded %s\nreplayed %s", canonical(t, recorded), canonical(t, replayed))
-	}
+	replayAsRecorded(t, root, bin, childEnv(), dir, recorded, node, jsScenario)
 
 	// Replay of a changed scenario: the weather question asks about Berlin,
 	// which was never recorded.
@@ -231,6 +201,51 @@ func runAdkproxy(t *testing.T, root, bin string, env []string, args ...string) r
 
 // parseScenario decodes the scenario's one JSON object, keeping each
 // step's result as raw JSON.
+// checkRecordedWithKey: neither the cassettes nor adkproxy's output hold
+// any trace of the client's key, no cassette is empty, and the upstream
+// got wantCalls calls, each carrying the key.
+func checkRecordedWithKey(t *testing.T, rec result, files []string, upstream *fakegemini.Handler, wantCalls int) {
+	t.Helper()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 {
+			t.Errorf("cassette %s is empty", f)
+		}
+		if n := strings.Count(string(b), testutil.SecretAPIKey); n != 0 {
+			t.Errorf("the API key appears %d time(s) in %s", n, f)
+		}
+	}
+	if strings.Contains(rec.stdout+rec.stderr, testutil.SecretAPIKey) {
+		t.Errorf("the API key appears in the output of adkproxy record")
+	}
+	reqs := upstream.Requests()
+	if len(reqs) != wantCalls {
+		t.Errorf("the upstream saw %d requests, want %d (one per call the client made)", len(reqs), wantCalls)
+	}
+	for _, r := range reqs {
+		if got := r.Header.Get("X-Goog-Api-Key"); got != testutil.SecretAPIKey {
+			t.Errorf("upstream request %s %s arrived with x-goog-api-key %q, want the client's key", r.Method, r.Path, got)
+		}
+	}
+}
+
+// replayAsRecorded replays dir around command (the upstream gone, no key
+// in env) and requires it to exit 0 and print what it printed recording.
+func replayAsRecorded(t *testing.T, root, bin string, env []string, dir string, recorded map[string]json.RawMessage, command ...string) {
+	t.Helper()
+	rep := runAdkproxy(t, root, bin, env, append([]string{"replay", "--cassettes", dir, "--"}, command...)...)
+	if rep.code != 0 {
+		t.Fatalf("adkproxy replay exited %d, want 0; stderr:\n%s", rep.code, rep.stderr)
+	}
+	replayed := parseScenario(t, "replay", rep.stdout)
+	if !bytes.Equal(canonical(t, recorded), canonical(t, replayed)) {
+		t.Fatalf("replay output differs from the recording:\nrecorded %s\nreplayed %s", canonical(t, recorded), canonical(t, replayed))
+	}
+}
+
 func parseScenario(t *testing.T, run, stdout string) map[string]json.RawMessage {
 	t.Helper()
 	var out map[string]json.RawMessage
