@@ -175,6 +175,19 @@ type reportConfig struct {
 	results, gobench, profReplay, profLoad, out, goVersion string
 	loadStart, loadEnd                                     string
 	duration, reps, n, warmup, recN, big                   int
+	date                                                   time.Time // when the last measurement was written
+	host                                                   machine
+}
+
+// machine is what the report says about the computer the run measured.
+type machine struct {
+	cpus                      int
+	cpu, memory, node, kernel string
+}
+
+func thisMachine() machine {
+	return machine{cpus: runtime.NumCPU(), cpu: cpuModel(), memory: memTotal(), node: nodeVersion(),
+		kernel: readTrim("/proc/sys/kernel/osrelease")}
 }
 
 func report(args []string) error {
@@ -200,6 +213,10 @@ func report(args []string) error {
 	r, err := readResults(rc.results)
 	if err != nil {
 		return err
+	}
+	rc.date, rc.host = time.Now().UTC(), thisMachine()
+	if info, err := os.Stat(rc.results); err == nil {
+		rc.date = info.ModTime().UTC()
 	}
 	var gb []gobench
 	if rc.gobench != "" {
@@ -260,10 +277,7 @@ var replayTargets = []struct{ id, label string }{
 
 func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	now := time.Now().UTC()
-	if info, err := os.Stat(rc.results); err == nil {
-		now = info.ModTime().UTC() // when the last measurement was written
-	}
+	now := rc.date
 	p("# Benchmarks\n\n")
 	p("Written by `make bench` (`scripts/bench.sh`) on %s; the run took %d min %d s. ", now.Format("2006-01-02 15:04 MST"), rc.duration/60, rc.duration%60)
 	p("Every figure is the median of %d repetitions, interleaved across targets; each load run sends %s requests after %s warm-up requests, ", rc.reps, thousands(float64(rc.n)), thousands(float64(rc.warmup)))
@@ -538,12 +552,12 @@ func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) er
 	// ---- machine
 	p("## Machine\n\n")
 	p("| | |\n|---|---|\n")
-	p("| CPUs (nproc) | %d |\n", runtime.NumCPU())
-	p("| CPU | %s |\n", cpuModel())
-	p("| Memory | %s |\n", memTotal())
+	p("| CPUs (nproc) | %d |\n", rc.host.cpus)
+	p("| CPU | %s |\n", rc.host.cpu)
+	p("| Memory | %s |\n", rc.host.memory)
 	p("| Go | %s |\n", rc.goVersion)
-	p("| Node.js | %s |\n", nodeVersion())
-	p("| Kernel | %s |\n", readTrim("/proc/sys/kernel/osrelease"))
+	p("| Node.js | %s |\n", rc.host.node)
+	p("| Kernel | %s |\n", rc.host.kernel)
 	p("| Date | %s |\n", now.Format("2006-01-02 15:04 MST"))
 	p("| Load average (1, 5, 15 min) at start / end | %s / %s |\n", rc.loadStart, rc.loadEnd)
 	p("| Duration of `scripts/bench.sh` | %d min %d s |\n\n", rc.duration/60, rc.duration%60)
