@@ -3,15 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 )
 
@@ -275,25 +278,155 @@ var replayTargets = []struct{ id, label string }{
 	{"go-vcr", "go-vcr v4 (in-process)"},
 }
 
-func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) error {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	now := rc.date
-	p("# Benchmarks\n\n")
-	p("Written by `make bench` (`scripts/bench.sh`) on %s; the run took %d min %d s. ", now.Format("2006-01-02 15:04 MST"), rc.duration/60, rc.duration%60)
-	p("Every figure is the median of %d repetitions, interleaved across targets; each load run sends %s requests after %s warm-up requests, ", rc.reps, thousands(float64(rc.n)), thousands(float64(rc.warmup)))
-	p("over keep-alive connections on the loopback interface, and checks every response's status and bytes (a wrong answer fails the run). ")
-	p("Ratios (×) are to the static net/http server at the same payload and concurrency, the physical limit of this machine: for latency lower is better, for throughput higher is better. ")
-	p("See [the machine](#machine) for what else was running.\n\n")
+//go:embed report.md.tmpl
+var reportText string
 
-	p("The request is a 4,096-byte `generateContent` body (a history with a `functionCall` and its `functionResponse`, two tool declarations, a system instruction); ")
-	p("the JSON answer is 2,048 bytes, the SSE answer 20 events in Gemini's framing (`data: {...}\\r\\n\\r\\n`, 5,344 bytes). ")
-	p("Latency is per request, from writing the request to reading the last byte of the answer, measured by the client (`bench/loadgen`).\n\n")
+// reportTemplate writes BENCHMARKS.md from a reportData; the template holds
+// the words, reportData the figures and which floors were met.
+var reportTemplate = template.Must(template.New("report.md.tmpl").Funcs(template.FuncMap{
+	"f0": f0, "f1": f1, "f2": f2, "thousands": thousands, "upper": strings.ToUpper, "mark": metMark,
+}).Parse(reportText))
 
-	// ---- main table
-	p("## Replay: throughput and latency\n\n")
-	p("| Target | Payload | Conc. | p50 µs (× static) | p99 µs (× static) | req/s (× static) | spread |\n")
-	p("|---|---|---:|---:|---:|---:|---:|\n")
-	for _, payload := range []string{"json", "sse"} {
+func writeReport(w io.Writer, rc *reportConfig, r *results, gb []gobench) error {
+	return reportTemplate.Execute(w, newReportData(rc, r, gb))
+}
+
+// reportData is everything BENCHMARKS.md shows, in the order it shows it.
+type reportData struct {
+	Date                 string
+	DurMin, DurSec, Reps int
+	N, Warmup            float64
+
+	Replay []replayRow
+
+	StaticFloors  []ratioFloor
+	PeerFloors    []peerFloor
+	LatencyFloors []latencyFloor
+	SSEFloor      sseFloor
+	SizeFloors    []ratioFloor
+	ColdFloors    []coldFloor
+	ScoringFloors []scoringFloor
+
+	RecN, RecWarmup float64
+	Record          []recordRow
+	Keeping         []keepingRow
+	Journal         []journalRow
+	OW16, PT16      float64 // req/s, JSON at c=16
+	UT1, OW1        float64 // p50 µs, JSON at c=1
+
+	SSE       []latencyRow
+	ColdStart []coldRow
+	Big       float64
+	Size      []sizeRow
+	GoBench   []goBenchRow
+
+	Missed                     bool
+	ProfileReplay, PlanReplay  string // set when a replay floor was missed
+	ProfileLoad, PlanColdStart string // set when a cold-start floor was missed
+	PlanSSE                    string // set when the first-SSE-event floor was missed
+	RecordNote                 string
+
+	Machine machineRow
+}
+
+type replayRow struct {
+	Label, Payload                          string
+	C                                       int
+	P50, P50x, P99, P99x, RPS, RPSx, Spread float64 // Spread in per cent
+}
+
+// ratioFloor is a throughput floor: A / B req/s = Ratio×.
+type ratioFloor struct {
+	Payload     string
+	C           int
+	A, B, Ratio float64
+	Met         bool
+}
+
+// peerFloor is adkproxy's throughput against a peer's; Gap says the run
+// missed it or came within the noise of missing it, which the report
+// explains in terms of the static limit (PeerX, Floor3 and AdkX).
+type peerFloor struct {
+	ratioFloor
+	Peer                string
+	Gap                 bool
+	PeerX, Floor3, AdkX float64
+}
+
+type latencyFloor struct {
+	Payload         string
+	A, Static, Diff float64
+	Met             bool
+}
+
+type sseFloor struct {
+	P50, P99, Max float64
+	Met           bool
+}
+
+type coldFloor struct {
+	Set                  string
+	MS, RSS, YAML, Ratio float64
+	MetTime, MetMemory   bool
+}
+
+type scoringFloor struct {
+	MS  float64
+	Met bool
+}
+
+type recordRow struct {
+	Label, Payload      string
+	C                   int
+	P50, P99, RPS, Diff float64
+	Direct              bool // the baseline row, which adds nothing
+}
+
+type keepingRow struct {
+	Payload      string
+	Diff, OW, PT float64
+}
+
+type journalRow struct{ Append, Handler float64 } // µs
+
+type latencyRow struct {
+	Label         string
+	P50, P99, Max float64
+}
+
+type coldRow struct {
+	Set                              string
+	Files, YAML, StartMS, RSS, Ratio float64
+}
+
+type sizeRow struct {
+	Interactions          float64
+	C                     int
+	P50, P99, RPS, Spread float64
+}
+
+type goBenchRow struct {
+	Name                       string
+	US, MBs, Bytes, Allocs     float64
+	HasMBs, HasBytes, HasAlloc bool
+}
+
+type machineRow struct {
+	CPUs                                              int
+	CPU, Memory, Go, Node, Kernel, LoadStart, LoadEnd string
+}
+
+func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
+	d := &reportData{
+		Date: rc.date.Format("2006-01-02 15:04 MST"), DurMin: rc.duration / 60, DurSec: rc.duration % 60, Reps: rc.reps,
+		N: float64(rc.n), Warmup: float64(rc.warmup), RecN: float64(rc.recN), RecWarmup: float64(rc.recN / 10),
+		Big: float64(rc.big), RecordNote: recordNote,
+		Machine: machineRow{CPUs: rc.host.cpus, CPU: rc.host.cpu, Memory: rc.host.memory, Go: rc.goVersion,
+			Node: rc.host.node, Kernel: rc.host.kernel, LoadStart: rc.loadStart, LoadEnd: rc.loadEnd},
+	}
+	payloads := []string{"json", "sse"}
+
+	for _, payload := range payloads {
 		for _, c := range []int{1, 16} {
 			base, _ := r.cell("replay", "static", payload, c)
 			for _, t := range replayTargets {
@@ -301,149 +434,114 @@ func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) er
 				if !ok || t.id == "static-event" && payload != "sse" {
 					continue
 				}
-				p("| %s | %s | %d | %s (%s) | %s (%s) | %s (%s) | %s%% |\n", t.label, strings.ToUpper(payload), c,
-					f0(x.p50), f2(x.p50/base.p50), f0(x.p99), f2(x.p99/base.p99), thousands(x.rps), f2(x.rps/base.rps), f0(100*x.spread))
+				d.Replay = append(d.Replay, replayRow{Label: t.label, Payload: payload, C: c,
+					P50: x.p50, P50x: x.p50 / base.p50, P99: x.p99, P99x: x.p99 / base.p99,
+					RPS: x.rps, RPSx: x.rps / base.rps, Spread: 100 * x.spread})
 			}
 		}
 	}
-	p("\n*spread*: (max − min) / median of req/s over the repetitions, a measure of the noise.\n\n")
-	p("**Streams.** With nothing to wait for, every target here sends a replayed stream as fast as the connection takes it: adkproxy and the static limit write the 20 events and let net/http flush once at the end (chunked, as the live API sends a stream), proxay, talkback and go-vcr send the stream as one body with a Content-Length. ")
-	p("The *flushed per event* row is the static server writing and flushing each event on its own, as the live API does and as adkproxy does with `--replay-timing` (which also waits the recorded gaps): 21 writes instead of 2, shown for scale.\n\n")
-	p("How each target ran: **static** is `bench/static -stream whole`, reading the body and writing fixed bytes; `-stream event` flushes each SSE event. ")
-	p("**adkproxy** is the real binary, `adkproxy replay --allow-repeats --cassettes DIR`, on a cassette written with `cassettes.Save`. ")
-	p("**proxay** is its CLI, `proxay --mode replay --exact-request-matching`, on a tape in its YAML format; it logs one line per request (to a file here) and buffers SSE into one write. ")
-	p("**talkback** is `talkback({record: DISABLED, silent: true, summary: false})` on JSON5 tapes in its format; it buffers SSE. ")
-	p("Both peers are pinned by `bench/peers/package-lock.json`, bound to 127.0.0.1 (`bench/peers/loopback.js`). ")
-	p("**go-vcr** is `bench/govcr`: a net/http handler that hands each request to a go-vcr v4 recorder (`ModeReplayOnly`, latency skipped, replayable interactions, a JSON body matcher) — an in-process library behind the same HTTP server, so a reference rather than a proxy.\n\n")
 
-	// ---- floors
-	p("## Floors\n\n")
-	p("| Floor | Measured | |\n|---|---|---|\n")
+	// Floors, and which kinds were missed.
 	var missed []string
-	for _, payload := range []string{"json", "sse"} {
+	for _, payload := range payloads {
 		a, _ := r.cell("replay", "adkproxy", payload, 16)
 		s, _ := r.cell("replay", "static", payload, 16)
-		ratio := a.rps / s.rps
-		ok := ratio >= 0.5
-		p("| replay throughput ≥ 0.5× static, c=16, %s | %s / %s req/s = %s× | %s |\n", strings.ToUpper(payload), thousands(a.rps), thousands(s.rps), f2(ratio), metMark(ok))
-		if !ok {
+		f := ratioFloor{Payload: payload, C: 16, A: a.rps, B: s.rps, Ratio: a.rps / s.rps}
+		f.Met = f.Ratio >= 0.5
+		d.StaticFloors = append(d.StaticFloors, f)
+		if !f.Met {
 			missed = append(missed, "throughput")
 		}
 	}
-	var peerGaps []string
 	for _, peer := range []string{"proxay", "talkback"} {
-		for _, payload := range []string{"json", "sse"} {
+		for _, payload := range payloads {
 			a, _ := r.cell("replay", "adkproxy", payload, 16)
 			x, _ := r.cell("replay", peer, payload, 16)
 			s, _ := r.cell("replay", "static", payload, 16)
-			ratio := a.rps / x.rps
-			ok := ratio >= 3
-			p("| replay throughput ≥ 3× %s, c=16, %s | %s / %s req/s = %s× | %s |\n", peer, strings.ToUpper(payload), thousands(a.rps), thousands(x.rps), f2(ratio), metMark(ok))
-			if !ok {
+			f := peerFloor{ratioFloor: ratioFloor{Payload: payload, C: 16, A: a.rps, B: x.rps, Ratio: a.rps / x.rps}, Peer: peer,
+				PeerX: x.rps / s.rps, Floor3: 3 * x.rps / s.rps, AdkX: a.rps / s.rps}
+			f.Met = f.Ratio >= 3
+			f.Gap = f.Ratio < 3.6 // missed, or within the noise of missing
+			d.PeerFloors = append(d.PeerFloors, f)
+			if !f.Met {
 				missed = append(missed, "throughput")
-			}
-			if ratio < 3.6 { // missed, or within the noise of missing
-				label := "Gap"
-				if ok {
-					label = "Close to the floor"
-				}
-				peerGaps = append(peerGaps, fmt.Sprintf("**%s:** %s answers %s at %s× the static limit in this run, so 3× %s is %s× the limit, where the limit is a server that only reads each request and writes fixed bytes; adkproxy reached %s×.",
-					label, peer, strings.ToUpper(payload), f2(x.rps/s.rps), peer, f2(3*x.rps/s.rps), f2(a.rps/s.rps)))
 			}
 		}
 	}
-	for _, payload := range []string{"json", "sse"} {
+	for _, payload := range payloads {
 		a, _ := r.cell("replay", "adkproxy", payload, 1)
 		s, _ := r.cell("replay", "static", payload, 1)
-		added := a.p50 - s.p50
-		ok := added <= 200
-		p("| p50 added latency ≤ 0.2 ms, c=1, %s | %s − %s µs = %s µs | %s |\n", strings.ToUpper(payload), f0(a.p50), f0(s.p50), f0(added), metMark(ok))
-		if !ok {
+		f := latencyFloor{Payload: payload, A: a.p50, Static: s.p50, Diff: a.p50 - s.p50}
+		f.Met = f.Diff <= 200
+		d.LatencyFloors = append(d.LatencyFloors, f)
+		if !f.Met {
 			missed = append(missed, "latency")
 		}
 	}
-	sseP99 := r.measure("ssedelay/adkproxy-record", "p99_us")
-	sseOK := sseP99 <= 5000
-	p("| first SSE event ≤ 5 ms after the upstream sends it (recording; p99) | p50 %s µs, p99 %s µs, max %s µs | %s |\n",
-		f0(r.measure("ssedelay/adkproxy-record", "p50_us")), f0(sseP99), f0(r.measure("ssedelay/adkproxy-record", "max_us")), metMark(sseOK))
-	if !sseOK {
+	d.SSEFloor = sseFloor{P50: r.measure("ssedelay/adkproxy-record", "p50_us"), P99: r.measure("ssedelay/adkproxy-record", "p99_us"),
+		Max: r.measure("ssedelay/adkproxy-record", "max_us")}
+	d.SSEFloor.Met = d.SSEFloor.P99 <= 5000
+	if !d.SSEFloor.Met {
 		missed = append(missed, "sse")
 	}
 	bigName := strconv.Itoa(rc.big)
 	for _, c := range []int{16, 1} {
 		small, _ := r.cell("size", "10", "mix", c)
 		large, _ := r.cell("size", bigName, "mix", c)
-		ratio := large.rps / small.rps
-		ok := ratio >= 0.95
-		p("| replay throughput with %s interactions ≥ 0.95× with 10, c=%d | %s / %s req/s = %s× | %s |\n", thousands(float64(rc.big)), c, thousands(large.rps), thousands(small.rps), f2(ratio), metMark(ok))
-		if !ok {
+		f := ratioFloor{C: c, A: large.rps, B: small.rps, Ratio: large.rps / small.rps}
+		f.Met = f.Ratio >= 0.95
+		d.SizeFloors = append(d.SizeFloors, f)
+		if !f.Met {
 			missed = append(missed, "size")
 		}
 	}
 	for _, set := range []string{"10k-one-file", "10k-500-files"} {
 		id := "coldstart/" + set
-		ms := r.measure(id, "startup_ms")
-		rss, yamlMB := r.measure(id, "vmhwm_mb"), r.measure(id, "yaml_mb")
-		okT, okM := ms <= 1000, rss <= 3*yamlMB
-		p("| 10k-interaction cold start ≤ 1 s (%s) | %s ms | %s |\n", set, thousands(ms), metMark(okT))
-		p("| … with peak RSS ≤ 3× the YAML size (%s) | %s MB / %s MB = %s× | %s |\n", set, f0(rss), f0(yamlMB), f1(rss/yamlMB), metMark(okM))
-		if !okT || !okM {
+		f := coldFloor{Set: set, MS: r.measure(id, "startup_ms"), RSS: r.measure(id, "vmhwm_mb"), YAML: r.measure(id, "yaml_mb")}
+		f.Ratio = f.RSS / f.YAML
+		f.MetTime, f.MetMemory = f.MS <= 1000, f.RSS <= 3*f.YAML
+		d.ColdFloors = append(d.ColdFloors, f)
+		if !f.MetTime || !f.MetMemory {
 			missed = append(missed, "coldstart")
 		}
 	}
 	for _, g := range gb {
 		if g.name == "BenchmarkEvaluate10kInvocations" {
-			ok := g.ns <= 2e9
-			p("| 10k invocations scored ≤ 2 s | %s ms (`BenchmarkEvaluate10kInvocations`) | %s |\n", thousands(g.ns/1e6), metMark(ok))
-			if !ok {
+			f := scoringFloor{MS: g.ns / 1e6, Met: g.ns <= 2e9}
+			d.ScoringFloors = append(d.ScoringFloors, f)
+			if !f.Met {
 				missed = append(missed, "scoring")
 			}
 		}
 	}
-	p("\n")
-	for _, g := range peerGaps {
-		p("%s\n\n", g)
-	}
 
-	// ---- recording
-	p("## Recording overhead\n\n")
-	p("`loadgen → adkproxy record → bench/static` against `loadgen → bench/static` directly, %s requests per run after %s warm-up, a fresh proxy and cassette folder per run. ", thousands(float64(rc.recN)), thousands(float64(rc.recN/10)))
-	p("`--mode overwrite` (the default) appends every exchange to the cassette's journal and fsyncs it before the client sees the end of the answer, so that a killed recording loses nothing a client received; ")
-	p("`--mode passthrough` forwards and keeps nothing. There is no switch to record without the journal, so *overwrite − passthrough* is the cost of keeping the exchange, fsync included. ")
-	p("These runs send `X-Adkproxy-Invocation`, which files every call in one invocation; the *untagged* run leaves it out, so each of the identical calls opens a session of its own, as distinct user turns would.\n\n")
-	p("| Path | Payload | Conc. | p50 µs | p99 µs | req/s | p50 added vs direct |\n|---|---|---:|---:|---:|---:|---:|\n")
+	// Recording.
 	recordPaths := []struct{ id, label string }{
 		{"direct", "direct to static"},
 		{"adkproxy-passthrough", "adkproxy record --mode passthrough"},
 		{"adkproxy-overwrite", "adkproxy record (overwrite: journal + fsync)"},
 		{"adkproxy-overwrite-untagged", "adkproxy record (overwrite), untagged"},
 	}
-	for _, payload := range []string{"json", "sse"} {
+	for _, payload := range payloads {
 		for _, c := range []int{1, 16} {
-			d, _ := r.cell("record", "direct", payload, c)
+			direct, _ := r.cell("record", "direct", payload, c)
 			for _, t := range recordPaths {
 				x, ok := r.cell("record", t.id, payload, c)
 				if !ok {
 					continue
 				}
-				added := "–"
-				if t.id != "direct" {
-					added = f0(x.p50-d.p50) + " µs"
-				}
-				p("| %s | %s | %d | %s | %s | %s | %s |\n", t.label, strings.ToUpper(payload), c, f0(x.p50), f0(x.p99), thousands(x.rps), added)
+				d.Record = append(d.Record, recordRow{Label: t.label, Payload: payload, C: c,
+					P50: x.p50, P99: x.p99, RPS: x.rps, Diff: x.p50 - direct.p50, Direct: t.id == "direct"})
 			}
 		}
 	}
-	p("\n")
-	for _, payload := range []string{"json", "sse"} {
+	for _, payload := range payloads {
 		ow, _ := r.cell("record", "adkproxy-overwrite", payload, 1)
 		pt, _ := r.cell("record", "adkproxy-passthrough", payload, 1)
-		p("- **Keeping an exchange** (journal record + fsync), %s at c=1: **%s µs** at p50 (overwrite %s µs − passthrough %s µs).\n", strings.ToUpper(payload), f0(ow.p50-pt.p50), f0(ow.p50), f0(pt.p50))
+		d.Keeping = append(d.Keeping, keepingRow{Payload: payload, Diff: ow.p50 - pt.p50, OW: ow.p50, PT: pt.p50})
 	}
 	for _, g := range gb {
-		switch g.name {
-		case "BenchmarkJournalAppend":
-			p("- `BenchmarkJournalAppend` (encode, scan for secrets, append, fsync) alone: %s µs per exchange; `BenchmarkRecordJSON` − `BenchmarkRecordPassthroughJSON` (the handler with and without keeping): ", f0(g.ns/1e3))
+		if g.name == "BenchmarkJournalAppend" {
 			rj, rp := math.NaN(), math.NaN()
 			for _, h := range gb {
 				switch h.name {
@@ -453,117 +551,60 @@ func writeReport(w *bytes.Buffer, rc *reportConfig, r *results, gb []gobench) er
 					rp = h.ns
 				}
 			}
-			p("%s µs.\n", f0((rj-rp)/1e3))
+			d.Journal = append(d.Journal, journalRow{Append: g.ns / 1e3, Handler: (rj - rp) / 1e3})
 		}
 	}
 	ow16, _ := r.cell("record", "adkproxy-overwrite", "json", 16)
 	pt16, _ := r.cell("record", "adkproxy-passthrough", "json", 16)
-	p("- At c=16 the journal's appends are serialised (one write + fsync at a time, under the journal's lock, with no group commit), so recording throughput is bounded by the disk's fsync rate: %s req/s with the journal against %s without.\n", thousands(ow16.rps), thousands(pt16.rps))
-	ut, _ := r.cell("record", "adkproxy-overwrite-untagged", "json", 1)
+	ut1, _ := r.cell("record", "adkproxy-overwrite-untagged", "json", 1)
 	ow1, _ := r.cell("record", "adkproxy-overwrite", "json", 1)
-	p("- Untagged, JSON at c=1: p50 %s µs against %s µs tagged — the organiser scanning every session of the cassette for each call (see the recording note below).\n", f0(ut.p50), f0(ow1.p50))
-	p("- Even without keeping anything, forwarding costs more than replaying: the handler parses each request body to place the call (`Analyze`, ~60 µs for 4 KB), parses the answer for function calls, and adds a second loopback hop with its wake-ups.\n\n")
+	d.OW16, d.PT16, d.UT1, d.OW1 = ow16.rps, pt16.rps, ut1.p50, ow1.p50
 
-	// ---- first SSE event
-	p("## First SSE event while recording\n\n")
-	p("An upstream in `benchtool ssedelay` writes event 1, notes the time, and holds the other 19 until the client has the first; the client notes when it has read the whole first event. Same process, so the clocks agree.\n\n")
-	p("| Path | p50 µs | p99 µs | max µs |\n|---|---:|---:|---:|\n")
 	for _, t := range []struct{ id, label string }{{"direct", "client → upstream"}, {"adkproxy-record", "client → adkproxy record → upstream"}} {
 		id := "ssedelay/" + t.id
-		p("| %s | %s | %s | %s |\n", t.label, f0(r.measure(id, "p50_us")), f0(r.measure(id, "p99_us")), f0(r.measure(id, "max_us")))
+		d.SSE = append(d.SSE, latencyRow{Label: t.label, P50: r.measure(id, "p50_us"), P99: r.measure(id, "p99_us"), Max: r.measure(id, "max_us")})
 	}
-	p("\n")
-
-	// ---- cold start
-	p("## Cold start\n\n")
-	p("From starting `adkproxy replay --cassettes DIR --addr-file FILE` until FILE exists (it is written once every cassette is loaded and indexed and the port is open), and the process's peak RSS then (`VmHWM`). ")
-	p("The 10k interactions are the real exchanges of the 47 recordings in `../shared/fixtures/gemini-traffic` (function calls with thought signatures, delegation, SSE streams, errors), copied with distinct user texts until there are 10,000, each copy in sessions of its own; ")
-	p("once in one cassette, once spread over 500 cassettes as a test suite would record them. The large cassette is the same traffic plus loadgen's request mix (below).\n\n")
-	p("| Cassettes | Files | YAML MB | start-up ms | peak RSS MB | RSS / YAML |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, set := range []string{"10k-one-file", "10k-500-files", bigLabel(rc.big) + "-one-file"} {
 		id := "coldstart/" + set
 		if len(r.measures[id]) == 0 {
 			continue
 		}
 		rss, yamlMB := r.measure(id, "vmhwm_mb"), r.measure(id, "yaml_mb")
-		p("| %s | %s | %s | %s | %s | %s× |\n", set, f0(r.measure(id, "files")), f0(yamlMB), thousands(r.measure(id, "startup_ms")), f0(rss), f1(rss/yamlMB))
+		d.ColdStart = append(d.ColdStart, coldRow{Set: set, Files: r.measure(id, "files"), YAML: yamlMB,
+			StartMS: r.measure(id, "startup_ms"), RSS: rss, Ratio: rss / yamlMB})
 	}
-	p("\n")
-
-	// ---- size
-	p("## Replay throughput and cassette size\n\n")
-	p("The same mix of 10 distinct 4 KB requests (JSON answers) replayed with `--allow-repeats` from a cassette holding only those 10, and from one holding them among %s interactions (the rest realistic traffic as above). Both proxies ran side by side and the runs alternated.\n\n", thousands(float64(rc.big)))
-	p("| Recorded interactions | Conc. | p50 µs | p99 µs | req/s | spread |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, c := range []int{1, 16} {
 		for _, t := range []string{"10", bigName} {
 			x, ok := r.cell("size", t, "mix", c)
 			if !ok {
 				continue
 			}
-			p("| %s | %d | %s | %s | %s | %s%% |\n", thousands(mustFloat(t)), c, f0(x.p50), f0(x.p99), thousands(x.rps), f0(100*x.spread))
+			d.Size = append(d.Size, sizeRow{Interactions: mustFloat(t), C: c, P50: x.p50, P99: x.p99, RPS: x.rps, Spread: 100 * x.spread})
 		}
 	}
-	p("\n")
-
-	// ---- go benchmarks
-	if len(gb) > 0 {
-		p("## Go benchmarks\n\n")
-		p("`go test -bench` in the packages, median of %d (`-count`). The 4 KB request is the one above.\n\n", rc.reps)
-		p("| Benchmark | µs/op | MB/s | B/op | allocs/op |\n|---|---:|---:|---:|---:|\n")
-		for _, g := range gb {
-			mbs, bs, al := "–", "–", "–"
-			if g.hasMBs {
-				mbs = f1(g.mbs)
-			}
-			if g.hasBytes {
-				bs = thousands(g.bytes)
-			}
-			if g.hasAlloc {
-				al = thousands(g.allocs)
-			}
-			p("| `%s` | %s | %s | %s | %s |\n", strings.TrimPrefix(g.name, "Benchmark"), f1(g.ns/1e3), mbs, bs, al)
-		}
-		p("\n")
+	for _, g := range gb {
+		d.GoBench = append(d.GoBench, goBenchRow{Name: strings.TrimPrefix(g.name, "Benchmark"), US: g.ns / 1e3,
+			MBs: g.mbs, Bytes: g.bytes, Allocs: g.allocs, HasMBs: g.hasMBs, HasBytes: g.hasBytes, HasAlloc: g.hasAlloc})
 	}
 
-	// ---- misses: profiles and plans
-	if len(missed) > 0 {
-		p("## Misses: profiles and plans\n\n")
-		p("Profiles are `go tool pprof -top -cum` of `BenchmarkReplayJSON` (the handler for one replayed call) and of `BenchmarkNewReplay/interactions=1000` (replay start-up), from this run.\n\n")
-		if slices.Contains(missed, "throughput") || slices.Contains(missed, "latency") || slices.Contains(missed, "size") {
-			p("### Replay request path\n\n```\n%s```\n\n", profileText(rc.profReplay))
-			p("%s\n\n", planReplay)
-		}
-		if slices.Contains(missed, "coldstart") {
-			p("### Replay start-up\n\n```\n%s```\n\n", profileText(rc.profLoad))
-			one, suite := "coldstart/10k-one-file", "coldstart/10k-500-files"
-			p("%s\n\n", strings.NewReplacer(
-				"{{rss-one}}", f1(r.measure(one, "vmhwm_mb")/r.measure(one, "yaml_mb")),
-				"{{rss-suite}}", f1(r.measure(suite, "vmhwm_mb")/r.measure(suite, "yaml_mb")),
-				"{{yaml-mb}}", f0(r.measure(one, "yaml_mb")),
-			).Replace(planColdStart))
-		}
-		if slices.Contains(missed, "sse") {
-			p("%s\n\n", planSSE)
-		}
+	// Misses: the profiles and plans of what was missed.
+	d.Missed = len(missed) > 0
+	if slices.Contains(missed, "throughput") || slices.Contains(missed, "latency") || slices.Contains(missed, "size") {
+		d.ProfileReplay, d.PlanReplay = profileText(rc.profReplay), planReplay
 	}
-	p("%s\n\n", recordNote)
-
-	// ---- machine
-	p("## Machine\n\n")
-	p("| | |\n|---|---|\n")
-	p("| CPUs (nproc) | %d |\n", rc.host.cpus)
-	p("| CPU | %s |\n", rc.host.cpu)
-	p("| Memory | %s |\n", rc.host.memory)
-	p("| Go | %s |\n", rc.goVersion)
-	p("| Node.js | %s |\n", rc.host.node)
-	p("| Kernel | %s |\n", rc.host.kernel)
-	p("| Date | %s |\n", now.Format("2006-01-02 15:04 MST"))
-	p("| Load average (1, 5, 15 min) at start / end | %s / %s |\n", rc.loadStart, rc.loadEnd)
-	p("| Duration of `scripts/bench.sh` | %d min %d s |\n\n", rc.duration/60, rc.duration%60)
-	p("The machine has 2 cores shared by the load generator, the target and anything else running: other work (other engineers' test runs) was going on during this run, so the figures are noisy; the *spread* column shows how much. ")
-	p("Ratios to the static server, measured in the same repetitions, are steadier than absolute numbers.\n")
-	return nil
+	if slices.Contains(missed, "coldstart") {
+		one, suite := "coldstart/10k-one-file", "coldstart/10k-500-files"
+		d.ProfileLoad = profileText(rc.profLoad)
+		d.PlanColdStart = strings.NewReplacer(
+			"{{rss-one}}", f1(r.measure(one, "vmhwm_mb")/r.measure(one, "yaml_mb")),
+			"{{rss-suite}}", f1(r.measure(suite, "vmhwm_mb")/r.measure(suite, "yaml_mb")),
+			"{{yaml-mb}}", f0(r.measure(one, "yaml_mb")),
+		).Replace(planColdStart)
+	}
+	if slices.Contains(missed, "sse") {
+		d.PlanSSE = planSSE
+	}
+	return d
 }
 
 // bigLabel names the large cassette in coldstart tags: 100000 -> "100k".

@@ -120,12 +120,14 @@ func TestReportGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		adk, peer benchRun
-		scoringNS int
+		scoringNS int // 0: no Go benchmark results
 	}{
 		// Every floor met; talkback is close to its 3× floor.
 		{"met", benchRun{rps: 0.9, addUS: 5}, benchRun{rps: 0.25}, 900e6},
 		// Every floor missed: the profiles and plans are shown.
 		{"missed", benchRun{rps: 0.3, addUS: 400}, benchRun{rps: 0.2}, 2500e6},
+		// Only throughput missed, and no Go benchmarks were run.
+		{"no-gobench", benchRun{rps: 0.45, addUS: 5}, benchRun{rps: 0.1}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -145,9 +147,11 @@ func TestReportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gb, err := readGoBench(filepath.Join(dir, "gobench.txt"))
-			if err != nil {
-				t.Fatal(err)
+			var gb []gobench
+			if tc.scoringNS > 0 {
+				if gb, err = readGoBench(filepath.Join(dir, "gobench.txt")); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rc := reportConfig{
 				results: results, profReplay: filepath.Join(dir, "profile-replay.txt"), profLoad: filepath.Join(dir, "profile-load.txt"),
