@@ -158,7 +158,7 @@ func TestReportGolden(t *testing.T) {
 				goVersion: "go1.26.0 linux/amd64", loadStart: "1.02 0.87 0.60", loadEnd: "2.10 1.75 1.02",
 				duration: 577, reps: 3, n: 20000, warmup: 2000, recN: 2000, big: big,
 				date: time.Date(2026, 11, 21, 13, 36, 0, 0, time.UTC),
-				host: machine{cpus: 2, cpu: "Example CPU @ 2.20GHz", memory: "7.8 GiB", node: "v22.11.0", kernel: "6.8.0-test"},
+				host: machine{cpus: 4, cpu: "Example CPU @ 2.20GHz", memory: "7.8 GiB", node: "v22.11.0", kernel: "6.8.0-test"},
 			}
 			var got bytes.Buffer
 			if err := writeReport(&got, &rc, r, gb); err != nil {
