@@ -191,8 +191,8 @@ func TestAgentThatStopsEarlyLeavesUnusedSteps(t *testing.T) {
 	}
 	rep.stop(t)
 	st := rep.Stats()
-	if st.Replayed != 1 || st.Unused != 1 || st.Failures() != 1 {
-		t.Fatalf("stats %+v, want 1 replayed and 1 unused", st)
+	if st.Replayed != 1 || st.Unused != 1 || !errors.Is(rep.Failure(), proxy.ErrRunFailed) {
+		t.Fatalf("stats %+v, failure %v; want 1 replayed and 1 unused, failing the run", st, rep.Failure())
 	}
 	var unused *proxy.Outcome
 	for _, o := range rep.Report().Outcomes {
@@ -428,8 +428,8 @@ func TestParallelSessionsStayApart(t *testing.T) {
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
 	replayed := runAll(rep.URL)
 	rep.stop(t)
-	if st := rep.Stats(); st.Replayed != 4*n || st.Failures() != 0 {
-		t.Fatalf("replay stats %+v; misses %v", st, rep.Misses())
+	if st := rep.Stats(); st.Replayed != 4*n || rep.Failure() != nil {
+		t.Fatalf("replay stats %+v, failure %v; misses %v", st, rep.Failure(), rep.Misses())
 	}
 	for i := range n {
 		if fmt.Sprint(recorded[i]) != fmt.Sprint(replayed[i]) {
