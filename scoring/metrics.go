@@ -200,5 +200,3 @@ func KnownMetrics() []string {
 	return names
 }
 
-// KnownADKMetrics lists ADK's metric names accepted in criteria.
-func KnownADKMetrics() []string { return sortedKeysOf(adkMetrics) }
