@@ -199,4 +199,3 @@ func KnownMetrics() []string {
 	sort.Strings(names)
 	return names
 }
-
