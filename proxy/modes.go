@@ -5,6 +5,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Mode is what the proxy does with each request.
@@ -85,19 +86,16 @@ func parse[M ~string](s, what string, known ...M) (M, error) {
 	for i, m := range known {
 		names[i] = string(m)
 	}
-	return "", fmt.Errorf("%w: %s %q (want %s)", ErrUnknownMode, what, s, orList(names))
+	return "", fmt.Errorf("%s %q: %w (want %s)", what, s, ErrUnknownMode, orList(names))
 }
 
 // orList joins names as "a, b or c".
 func orList(names []string) string {
-	if len(names) == 1 {
+	last := len(names) - 1
+	if last == 0 {
 		return names[0]
 	}
-	out := names[0]
-	for _, n := range names[1 : len(names)-1] {
-		out += ", " + n
-	}
-	return out + " or " + names[len(names)-1]
+	return strings.Join(names[:last], ", ") + " or " + names[last]
 }
 
 // validate checks the configured modes; the zero values are already the
@@ -166,7 +164,7 @@ func (s *Server) Failure() error {
 	}
 	how := string(s.cfg.ReplayMode) + " replay"
 	if s.cfg.Mode == ModeRecord {
-		how = "recording in " + string(s.cfg.RecordMode) + " mode"
+		how = "record mode " + string(s.cfg.RecordMode)
 	}
-	return fmt.Errorf("%w: %d mismatched, %d unmatched, %d unused in %s", ErrRunFailed, st.Mismatched, st.Unmatched, st.Unused, how)
+	return fmt.Errorf("%w (%s): %d mismatched, %d unmatched, %d unused", ErrRunFailed, how, st.Mismatched, st.Unmatched, st.Unused)
 }

@@ -25,9 +25,9 @@ func TestModeNamesParseOrNameTheChoices(t *testing.T) {
 		err  error
 		want string
 	}{
-		{second(proxy.ParseRecordMode("sloppy")), `unknown mode: record mode "sloppy" (want overwrite, once, new-episodes or passthrough)`},
-		{second(proxy.ParseReplayMode("")), `unknown mode: replay mode "" (want strict or lenient)`},
-		{second(proxy.ParseMode("Replay")), `unknown mode: mode "Replay" (want record or replay)`},
+		{second(proxy.ParseRecordMode("sloppy")), `record mode "sloppy": unknown mode (want overwrite, once, new-episodes or passthrough)`},
+		{second(proxy.ParseReplayMode("")), `replay mode "": unknown mode (want strict or lenient)`},
+		{second(proxy.ParseMode("Replay")), `mode "Replay": unknown mode (want record or replay)`},
 	} {
 		if !errors.Is(c.err, proxy.ErrUnknownMode) || c.err.Error() != c.want {
 			t.Errorf("got %v, want %s", c.err, c.want)

@@ -145,7 +145,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	}
 	if mode == proxy.ModeRecord {
 		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
-			return cfg, usageErrorf("record --mode: %v", err)
+			return cfg, usageErrorf("--mode: %v", err)
 		}
 		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
 			return cfg, withCode(exitUsage, err)
@@ -157,7 +157,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		}
 	} else {
 		if cfg.ReplayMode, err = proxy.ParseReplayMode(c.String("mode")); err != nil {
-			return cfg, usageErrorf("replay --mode: %v", err)
+			return cfg, usageErrorf("--mode: %v", err)
 		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")

@@ -97,4 +97,8 @@ func TestRecordOnceFailsLikeStrictReplay(t *testing.T) {
 	if after, err := os.ReadFile(file); err != nil || string(after) != string(before) {
 		t.Fatalf("record once changed the existing cassette (err %v)", err)
 	}
+	if bad := adkproxy(t, nil, "record", "--mode", "always", "--cassettes", dir); bad.code != exitUsage ||
+		!strings.Contains(bad.stderr, `--mode: record mode "always": unknown mode (want overwrite, once, new-episodes or passthrough)`) {
+		t.Fatalf("bad record --mode: exit %d\n%s", bad.code, bad.stderr)
+	}
 }
