@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // Exit statuses, from sysexits.h where one fits. A wrapped command's own
@@ -47,6 +48,8 @@ func exitCodeFor(err error) int {
 		return exitDataErr
 	case errors.Is(err, cassettes.ErrSecretLeak), errors.Is(err, cassettes.ErrWrite):
 		return exitCantWrite
+	case errors.Is(err, proxy.ErrRunFailed):
+		return exitUnmatched
 	}
 	return exitFailure
 }

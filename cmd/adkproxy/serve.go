@@ -102,10 +102,9 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return withCode(exitDataErr, srv.Err())
 	case runErr != nil:
 		return runErr
-	case srv.Failure() != nil:
-		return withCode(exitUnmatched, srv.Failure())
+	default:
+		return srv.Failure() // proxy.ErrRunFailed: exit 76
 	}
-	return nil
 }
 
 func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
