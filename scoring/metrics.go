@@ -199,6 +199,3 @@ func KnownMetrics() []string {
 	sort.Strings(names)
 	return names
 }
-
-// KnownADKMetrics lists ADK's metric names accepted in criteria.
-func KnownADKMetrics() []string { return sortedKeysOf(adkMetrics) }
