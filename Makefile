@@ -13,10 +13,12 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/adkproxy
 
-## test: lint, then every test with the race detector (npm packages installed first).
+## test: lint, then every test with the race detector (npm packages installed first), in the product
+## module and in bench/ (its own module: the report's golden tests live there).
 test: lint npm-deps
 	rm -rf $(ADKPROXY_TEST_OUT)
 	$(GO) test -race -count=1 ./...
+	cd bench && $(GO) test -race -count=1 ./...
 	$(GO) run ./internal/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
 
 ## lint: gofmt, go vet, staticcheck and a tidy go.mod, in the product module and in bench/ (a module of
