@@ -44,7 +44,7 @@ demo: build
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: adkproxy against the static limit and its peers, into BENCHMARKS.md (about 15 minutes; not part of test).
+## bench: adkproxy against the static limit and its peers, into BENCHMARKS.md (about 10 minutes; not part of test).
 bench:
 	./scripts/bench.sh
 
