@@ -1,6 +1,6 @@
 // Checks the relative links of README.md and docs/*.md: target files and heading anchors.
 
-package doclinks
+package doccheck
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/adkproxy/adkproxy/internal/testutil"
 )
 
 var (
@@ -21,13 +23,7 @@ var (
 )
 
 func TestRepositoryDocsLinksResolve(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("repository root not found at %s: %v", root, err)
-	}
+	root := testutil.RepoRoot()
 	files := []string{filepath.Join(root, "README.md")}
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if len(docs) == 0 {
