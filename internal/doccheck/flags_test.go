@@ -3,14 +3,12 @@
 package doccheck
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/adkproxy/adkproxy/internal/testutil"
 )
@@ -25,16 +23,8 @@ var (
 // TestEveryFlagIsInCLIDoc reads the flags from the real binary's --help, so
 // a flag added to cmd/adkproxy without a row in docs/cli.md fails here.
 func TestEveryFlagIsInCLIDoc(t *testing.T) {
-	root := testutil.RepoRoot()
-	bin := filepath.Join(t.TempDir(), "adkproxy")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/adkproxy")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/adkproxy: %v\n%s", err, out)
-	}
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "cli.md"))
+	bin := testutil.BuildAdkproxy(t)
+	doc, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "docs", "cli.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
