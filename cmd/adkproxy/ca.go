@@ -77,6 +77,12 @@ func caCommand() *cli.Command {
 				return err
 			}),
 		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usageErrorf("unknown ca command %q (want init, path or show)", c.Args().First())
+			}
+			return usageErrorf("ca needs a command: init, path or show (see 'adkproxy ca --help')")
+		},
 		OnUsageError: commandUsageError,
 	}
 }
