@@ -53,7 +53,9 @@ func TestLoadRefusesBrokenCA(t *testing.T) {
 	}{
 		{"missing key", func(a *ca.Authority) { os.Remove(a.KeyPath) }, ca.KeyFile, "missing"},
 		{"missing cert", func(a *ca.Authority) { os.Remove(a.CertPath) }, ca.CertFile, "missing"},
-		{"malformed key", func(a *ca.Authority) { os.WriteFile(a.KeyPath, []byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"), 0o600) }, ca.KeyFile, "malformed key"},
+		{"malformed key", func(a *ca.Authority) {
+			os.WriteFile(a.KeyPath, []byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"), 0o600)
+		}, ca.KeyFile, "malformed key"},
 		{"not PEM cert", func(a *ca.Authority) { os.WriteFile(a.CertPath, []byte("hello"), 0o644) }, ca.CertFile, "not a PEM CERTIFICATE"},
 		{"other CA's key", func(a *ca.Authority) { os.WriteFile(a.KeyPath, otherKey, 0o600) }, ca.KeyFile, "does not belong"},
 		{"key readable by others", func(a *ca.Authority) { os.Chmod(a.KeyPath, 0o644) }, ca.KeyFile, "chmod 600"},
