@@ -38,15 +38,19 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 func (w *discardWriter) Flush() {}
 
 // benchServer replays xs (placed as a recording would place them) with
-// --allow-repeats, as `make bench` runs it.
-func benchServer(b *testing.B, xs []*cassettes.Exchange) *proxy.Server {
+// --allow-repeats, as `make bench` runs it; opts adjust the configuration.
+func benchServer(b *testing.B, xs []*cassettes.Exchange, opts ...func(*proxy.Config)) *proxy.Server {
 	b.Helper()
 	dir := b.TempDir()
 	matcher.Default().Organise(xs)
 	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
 		b.Fatal(err)
 	}
-	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true})
+	cfg := proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := proxy.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
