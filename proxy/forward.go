@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/elazarl/goproxy"
@@ -95,11 +96,26 @@ type front struct {
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect || r.URL.IsAbs() {
+	if r.Method == http.MethodConnect || r.URL.IsAbs() && !toSelf(r) {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
 	f.base.ServeHTTP(w, r)
+}
+
+// toSelf: an absolute-form request for this listener's own address, from a
+// client that sends its base-URL calls through HTTP_PROXY although
+// NO_PROXY lists loopback. It is base-URL traffic, not a tool's.
+func toSelf(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if !ok || r.URL.Port() != strconv.Itoa(local.Port) {
+		return false
+	}
+	host := r.URL.Hostname()
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.Equal(local.IP) || ip.IsLoopback() && local.IP.IsLoopback()
+	}
+	return strings.EqualFold(host, "localhost") && local.IP.IsLoopback()
 }
 
 // newForwardProxy sets goproxy up so that every request it receives, in a

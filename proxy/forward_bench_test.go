@@ -83,3 +83,10 @@ func BenchmarkInterceptedReplay(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReplayJSONWithForwardProxy is BenchmarkReplayJSON with the
+// forward proxy on: base-URL requests pay only the dispatch check.
+func BenchmarkReplayJSONWithForwardProxy(b *testing.B) {
+	local := newCA(b)
+	benchReplay(b, workload.JSONPath, len(workload.JSONResponse()), func(c *proxy.Config) { c.Forward = &proxy.ForwardProxy{Leaf: local.Leaf} })
+}

@@ -265,6 +265,34 @@ func TestForwardProxyLeavesBaseURLAlone(t *testing.T) {
 	}
 }
 
+// A client that sends even its base-URL calls through HTTP_PROXY reaches
+// the proxy with the proxy's own address in absolute form: that is
+// base-URL traffic, replayed as such, not an unrecorded tool host.
+func TestForwardProxyAbsoluteFormToItself(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := t.TempDir()
+	local := newCA(t)
+	const req = `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	rec, recHTTP := serveForward(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL), Forward: &proxy.ForwardProxy{Leaf: local.Leaf}})
+	post(t, recHTTP.URL, generatePath, nil, req).Body.Close()
+	recHTTP.Close()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, repHTTP := serveForward(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Forward: &proxy.ForwardProxy{Leaf: local.Leaf}})
+	client := proxiedClient(repHTTP.URL, nil)
+	resp, err := client.Post(repHTTP.URL+generatePath, "application/json", strings.NewReader(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || rep.Stats().Replayed != 1 {
+		t.Errorf("absolute-form base-URL call in replay: %d %s, stats %+v", resp.StatusCode, body, rep.Stats())
+	}
+}
+
 func TestForwardProxyConfigErrors(t *testing.T) {
 	for _, c := range []struct {
 		fw   *proxy.ForwardProxy

@@ -57,8 +57,8 @@ func benchServer(b *testing.B, xs []*cassettes.Exchange, opts ...func(*proxy.Con
 	return srv
 }
 
-func benchReplay(b *testing.B, target string, wantBytes int) {
-	srv := benchServer(b, workload.Exchanges())
+func benchReplay(b *testing.B, target string, wantBytes int, opts ...func(*proxy.Config)) {
+	h := benchServer(b, workload.Exchanges(), opts...).Handler()
 	body := workload.Request()
 	b.SetBytes(int64(len(body) + wantBytes))
 	b.ReportAllocs()
@@ -66,7 +66,7 @@ func benchReplay(b *testing.B, target string, wantBytes int) {
 		r := httptest.NewRequest(http.MethodPost, target, bytes.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		w := &discardWriter{h: http.Header{}}
-		srv.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 		if w.status != http.StatusOK || w.n != wantBytes {
 			b.Fatalf("status %d, %d bytes", w.status, w.n)
 		}
