@@ -149,11 +149,7 @@ func Create(dir string) (*Authority, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the CA folder %s: %v", dir, reason(err))
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	serial, err := randomSerial()
+	key, serial, err := newKey()
 	if err != nil {
 		return nil, err
 	}
@@ -203,8 +199,14 @@ func Ensure(dir string) (a *Authority, created bool, err error) {
 	return a, err == nil, err
 }
 
-func randomSerial() (*big.Int, error) {
-	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+// newKey makes a P-256 key and a random serial for its certificate.
+func newKey() (*ecdsa.PrivateKey, *big.Int, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	return key, serial, err
 }
 
 func owner() string {

@@ -3,8 +3,6 @@
 package ca
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -68,11 +66,7 @@ func (a *Authority) Leaf(host string) (*tls.Certificate, error) {
 }
 
 func (a *Authority) mint(host string, now time.Time) (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	serial, err := randomSerial()
+	key, serial, err := newKey()
 	if err != nil {
 		return nil, err
 	}

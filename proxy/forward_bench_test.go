@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/bench/workload"
+	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -29,21 +30,18 @@ func BenchmarkInterceptedReplay(b *testing.B) {
 	defer front.Close()
 
 	answer := workload.JSONResponse()
-	static := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	static := testutil.StartCounting(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		w.Write(answer)
-	}))
-	static.TLS = &tls.Config{GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return local.Leaf(host) }}
-	static.StartTLS()
-	defer static.Close()
+	}), local.Leaf)
 
 	viaProxy := proxiedClient(front.URL, poolOf(local))
 	direct := &http.Client{Transport: &http.Transport{
 		TLSClientConfig:     &tls.Config{RootCAs: poolOf(local)},
 		MaxIdleConnsPerHost: 16,
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, static.Listener.Addr().String())
+			return (&net.Dialer{}).DialContext(ctx, network, static.Addr())
 		},
 	}}
 	body := workload.Request()

@@ -4,13 +4,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/ca"
@@ -18,32 +16,6 @@ import (
 	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
-
-// tlsUpstream is a loopback TLS server presenting, for whatever name the
-// client asks for, a certificate from a test CA standing in for a public
-// one; it counts the connections it accepts.
-type tlsUpstream struct {
-	*httptest.Server
-	conns atomic.Int64
-}
-
-func startTLSUpstream(t testing.TB, h http.Handler, issuer *ca.Authority) *tlsUpstream {
-	t.Helper()
-	u := &tlsUpstream{Server: httptest.NewUnstartedServer(h)}
-	u.TLS = &tls.Config{GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-		return issuer.Leaf(hello.ServerName)
-	}}
-	u.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			u.conns.Add(1)
-		}
-	}
-	u.StartTLS()
-	t.Cleanup(u.Close)
-	return u
-}
-
-func (u *tlsUpstream) addr() string { return u.Listener.Addr().String() }
 
 // newCA makes a CA in a fresh folder.
 func newCA(t testing.TB) *ca.Authority {
@@ -95,10 +67,10 @@ func TestForwardProxyGenaiRecordThenReplay(t *testing.T) {
 	dir := testutil.OutDir(t)
 	local, public := newCA(t), newCA(t)
 	gemini := &fakegemini.Handler{}
-	up := startTLSUpstream(t, gemini, public)
+	up := testutil.StartCounting(t, gemini, public.Leaf)
 	routes := []proxy.ConnectTo{
-		{From: "generativelanguage.googleapis.com:443", To: up.addr()},
-		{From: "us-central1-aiplatform.googleapis.com:443", To: up.addr()},
+		{From: "generativelanguage.googleapis.com:443", To: up.Addr()},
+		{From: "us-central1-aiplatform.googleapis.com:443", To: up.Addr()},
 	}
 	rec, recHTTP := serveForward(t, proxy.Config{
 		Mode: proxy.ModeRecord, Dir: dir, ConnectTo: routes, UpstreamRoots: poolOf(public),
@@ -146,19 +118,11 @@ var weather = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 func TestForwardProxyToolTraffic(t *testing.T) {
 	dir := testutil.OutDir(t)
 	local, public := newCA(t), newCA(t)
-	secure := startTLSUpstream(t, weather, public)
-	var plainConns atomic.Int64
-	plain := httptest.NewUnstartedServer(weather)
-	plain.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			plainConns.Add(1)
-		}
-	}
-	plain.Start()
-	defer plain.Close()
+	secure := testutil.StartCounting(t, weather, public.Leaf)
+	plain := testutil.StartCounting(t, weather, nil)
 	routes := []proxy.ConnectTo{
-		{From: "weather.example.test:443", To: secure.addr()},
-		{From: "plain.example.test:80", To: plain.Listener.Addr().String()},
+		{From: "weather.example.test:443", To: secure.Addr()},
+		{From: "plain.example.test:80", To: plain.Addr()},
 	}
 	const secureURL, plainURL = "https://weather.example.test/v1/current?city=Paris", "http://plain.example.test/v1/current?city=Oslo"
 
@@ -183,7 +147,7 @@ func TestForwardProxyToolTraffic(t *testing.T) {
 	}
 	recHTTP.Close()
 
-	before, plainBefore := secure.conns.Load(), plainConns.Load()
+	before, plainBefore := secure.Conns(), plain.Conns()
 	rep, repHTTP := serveForward(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConnectTo: routes, Forward: &proxy.ForwardProxy{Leaf: local.Leaf}})
 	client = proxiedClient(repHTTP.URL, poolOf(local))
 	for _, u := range []string{secureURL, plainURL} {
@@ -201,7 +165,7 @@ func TestForwardProxyToolTraffic(t *testing.T) {
 	if st := rep.Stats(); st.Unmatched != 2 {
 		t.Errorf("replay counted %d unmatched requests, want 2 (the run must fail)", st.Unmatched)
 	}
-	if n, m := secure.conns.Load()-before, plainConns.Load()-plainBefore; n+m != 0 {
+	if n, m := secure.Conns()-before, plain.Conns()-plainBefore; n+m != 0 {
 		t.Errorf("replay opened %d connection(s) to the HTTPS tool host and %d to the HTTP one, want none", n, m)
 	}
 }
@@ -212,8 +176,8 @@ func TestForwardProxyToolTraffic(t *testing.T) {
 func TestForwardProxyTunnel(t *testing.T) {
 	dir := testutil.OutDir(t)
 	local, public := newCA(t), newCA(t)
-	auth := startTLSUpstream(t, weather, public)
-	routes := []proxy.ConnectTo{{From: "oauth.tunnel.test:443", To: auth.addr()}}
+	auth := testutil.StartCounting(t, weather, public.Leaf)
+	routes := []proxy.ConnectTo{{From: "oauth.tunnel.test:443", To: auth.Addr()}}
 	fw := &proxy.ForwardProxy{Leaf: local.Leaf, Tunnel: []string{"*.tunnel.test"}}
 	const target = "https://oauth.tunnel.test/token?city=Rome"
 
@@ -238,12 +202,12 @@ func TestForwardProxyTunnel(t *testing.T) {
 		t.Errorf("a tunnel was recorded: %d file(s) in the cassette folder", len(entries))
 	}
 
-	before := auth.conns.Load()
+	before := auth.Conns()
 	rep, repHTTP := serveForward(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Forward: fw})
 	if _, err := proxiedClient(repHTTP.URL, poolOf(local, public)).Get(target); err == nil || !strings.Contains(err.Error(), "Bad Gateway") {
 		t.Errorf("tunnel in replay: err %v, want the CONNECT refused with 502", err)
 	}
-	if n := auth.conns.Load() - before; n != 0 {
+	if n := auth.Conns() - before; n != 0 {
 		t.Errorf("replay opened %d connection(s) to the tunnel host", n)
 	}
 	if rep.Stats().Failed != 1 {

@@ -2,19 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"google.golang.org/genai"
@@ -106,27 +102,6 @@ func proxyEnvClient() int {
 	return 0
 }
 
-// tlsFake serves h over TLS on loopback with leaves from a test CA that
-// stands in for a public one, counting accepted connections.
-type tlsFake struct {
-	*httptest.Server
-	conns atomic.Int64
-}
-
-func startTLSFake(t *testing.T, h http.Handler, issuer *ca.Authority) *tlsFake {
-	t.Helper()
-	f := &tlsFake{Server: httptest.NewUnstartedServer(h)}
-	f.TLS = &tls.Config{GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) { return issuer.Leaf(hello.ServerName) }}
-	f.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			f.conns.Add(1)
-		}
-	}
-	f.StartTLS()
-	t.Cleanup(f.Close)
-	return f
-}
-
 func newTestCA(t *testing.T) *ca.Authority {
 	t.Helper()
 	a, err := ca.Create(t.TempDir())
@@ -144,11 +119,11 @@ func TestForwardProxyGenaiRecordReplay(t *testing.T) {
 	dir, caDir := testutil.OutDir(t), filepath.Join(t.TempDir(), "ca")
 	public := newTestCA(t)
 	gemini := &fakegemini.Handler{}
-	up := startTLSFake(t, gemini, public)
+	up := testutil.StartCounting(t, gemini, public.Leaf)
 	env := []string{"ADKPROXY_CA_DIR=" + caDir}
 
 	rec := adkproxy(t, append(env, "GOOGLE_API_KEY="+testutil.SecretAPIKey), append([]string{"record", "--cassettes", dir,
-		"--connect-to", "generativelanguage.googleapis.com:443=" + up.Listener.Addr().String(),
+		"--connect-to", "generativelanguage.googleapis.com:443=" + up.Addr(),
 		"--upstream-ca", public.CertPath}, self("genai-proxied")...)...)
 	if rec.code != 0 || !strings.Contains(rec.stdout, "generate: ") || !strings.Contains(rec.stdout, "chunk: ") {
 		t.Fatalf("record: exit %d\nstdout %s\nstderr %s", rec.code, rec.stdout, rec.stderr)
@@ -179,22 +154,22 @@ func TestForwardProxyGenaiRecordReplay(t *testing.T) {
 func TestForwardProxyToolHost(t *testing.T) {
 	dir := testutil.OutDir(t)
 	public := newTestCA(t)
-	api := startTLSFake(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api := testutil.StartCounting(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"city":%q}`, r.URL.Query().Get("city"))
-	}), public)
+	}), public.Leaf)
 	env := []string{"TOOL_URL=https://weather.example.test/v1/current?city=Paris"}
 	rec := adkproxy(t, env, append([]string{"record", "--cassettes", dir,
-		"--connect-to", "weather.example.test:443=" + api.Listener.Addr().String(), "--upstream-ca", public.CertPath}, self("tool-get")...)...)
+		"--connect-to", "weather.example.test:443=" + api.Addr(), "--upstream-ca", public.CertPath}, self("tool-get")...)...)
 	if rec.code != 0 || rec.stdout != `200 {"city":"Paris"}` {
 		t.Fatalf("record: exit %d, stdout %q, stderr %s", rec.code, rec.stdout, rec.stderr)
 	}
-	before := api.conns.Load()
+	before := api.Conns()
 	rep := adkproxy(t, env, append([]string{"replay", "--cassettes", dir}, self("tool-get")...)...)
 	if rep.code != exitUnmatched || !strings.HasPrefix(rep.stdout, "502 ") || !strings.Contains(rep.stdout, "weather.example.test") ||
 		!strings.Contains(rep.stderr, "weather.example.test") {
 		t.Errorf("replay: exit %d, stdout %q, stderr %s; want 76 and a 502 naming the host", rep.code, rep.stdout, rep.stderr)
 	}
-	if n := api.conns.Load() - before; n != 0 {
+	if n := api.Conns() - before; n != 0 {
 		t.Errorf("replay opened %d connection(s) to the tool host", n)
 	}
 }
