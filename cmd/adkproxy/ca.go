@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/adkproxy/adkproxy/ca"
 	"github.com/urfave/cli/v2"
@@ -60,22 +61,10 @@ func caCommand() *cli.Command {
 				fmt.Fprintln(c.App.Writer, a.CertPath)
 				return nil
 			}),
-			sub("path", "print the path of the CA certificate (ca.pem)", func(c *cli.Context, dir string) error {
-				a, err := ca.Load(dir)
-				if err != nil {
-					return caError(err)
-				}
-				fmt.Fprintln(c.App.Writer, a.CertPath)
-				return nil
-			}),
-			sub("show", "print the CA certificate as PEM", func(c *cli.Context, dir string) error {
-				a, err := ca.Load(dir)
-				if err != nil {
-					return caError(err)
-				}
-				_, err = c.App.Writer.Write(a.PEM)
-				return err
-			}),
+			sub("path", "print the path of the CA certificate (ca.pem)", printCA(func(w io.Writer, a *ca.Authority) {
+				fmt.Fprintln(w, a.CertPath)
+			})),
+			sub("show", "print the CA certificate as PEM", printCA(func(w io.Writer, a *ca.Authority) { w.Write(a.PEM) })),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -84,6 +73,18 @@ func caCommand() *cli.Command {
 			return usageErrorf("ca needs a command: init, path or show (see 'adkproxy ca --help')")
 		},
 		OnUsageError: commandUsageError,
+	}
+}
+
+// printCA loads the CA, which must exist, and prints something about it.
+func printCA(print func(io.Writer, *ca.Authority)) func(*cli.Context, string) error {
+	return func(c *cli.Context, dir string) error {
+		a, err := ca.Load(dir)
+		if err != nil {
+			return caError(err)
+		}
+		print(c.App.Writer, a)
+		return nil
 	}
 }
 
