@@ -133,7 +133,7 @@ func TestLeafVerifiesAndIsCached(t *testing.T) {
 		if _, err := cert.Leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots}); err != nil {
 			t.Errorf("%s: the leaf does not verify against the CA: %v", host, err)
 		}
-		if life := cert.Leaf.NotAfter.Sub(time.Now()); life > ca.LeafValidity || life < ca.LeafValidity-time.Minute {
+		if life := time.Until(cert.Leaf.NotAfter); life > ca.LeafValidity || life < ca.LeafValidity-time.Minute {
 			t.Errorf("%s: leaf valid for %v more, want %v", host, life, ca.LeafValidity)
 		}
 		again, _ := a.Leaf(strings.ToUpper(host))
