@@ -185,18 +185,36 @@ func Create(dir string) (*Authority, error) {
 
 // Ensure loads the CA in dir, creating it when the folder holds none.
 // created says whether it did. A broken CA is returned as an error, never
-// replaced.
+// replaced. Several adkproxy processes starting at once (parallel CI jobs
+// sharing a home) end up with the one CA the first of them wrote.
 func Ensure(dir string) (a *Authority, created bool, err error) {
-	a, err = Load(dir)
-	if !errors.Is(err, ErrNotFound) {
-		return a, false, err
-	}
-	a, err = Create(dir)
-	if errors.Is(err, ErrExists) { // another adkproxy created it meanwhile
+	for range 40 { // about a second of waiting, at most
 		a, err = Load(dir)
-		return a, false, err
+		switch {
+		case errors.Is(err, ErrNotFound):
+			a, err = Create(dir)
+			if errors.Is(err, ErrExists) {
+				continue // another process got there first: load its CA
+			}
+			return a, err == nil, err
+		case errors.Is(err, ErrBroken) && halfWritten(dir):
+			// Another process is between writing the key and the
+			// certificate; a CA left like that by a crash stays an error.
+			time.Sleep(25 * time.Millisecond)
+		default:
+			return a, false, err
+		}
 	}
-	return a, err == nil, err
+	return nil, false, err
+}
+
+// halfWritten: the key is there and the certificate not, as Create leaves
+// the folder for a moment.
+func halfWritten(dir string) bool {
+	c, k := paths(dir)
+	_, errC := os.Lstat(c)
+	_, errK := os.Lstat(k)
+	return errK == nil && errors.Is(errC, fs.ErrNotExist)
 }
 
 // newKey makes a P-256 key and a random serial for its certificate.

@@ -189,3 +189,25 @@ func TestDefaultDir(t *testing.T) {
 		t.Errorf("with %s: %s", ca.DirEnv, d)
 	}
 }
+
+// Parallel first runs (CI jobs sharing a home) end up with one CA.
+func TestEnsureConcurrently(t *testing.T) {
+	dir := t.TempDir()
+	const n = 8
+	got := make(chan *ca.Authority, n)
+	for range n {
+		go func() {
+			a, _, err := ca.Ensure(dir)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- a
+		}()
+	}
+	first := <-got
+	for range n - 1 {
+		if a := <-got; a == nil || first == nil || !a.Cert.Equal(first.Cert) {
+			t.Fatal("concurrent Ensure calls returned different CAs")
+		}
+	}
+}
