@@ -25,7 +25,7 @@ func forwardFlags() []cli.Flag {
 // routeFlags are record's: replay connects to nothing.
 func routeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "connect-to", Usage: "connect to `HOST:PORT=ADDR:PORT` instead of HOST:PORT, keeping the name for TLS and matching, as curl's --connect-to (Gemini and tool hosts; repeatable)", EnvVars: envFor("connect-to")},
+		&cli.StringSliceFlag{Name: "connect-to", Usage: "`RULE` HOST:PORT=ADDR:PORT: dial ADDR:PORT for requests to HOST:PORT, keeping HOST for TLS and matching, like curl's --connect-to (Gemini and tool hosts; repeatable)", EnvVars: envFor("connect-to")},
 		stringFlag("upstream-ca", "", "also trust the CA certificates in PEM `FILE` for upstream servers (Gemini and tool hosts)"),
 	}
 }
