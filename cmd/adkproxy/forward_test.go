@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"google.golang.org/genai"
@@ -262,5 +265,48 @@ func TestForwardProxyFlagErrors(t *testing.T) {
 	r := adkproxy(t, []string{"ADKPROXY_CONNECT_TO=nonsense"}, "record", "--cassettes", t.TempDir())
 	if r.code != exitUsage || !strings.Contains(r.stderr, "nonsense") {
 		t.Errorf("ADKPROXY_CONNECT_TO=nonsense: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestServeWithoutCommandForwardProxy: served without a command, adkproxy
+// prints the proxy variables and the CA, intercepts HTTPS with a leaf that
+// CA verifies, and refuses --tunnel hosts in replay.
+func TestServeWithoutCommandForwardProxy(t *testing.T) {
+	caDir := filepath.Join(t.TempDir(), "ca")
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := adkproxyCmd(t, []string{"ADKPROXY_CA_DIR=" + caDir, "ADKPROXY_TUNNEL=*.tunnel.test"},
+		"replay", "--cassettes", t.TempDir(), "--listen", "127.0.0.1:0", "--addr-file", addrFile)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := waitForFile(t, addrFile)
+	authority, err := ca.Load(caDir)
+	if err != nil {
+		t.Fatalf("replay did not create the CA it serves with: %v", err)
+	}
+	trust := x509.NewCertPool()
+	trust.AddCert(authority.Cert)
+	proxyURL, _ := url.Parse("http://" + addr)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: trust}}}
+
+	resp, err := client.Get("https://api.example.test/v1/things")
+	if err != nil {
+		t.Fatalf("intercepted request: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("intercepted request in replay: %d, want 502", resp.StatusCode)
+	}
+	if _, err := client.Get("https://oauth.tunnel.test/token"); err == nil || !strings.Contains(err.Error(), "Bad Gateway") {
+		t.Errorf("--tunnel host in replay: %v, want the CONNECT refused", err)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	for _, want := range []string{"export HTTPS_PROXY=http://" + addr, "export NODE_EXTRA_CA_CERTS=" + authority.CertPath} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
 	}
 }
