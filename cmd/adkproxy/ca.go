@@ -20,6 +20,12 @@ A CA file that is missing, unreadable or malformed is an error (exit 65) naming 
 never replaced silently, since clients trust the old certificate. To start over, remove both
 files and run 'adkproxy ca init'.`
 
+const caExitHelp = `EXIT STATUS:
+   0    success
+   64   usage error
+   65   there is no CA (path, show), or a CA file is missing, unreadable or malformed
+   73   the CA could not be written`
+
 func caDirFlag() cli.Flag {
 	return stringFlag("ca-dir", "", "`DIR` holding the local CA (default $XDG_DATA_HOME/adkproxy, else ~/.local/share/adkproxy)")
 }
@@ -44,7 +50,7 @@ func caCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "ca",
 		Usage:       "create and show the local CA used to intercept HTTPS",
-		Description: caHelp + "\n\n" + exitStatusHelp,
+		Description: caHelp + "\n\n" + caExitHelp,
 		Subcommands: []*cli.Command{
 			sub("init", "create the CA if there is none and print its certificate's path", func(c *cli.Context, dir string) error {
 				a, err := ca.Load(dir)
