@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"bufio"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -9,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/adkproxy/adkproxy/ca"
 	"github.com/adkproxy/adkproxy/internal/fakegemini"
@@ -285,5 +288,47 @@ func TestParseConnectTo(t *testing.T) {
 		if _, err := proxy.ParseConnectTo(bad); err == nil || !strings.Contains(err.Error(), "HOST:PORT=ADDR") {
 			t.Errorf("%q: err %v, want a usage hint", bad, err)
 		}
+	}
+}
+
+// TestForwardProxyStreamsEventsInLockstep: through CONNECT and
+// interception, a recorded stream still reaches the client event by
+// event: the upstream withholds event 2 until the client has event 1.
+func TestForwardProxyStreamsEventsInLockstep(t *testing.T) {
+	clientGotFirst := make(chan struct{})
+	var gaveUp atomic.Bool
+	gemini := &fakegemini.Handler{BeforeEvent: func(i int) {
+		if i == 1 {
+			select {
+			case <-clientGotFirst:
+			case <-time.After(deadlockGuard):
+				gaveUp.Store(true)
+			}
+		}
+	}}
+	local, public := newCA(t), newCA(t)
+	up := testutil.StartCounting(t, gemini, public.Leaf)
+	_, hs := serveForward(t, proxy.Config{
+		Mode: proxy.ModeRecord, Dir: testutil.OutDir(t), UpstreamRoots: poolOf(public),
+		ConnectTo: []proxy.ConnectTo{{From: "generativelanguage.googleapis.com:443", To: up.Addr()}},
+		Forward:   &proxy.ForwardProxy{Leaf: local.Leaf},
+	})
+	resp, err := proxiedClient(hs.URL, poolOf(local)).Post("https://generativelanguage.googleapis.com"+streamPath, "application/json",
+		strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"one two three four five six"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if first := readEvent(t, br); !strings.HasPrefix(first, "data: ") {
+		t.Fatalf("first event %q is not a Gemini SSE event", first)
+	}
+	close(clientGotFirst)
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(rest), "\r\n\r\n"); n != 2 || gaveUp.Load() {
+		t.Errorf("after the first event got %d more (want 2); upstream had to give up waiting: %v", n, gaveUp.Load())
 	}
 }
