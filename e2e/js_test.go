@@ -146,6 +146,8 @@ func childEnv(extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
+	// Keep the local CA adkproxy creates on first use out of the real home.
+	env = append(env, "ADKPROXY_CA_DIR="+filepath.Join(os.TempDir(), "adkproxy-e2e-ca"))
 	return append(env, extra...)
 }
 

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"crypto/x509"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -31,7 +32,16 @@ type Config struct {
 	VertexUpstream *url.URL
 	// Transport sends upstream requests (record mode only: a replay server
 	// drops it and builds none, so it has no way to reach the upstream).
+	// When nil, one is made from ConnectTo and UpstreamRoots.
 	Transport http.RoundTripper
+	// ConnectTo reroutes upstream connections (--connect-to), for Gemini
+	// and tool hosts alike; UpstreamRoots, when set, are the certificates
+	// upstream servers may chain to (--upstream-ca). See routes.go.
+	ConnectTo     []ConnectTo
+	UpstreamRoots *x509.CertPool
+	// Forward, when set, makes Handler also an HTTP forward proxy that
+	// intercepts HTTPS (forward.go).
+	Forward *ForwardProxy
 	// AllowRepeats keeps serving the last recorded answer once a request's
 	// recordings are used up, instead of treating it as a miss.
 	AllowRepeats bool
@@ -68,13 +78,11 @@ func (c *Config) setDefaults() error {
 			c.Upstream = u
 		}
 		if c.Transport == nil {
-			t := http.DefaultTransport.(*http.Transport).Clone()
-			// Agents call the API in parallel; the default keeps only 2 idle
-			// connections per host, so every other call paid a new connection
-			// (a TLS handshake to the real API).
-			t.MaxIdleConnsPerHost = t.MaxIdleConns
-			c.Transport = t
+			c.Transport = newUpstreamTransport(c.ConnectTo, c.UpstreamRoots)
 		}
+	}
+	if err := c.Forward.check(); err != nil {
+		return err
 	}
 	if c.Clock == nil {
 		c.Clock = realClock{}

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -61,10 +62,17 @@ func TestGenaiClientRecordThenReplay(t *testing.T) {
 // genaiScenario runs one of each call and returns their results as JSON.
 func genaiScenario(t *testing.T, base string) map[string]string {
 	t.Helper()
+	return genaiScenarioVia(t, base, nil)
+}
+
+// genaiScenarioVia is genaiScenario with the client's HTTP client; an
+// empty base leaves the SDK's default hosts.
+func genaiScenarioVia(t *testing.T, base string, hc *http.Client) map[string]string {
+	t.Helper()
 	ctx := context.Background()
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey: testutil.SecretAPIKey, Backend: genai.BackendGeminiAPI,
-		HTTPOptions: genai.HTTPOptions{BaseURL: base},
+		HTTPOptions: genai.HTTPOptions{BaseURL: base}, HTTPClient: hc,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +117,7 @@ func genaiScenario(t *testing.T, base string) map[string]string {
 	vertex, err := genai.NewClient(ctx, &genai.ClientConfig{
 		Backend: genai.BackendVertexAI, Project: "test-project", Location: "us-central1",
 		Credentials: auth.NewCredentials(&auth.CredentialsOptions{TokenProvider: staticToken(testutil.SecretBearer)}),
-		HTTPOptions: genai.HTTPOptions{BaseURL: base},
+		HTTPOptions: genai.HTTPOptions{BaseURL: base}, HTTPClient: hc,
 	})
 	if err != nil {
 		t.Fatal(err)

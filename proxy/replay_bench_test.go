@@ -38,23 +38,27 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 func (w *discardWriter) Flush() {}
 
 // benchServer replays xs (placed as a recording would place them) with
-// --allow-repeats, as `make bench` runs it.
-func benchServer(b *testing.B, xs []*cassettes.Exchange) *proxy.Server {
+// --allow-repeats, as `make bench` runs it; opts adjust the configuration.
+func benchServer(b *testing.B, xs []*cassettes.Exchange, opts ...func(*proxy.Config)) *proxy.Server {
 	b.Helper()
 	dir := b.TempDir()
 	matcher.Default().Organise(xs)
 	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
 		b.Fatal(err)
 	}
-	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true})
+	cfg := proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := proxy.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return srv
 }
 
-func benchReplay(b *testing.B, target string, wantBytes int) {
-	srv := benchServer(b, workload.Exchanges())
+func benchReplay(b *testing.B, target string, wantBytes int, opts ...func(*proxy.Config)) {
+	h := benchServer(b, workload.Exchanges(), opts...).Handler()
 	body := workload.Request()
 	b.SetBytes(int64(len(body) + wantBytes))
 	b.ReportAllocs()
@@ -62,7 +66,7 @@ func benchReplay(b *testing.B, target string, wantBytes int) {
 		r := httptest.NewRequest(http.MethodPost, target, bytes.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		w := &discardWriter{h: http.Header{}}
-		srv.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 		if w.status != http.StatusOK || w.n != wantBytes {
 			b.Fatalf("status %d, %d bytes", w.status, w.n)
 		}

@@ -102,6 +102,8 @@ loadgen() { "$BIN/loadgen" -out "$RESULTS" "$@"; }
 # --- build, install, fixtures ---------------------------------------------------------------------
 rm -rf "$WORK"
 mkdir -p "$WORK" "$BIN" "$LOGS" "$CACHE"
+# adkproxy makes its local CA on first use: keep the benchmark's out of the user's home.
+export ADKPROXY_CA_DIR=$WORK/ca
 echo "$(cut -d' ' -f1-3 /proc/loadavg)" >"$WORK/loadavg-start"
 log "building"
 # bench/ is a module of its own (go-vcr stays out of the product's go.mod); it uses this tree's adkproxy.

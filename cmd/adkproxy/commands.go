@@ -8,7 +8,15 @@ import (
 const wrapHelp = `With "-- COMMAND ARGS...", adkproxy listens on a free port on 127.0.0.1, runs COMMAND with
 GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL pointing at itself, forwards SIGINT and SIGTERM
 to it, writes the cassettes when it exits and exits with its status. Without a command it serves
-until SIGINT or SIGTERM and prints the environment a client needs.`
+until SIGINT or SIGTERM and prints the environment a client needs.
+
+The same port is also an HTTP forward proxy: COMMAND gets HTTPS_PROXY and HTTP_PROXY (and
+lower-case), NO_PROXY=localhost,127.0.0.1,::1 plus yours, and SSL_CERT_FILE, REQUESTS_CA_BUNDLE,
+CURL_CA_BUNDLE and GRPC_DEFAULT_SSL_ROOTS_FILE_PATH pointing at a bundle of the system roots and
+the local CA (written for the run, removed after it; NODE_EXTRA_CA_CERTS gets the CA alone).
+HTTPS through it is intercepted with certificates from the local CA (see 'adkproxy ca --help'):
+Gemini hosts are recorded and replayed like base-URL traffic; other hosts are forwarded while
+recording (not yet stored) and refused with 502 in replay. --no-forward-proxy turns this off.`
 
 func recordCommand() *cli.Command {
 	return &cli.Command{
@@ -19,7 +27,7 @@ func recordCommand() *cli.Command {
 			"run recorded; with --mode once a cassette that exists is replayed strictly and left as it was.\n" +
 			"API keys, tokens and every --redact value are scrubbed before anything is written.\n\n" +
 			wrapHelp + "\n\n" + exitStatusHelp,
-		Flags: append(commonFlags(),
+		Flags: append(append(append(commonFlags(), forwardFlags()...), routeFlags()...),
 			stringFlag("mode", string(proxy.RecordOverwrite), "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not) or passthrough (forward, write nothing)"),
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
@@ -40,7 +48,7 @@ func replayCommand() *cli.Command {
 			"differs, and makes adkproxy exit 76 even if COMMAND passed.\n\n" +
 			wrapHelp + " In replay, GOOGLE_API_KEY and GEMINI_API_KEY are set to a placeholder when unset.\n\n" +
 			exitStatusHelp,
-		Flags: append(commonFlags(),
+		Flags: append(append(commonFlags(), forwardFlags()...),
 			stringFlag("mode", string(proxy.ReplayStrict), "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),

@@ -59,7 +59,8 @@ const exitStatusHelp = `EXIT STATUS:
    N    the wrapped COMMAND's own non-zero status, passed through
    128+N  the wrapped COMMAND was killed by signal N
    64   usage error (unknown flag, missing --cassettes, bad value)
-   65   a cassette is unreadable, corrupt or of an unknown version
+   65   a cassette is unreadable, corrupt or of an unknown version, or a local CA file
+        (--ca-dir) is missing, unreadable or malformed
    73   a cassette could not be written, or would have contained a secret
    76   strict replay (or record --mode once on a cassette that exists) saw a mismatched or
         unmatched request, or left a recording unused, while COMMAND exited 0

@@ -23,12 +23,15 @@ import (
 // run this test binary again in "client" mode (see TestMain), so every
 // process boundary, environment variable, signal and exit status is real.
 
-var adkproxyBin string
+var adkproxyBin, testCADir string
 
 const clientModeEnv = "ADKPROXY_TEST_CLIENT"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(clientModeEnv); mode != "" {
+		if client := proxiedClients[mode]; client != nil { // forward_test.go
+			os.Exit(client())
+		}
 		os.Exit(clientMain(mode))
 	}
 	dir, err := os.MkdirTemp("", "adkproxy-bin-")
@@ -36,6 +39,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	adkproxyBin = filepath.Join(dir, "adkproxy")
+	testCADir = filepath.Join(dir, "ca") // so no test writes a CA into the real home
 	build := exec.Command("go", "build", "-o", adkproxyBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
@@ -115,7 +119,7 @@ func adkproxyCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // hang guard only
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, adkproxyBin, args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "ADKPROXY_CA_DIR=" + testCADir}, env...)
 	return cmd
 }
 

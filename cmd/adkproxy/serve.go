@@ -32,6 +32,10 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return err
 	}
 	stderr := c.App.ErrWriter
+	fwd, err := setupForwarding(c, &cfg) // forward.go
+	if err != nil {
+		return err
+	}
 	restoreGC := func() {}
 	if mode == proxy.ModeReplay {
 		restoreGC = loadingGC(cfg.Dir)
@@ -58,7 +62,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			return usageErrorf("cannot write --addr-file %s: %v", f, err)
 		}
 	}
-	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	go httpServer.Serve(ln)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -76,9 +80,15 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 
 	var runErr error
 	if len(command) > 0 {
-		runErr = runCommand(command, childEnv(mode, "http://"+addr), signals, c.App.Writer, stderr)
+		if env, done, err := fwd.childEnv(childEnv(mode, "http://"+addr), "http://"+addr); err != nil {
+			runErr = err
+		} else {
+			runErr = runCommand(command, env, signals, c.App.Writer, stderr)
+			done()
+		}
 	} else {
 		printExports(c.App.Writer, mode, "http://"+addr)
+		fwd.printExports(c.App.Writer, "http://"+addr)
 		cfg.Logger.Info("adkproxy "+string(mode)+" listening", "addr", addr, "cassettes", cfg.Dir)
 		<-signals
 	}

@@ -1,0 +1,181 @@
+// forward.go: the listener's second way in. Besides base-URL requests the
+// same port serves as an HTTP forward proxy (HTTPS_PROXY): absolute-form
+// plain-HTTP requests and CONNECT, which goproxy intercepts with a leaf
+// from the local CA, except --tunnel hosts, passed through untouched.
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/elazarl/goproxy"
+)
+
+// ForwardProxy configures interception (Config.Forward).
+type ForwardProxy struct {
+	// Leaf returns the certificate presented to clients for an
+	// intercepted host (a name or IP, no port); the CLI passes the local
+	// CA's ca.Authority.Leaf.
+	Leaf func(host string) (*tls.Certificate, error)
+	// Tunnel lists hosts ("auth.example.com", or "*.example.com" for any
+	// subdomain) whose CONNECT is passed through untouched and never
+	// recorded while recording, and refused in replay.
+	Tunnel []string
+}
+
+// check validates the configuration when New runs.
+func (f *ForwardProxy) check() error {
+	if f == nil {
+		return nil
+	}
+	if f.Leaf == nil {
+		return errors.New("forward proxy: no CA to sign intercepted hosts' certificates with")
+	}
+	for _, p := range f.Tunnel {
+		if err := CheckHostPattern(p); err != nil {
+			return fmt.Errorf("--tunnel: %v", err)
+		}
+	}
+	return nil
+}
+
+// CheckHostPattern accepts "host" or "*.domain" (no port, no scheme).
+func CheckHostPattern(p string) error {
+	name := strings.TrimPrefix(p, "*.")
+	if name == "" || strings.ContainsAny(name, "*/:@ ") || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%q is not a host name or *.domain pattern (no scheme, port or path), e.g. oauth2.googleapis.com or *.example.com", p)
+	}
+	return nil
+}
+
+// matchHost reports whether host matches pattern: exactly, or for
+// "*.domain" any name ending in ".domain" (not domain itself).
+func matchHost(pattern, host string) bool {
+	if suffix, ok := strings.CutPrefix(pattern, "*"); ok {
+		return len(host) > len(suffix) && strings.HasSuffix(strings.ToLower(host), strings.ToLower(suffix))
+	}
+	return strings.EqualFold(pattern, host)
+}
+
+// isGeminiHost: the hosts whose traffic is model traffic, handled exactly
+// as base-URL requests are. See ../shared/reference/gemini-wire.md §1.
+func isGeminiHost(host string) bool {
+	host = strings.ToLower(host)
+	switch {
+	case host == "generativelanguage.googleapis.com", host == "aiplatform.googleapis.com":
+		return true
+	case strings.HasSuffix(host, "-aiplatform.googleapis.com"):
+		return !strings.Contains(strings.TrimSuffix(host, "-aiplatform.googleapis.com"), ".")
+	case strings.HasPrefix(host, "aiplatform.") && strings.HasSuffix(host, ".rep.googleapis.com"):
+		region := strings.TrimSuffix(strings.TrimPrefix(host, "aiplatform."), ".rep.googleapis.com")
+		return region != "" && !strings.Contains(region, ".")
+	}
+	return false
+}
+
+// Handler is what to serve on the listener. Without Config.Forward it is
+// the Server itself. With it, a request in absolute form or a CONNECT goes
+// to the forward proxy and everything else, untouched, to the Server.
+func (s *Server) Handler() http.Handler {
+	if s.cfg.Forward == nil {
+		return s
+	}
+	return &front{base: s, proxy: s.newForwardProxy()}
+}
+
+type front struct {
+	base  *Server
+	proxy *goproxy.ProxyHttpServer
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect || r.URL.IsAbs() && !toSelf(r) {
+		f.proxy.ServeHTTP(w, r)
+		return
+	}
+	f.base.ServeHTTP(w, r)
+}
+
+// toSelf: an absolute-form request for this listener's own address, from a
+// client that sends its base-URL calls through HTTP_PROXY although
+// NO_PROXY lists loopback. It is base-URL traffic, not a tool's.
+func toSelf(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if !ok || r.URL.Port() != strconv.Itoa(local.Port) {
+		return false
+	}
+	host := r.URL.Hostname()
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.Equal(local.IP) || ip.IsLoopback() && local.IP.IsLoopback()
+	}
+	return strings.EqualFold(host, "localhost") && local.IP.IsLoopback()
+}
+
+// newForwardProxy sets goproxy up so that every request it receives, in a
+// tunnel it intercepts or in absolute form, is answered by one of our
+// handlers: Gemini hosts by the Server (record, replay, verify), the rest
+// by toolTraffic. goproxy itself never sends a request upstream.
+func (s *Server) newForwardProxy() *goproxy.ProxyHttpServer {
+	fw := s.cfg.Forward
+	gp := goproxy.NewProxyHttpServer()
+	gp.Logger = slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)
+	gp.Tr = &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("adkproxy: the forward proxy does not send requests itself")
+	}}
+	dial := newDialer(s.cfg.ConnectTo)
+	gp.ConnectDialWithReq = func(r *http.Request, network, addr string) (net.Conn, error) {
+		return dial.DialContext(r.Context(), network, addr)
+	}
+	tool := s.toolTraffic()
+	intercept := &goproxy.ConnectAction{Action: goproxy.ConnectMitm, TLSConfig: func(host string, _ *goproxy.ProxyCtx) (*tls.Config, error) {
+		cert, err := fw.Leaf(hostOnly(host))
+		if err != nil {
+			return nil, err
+		}
+		return &tls.Config{Certificates: []tls.Certificate{*cert}}, nil
+	}}
+	gp.OnRequest().HandleConnectFunc(func(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+		name := hostOnly(host)
+		for _, p := range fw.Tunnel {
+			if !matchHost(p, name) {
+				continue
+			}
+			if s.cfg.Mode == ModeReplay {
+				msg := fmt.Sprintf("%s is a --tunnel host: its traffic is never recorded, so replay refuses it", name)
+				s.report.failed()
+				s.log.Warn("tunnel refused in replay", "host", name)
+				ctx.Resp = errorResponse(ctx.Req, http.StatusBadGateway, msg)
+				return &goproxy.ConnectAction{Action: goproxy.ConnectReject}, host
+			}
+			s.log.Debug("tunnelled, not recorded", "host", host)
+			return goproxy.OkConnect, host
+		}
+		return intercept, host
+	})
+	gp.OnRequest().DoFunc(func(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, *http.Response) {
+		for _, h := range []string{"Proxy-Connection", "Proxy-Authorization"} {
+			r.Header.Del(h) // meant for this proxy, never for a cassette or an upstream
+		}
+		var h http.Handler = tool
+		if isGeminiHost(r.URL.Hostname()) {
+			h = s
+		}
+		return r, respond(h, r)
+	})
+	return gp
+}
+
+// hostOnly drops the port from "host:port".
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
