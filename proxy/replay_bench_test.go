@@ -10,6 +10,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/bench/workload"
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -42,7 +43,7 @@ func (w *discardWriter) Flush() {}
 func benchServer(b *testing.B, xs []*cassettes.Exchange) *proxy.Server {
 	b.Helper()
 	dir := b.TempDir()
-	matcher.Default().Organise(xs)
+	conversation.Organize(matcher.Default(), xs)
 	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
 		b.Fatal(err)
 	}

@@ -22,18 +22,6 @@ func TestFormatCall(t *testing.T) {
 	}
 }
 
-func TestModelOfPath(t *testing.T) {
-	for path, want := range map[string]string{
-		"/v1beta/models/gemini-2.5-flash:generateContent":                                                    "gemini-2.5-flash",
-		"/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent": "gemini-2.5-pro",
-		"/v1beta/files": "",
-	} {
-		if got := modelOfPath(path); got != want {
-			t.Errorf("%s: %q", path, got)
-		}
-	}
-}
-
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

@@ -2,42 +2,24 @@ package scoring
 
 import (
 	"fmt"
-	"sort"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/conversation"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by
-// cassette name and session id. Version 1 cassettes are organised first.
-// Requests that are not model calls take no part.
+// cassette name and session id (see conversation.Group). Requests that are
+// not model calls take no part.
 func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
-	names := make([]string, 0, len(cs))
-	for n := range cs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []Session
-	m := matcher.Default()
-	for _, name := range names {
-		c := cs[name]
-		m.Organise(c.Exchanges)
-		bySession := map[int]map[int][]*cassettes.Exchange{}
-		for _, x := range c.Exchanges {
-			p := x.Place
-			if p == nil {
-				continue
-			}
-			if bySession[p.Session] == nil {
-				bySession[p.Session] = map[int][]*cassettes.Exchange{}
-			}
-			bySession[p.Session][p.Invocation] = append(bySession[p.Session][p.Invocation], x)
-		}
-		for _, sid := range sortedKeys(bySession) {
-			s := Session{Cassette: name, ID: sid}
-			for _, iid := range sortedKeys(bySession[sid]) {
-				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, sid, iid), bySession[sid][iid]))
+	for _, name := range slices.Sorted(maps.Keys(cs)) {
+		sessions, _ := conversation.Group(cs[name])
+		for _, g := range sessions {
+			s := Session{Cassette: name, ID: g.ID}
+			for _, inv := range g.Invocations {
+				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, g.ID, inv.ID), inv))
 			}
 			out = append(out, s)
 		}
@@ -46,17 +28,14 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 }
 
 // invocationOf reads an invocation from its steps, in recorded order.
-func invocationOf(id string, steps []*cassettes.Exchange) Invocation {
-	inv := Invocation{ID: id}
+func invocationOf(id string, grouped conversation.Invocation) Invocation {
+	inv := Invocation{ID: id, UserText: grouped.User}
 	final := -1
-	for _, x := range steps {
-		if inv.UserText == "" {
-			inv.UserText = x.Place.User
-		}
+	for _, x := range grouped.Steps {
 		t := cassettes.TrajectoryOf(x)
 		step := Step{Agent: x.Place.Agent, Model: t.ModelVersion, Status: x.Response.Status, Latency: t.Latency, Text: t.Text}
 		if step.Model == "" {
-			step.Model = modelOfPath(x.Request.Path)
+			step.Model = conversation.ModelOfPath(x.Request.Path)
 		}
 		if u := t.Usage; u != nil {
 			step.Usage = Usage{Prompt: int64(u.PromptTokenCount), Candidates: int64(u.CandidatesTokenCount),
@@ -85,24 +64,4 @@ func invocationOf(id string, steps []*cassettes.Exchange) Invocation {
 		}
 	}
 	return inv
-}
-
-// modelOfPath reads the model from a request path, for responses without
-// a modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
-func modelOfPath(path string) string {
-	_, rest, ok := strings.Cut(path, "models/")
-	if !ok {
-		return ""
-	}
-	model, _, _ := strings.Cut(rest, ":")
-	return model
-}
-
-func sortedKeys[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	return keys
 }
