@@ -1,3 +1,6 @@
+// Custom metrics: the custom_metrics entries of an eval config, parsing them,
+// and running their commands once per case under a timeout.
+
 package scoring
 
 import (
@@ -11,6 +14,126 @@ import (
 	"strings"
 	"time"
 )
+
+// CustomMetric is a custom_metrics entry: a metric in any language. Its
+// "command" (an argv list, run in the configuration file's folder, with
+// ADKPROXY_METRIC and ADKPROXY_CASE in its environment) runs once per case
+// and receives on stdin the arguments ADK passes to a custom metric
+// function (newer ADK's four, conversation_scenario included), with ADK's
+// field names and Invocation JSON (snake_case, as ADK writes it):
+//
+//	{"eval_metric": {"metric_name": "my_metric", "threshold": 0.5,
+//	                 "criterion": {"threshold": 0.5, …}, "custom_function_path": "pkg.fn" | null},
+//	 "actual_invocations": [{"invocation_id": "…",
+//	                         "user_content": {"parts": [{"text": "…"}], "role": "user"},
+//	                         "final_response": {"parts": [{"text": "…"}], "role": "model"} | null,
+//	                         "intermediate_data": {"tool_uses": [{"id"?, "name", "args"}],
+//	                                               "tool_responses": [{"id"?, "name", "response"}],
+//	                                               "intermediate_responses": [["agent", [{"text": "…"}]]]},
+//	                         "creation_timestamp": 0}],
+//	 "expected_invocations": [ … ] | null,
+//	 "conversation_scenario": { … } | null}
+//
+// and prints ADK's EvaluationResult on stdout:
+//
+//	{"overall_score": 0.75 | null, "overall_eval_status": 1,
+//	 "per_invocation_results": [{"score": 1.0, "eval_status": 1, "reason"?: "…"}],
+//	 "reason"?: "…", "details"?: {…}}
+//
+// Statuses are ADK's numbers (1 PASSED, 2 FAILED, 3 NOT_EVALUATED) or
+// their names; a missing status is derived from the score and the
+// threshold, as for every other metric. camelCase keys are accepted too.
+// "reason" and "details" are adkproxy's additions for explaining a score.
+// A command that cannot start, exits non-zero, prints anything else, or
+// runs longer than its timeout (adkproxy.custom_timeout_s, default 60 s;
+// "timeout_s" of the metric) leaves the metric NOT_EVALUATED with the
+// reason; the run goes on. On timeout the command's whole process group
+// is killed.
+type CustomMetric struct {
+	Name string
+	// Command is the argv run for each case (adkproxy).
+	Command []string
+	// CodeConfig is code_config.name, the Python function ADK would call.
+	CodeConfig  string
+	Description string
+	MetricInfo  map[string]any
+	// Timeout overrides Settings.CustomTimeout when > 0 ("timeout_s").
+	Timeout time.Duration
+}
+
+// DefaultCustomTimeout is how long a custom metric command may run unless
+// configured otherwise.
+const DefaultCustomTimeout = 60 * time.Second
+
+func (cfg *Config) parseCustomMetrics(n node) error {
+	o, err := n.object()
+	if err != nil {
+		return err
+	}
+	for _, name := range o.keys {
+		mn := n.at(name)
+		mn.v = o.vals[name]
+		mo, err := mn.object()
+		if err != nil {
+			return err
+		}
+		if err := mn.checkKeys(mo, "code_config", "codeConfig", "command", "metric_info", "metricInfo", "description", "timeout_s"); err != nil {
+			return err
+		}
+		cm := CustomMetric{Name: name}
+		if cc, ok := mn.pyField(mo, "code_config"); ok && cc.v != nil {
+			co, err := cc.object()
+			if err != nil {
+				return err
+			}
+			if a, ok := cc.field(co, "args"); ok && a.v != nil {
+				return a.errorf("not allowed (ADK rejects code_config.args for custom metrics)")
+			}
+			if nn, ok := cc.field(co, "name"); ok {
+				if cm.CodeConfig, err = nn.str(); err != nil {
+					return err
+				}
+			}
+		}
+		if c, ok := mn.field(mo, "command"); ok {
+			l, err := c.list()
+			if err != nil {
+				return err
+			}
+			if len(l) == 0 {
+				return c.errorf("empty: give the program and its arguments, e.g. [\"python3\", \"my_metric.py\"]")
+			}
+			for i := range l {
+				s, err := c.elem(l, i).str()
+				if err != nil {
+					return err
+				}
+				cm.Command = append(cm.Command, s)
+			}
+		}
+		if cm.Command == nil && cm.CodeConfig == "" {
+			return mn.errorf("needs \"command\" (an argv list adkproxy runs) or code_config.name (ADK's Python function)")
+		}
+		if d, ok := mn.field(mo, "description"); ok {
+			if cm.Description, err = d.optStr(); err != nil {
+				return err
+			}
+		}
+		if mi, ok := mn.pyField(mo, "metric_info"); ok && mi.v != nil {
+			if _, err := mi.object(); err != nil {
+				return err
+			}
+			cm.MetricInfo = plain(mi.v).(map[string]any)
+		}
+		if t, ok := mn.field(mo, "timeout_s"); ok {
+			if cm.Timeout, err = seconds(t); err != nil {
+				return err
+			}
+		}
+		cfg.CustomMetrics[name] = cm
+	}
+	return nil
+}
 
 // runCustomMetric computes a custom metric (see CustomMetric).
 func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult) {

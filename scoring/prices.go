@@ -1,3 +1,6 @@
+// Model prices: the defaults, parsing adkproxy.prices entries, and what a
+// call's usage costs.
+
 package scoring
 
 import (
@@ -104,3 +107,69 @@ func sortedPriceNames(prices map[string]Price) []string {
 }
 
 func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
+
+func parsePrice(n node) (Price, error) {
+	o, err := n.object()
+	if err != nil {
+		return Price{}, err
+	}
+	if err := n.checkKeys(o, "input", "cached_input", "output", "long_context"); err != nil {
+		return Price{}, err
+	}
+	var p Price
+	get := func(o *object, n node, key string, required bool, dst *float64) error {
+		c, ok := n.field(o, key)
+		if !ok {
+			if required {
+				return c.errorf("missing (USD per 1M tokens)")
+			}
+			return nil
+		}
+		f, err := c.number()
+		if err != nil {
+			return err
+		}
+		if f < 0 || !finite(f) {
+			return c.errorf("must be ≥ 0, got %g", f)
+		}
+		*dst = f
+		return nil
+	}
+	if err := get(o, n, "input", true, &p.Input); err != nil {
+		return p, err
+	}
+	p.CachedInput = p.Input
+	if err := get(o, n, "cached_input", false, &p.CachedInput); err != nil {
+		return p, err
+	}
+	if err := get(o, n, "output", true, &p.Output); err != nil {
+		return p, err
+	}
+	if lc, ok := n.field(o, "long_context"); ok && lc.v != nil {
+		lo, err := lc.object()
+		if err != nil {
+			return p, err
+		}
+		if err := lc.checkKeys(lo, "above", "input", "cached_input", "output"); err != nil {
+			return p, err
+		}
+		l := &LongPrice{}
+		var above float64
+		if err := get(lo, lc, "above", true, &above); err != nil {
+			return p, err
+		}
+		l.Above = int64(above)
+		if err := get(lo, lc, "input", true, &l.Input); err != nil {
+			return p, err
+		}
+		l.CachedInput = l.Input
+		if err := get(lo, lc, "cached_input", false, &l.CachedInput); err != nil {
+			return p, err
+		}
+		if err := get(lo, lc, "output", true, &l.Output); err != nil {
+			return p, err
+		}
+		p.LongContext = l
+	}
+	return p, nil
+}

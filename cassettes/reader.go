@@ -1,3 +1,8 @@
+// Primitives for reading yaml.Node trees. Cassettes are decoded by walking
+// nodes rather than into structs so that every error can name its line (as a
+// FormatError), and so that anchors, aliases and custom tags are refused
+// instead of expanded.
+
 package cassettes
 
 import (
@@ -11,37 +16,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 )
-
-// Helpers to build and read yaml.Node trees. Cassettes are decoded by walking
-// nodes rather than into structs so that every error can name its line, and
-// so that anchors, aliases and custom tags are refused instead of expanded.
-
-func mapping(kv ...any) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		n.Content = append(n.Content, strNode(kv[i].(string)), kv[i+1].(*yaml.Node))
-	}
-	return n
-}
-
-func strNode(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-}
-
-func intNode(i int) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
-}
-
-// floatNode writes f in plain decimal; a whole number is tagged !!int so
-// the encoder does not spell it "!!float 3".
-func floatNode(f float64) *yaml.Node {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	tag := "!!float"
-	if !strings.ContainsAny(s, ".eEIN") {
-		tag = "!!int"
-	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
-}
 
 // FormatError is a problem at a place in a cassette file.
 type FormatError struct {

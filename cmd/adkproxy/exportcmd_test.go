@@ -1,3 +1,6 @@
+// Tests of the export command (named exportcmd_test.go because export_test.go
+// is Go's convention for test-only exports of a package).
+
 package main
 
 import (

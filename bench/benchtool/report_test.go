@@ -1,0 +1,198 @@
+// Golden tests of BENCHMARKS.md: fixed results rendered by writeReport must
+// match testdata/report-*.md byte for byte (go test -run Report -update
+// rewrites them after a deliberate change to the report).
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// benchRun is one fixture run: how fast a target is relative to the static
+// server (throughput factor) and what it adds to its latency.
+type benchRun struct {
+	rps, addUS float64
+}
+
+// writeResults writes a results file of every measurement the report reads:
+// adkproxy at adk× the static throughput, the peers at peer×, and every
+// other figure derived from those so that both reports are plausible.
+func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string {
+	t.Helper()
+	var lines []string
+	add := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	loadRun := func(kind, target, payload string, c int, rps, p50 float64) {
+		for rep := range 3 {
+			wobble := 1 + 0.05*float64(rep-1) // -5%, 0, +5%
+			add(run{Tags: map[string]string{"kind": kind, "target": target, "payload": payload},
+				Concurrency: c, RPS: rps * wobble, P50us: p50 * wobble, P99us: 4 * p50 * wobble})
+		}
+	}
+	for _, payload := range []string{"json", "sse"} {
+		for _, c := range []int{1, 16} {
+			static, p50 := 30000.0/float64(17-c), 70.0+float64(c)
+			if payload == "sse" {
+				static, p50 = static*0.8, p50+20
+			}
+			loadRun("replay", "static", payload, c, static, p50)
+			if payload == "sse" {
+				loadRun("replay", "static-event", payload, c, static*0.6, p50*1.5)
+			}
+			loadRun("replay", "adkproxy", payload, c, static*adk.rps, p50+adk.addUS)
+			loadRun("replay", "proxay", payload, c, static*peer.rps, p50*3)
+			loadRun("replay", "talkback", payload, c, static*peer.rps*1.15, p50*2.5)
+			loadRun("replay", "go-vcr", payload, c, static*0.7, p50*1.3)
+
+			loadRun("record", "direct", payload, c, static, p50)
+			loadRun("record", "adkproxy-passthrough", payload, c, static*0.5, p50+90)
+			loadRun("record", "adkproxy-overwrite", payload, c, static*0.2, p50+400)
+			loadRun("record", "adkproxy-overwrite-untagged", payload, c, static*0.18, p50+450)
+		}
+	}
+	for _, c := range []int{1, 16} {
+		loadRun("size", "10", "mix", c, 20000/float64(17-c)*adk.rps, 80)
+		loadRun("size", fmt.Sprint(big), "mix", c, 19500/float64(17-c)*adk.rps, 82)
+	}
+	measure := func(kind string, tags map[string]string, values map[string]float64) {
+		for rep := range 3 {
+			v := map[string]float64{}
+			for k, x := range values {
+				v[k] = x * (1 + 0.02*float64(rep))
+			}
+			add(Measurement{Kind: kind, Tags: tags, Values: v})
+		}
+	}
+	measure("ssedelay", map[string]string{"path": "direct"}, map[string]float64{"p50_us": 120, "p99_us": 300, "max_us": 900})
+	measure("ssedelay", map[string]string{"path": "adkproxy-record"}, map[string]float64{"p50_us": 150 + adk.addUS, "p99_us": 400 + 20*adk.addUS, "max_us": 1500 + 20*adk.addUS})
+	for set, files := range map[string]float64{"10k-one-file": 1, "10k-500-files": 500, bigLabel(big) + "-one-file": 1} {
+		measure("coldstart", map[string]string{"set": set}, map[string]float64{
+			"startup_ms": 400 + 3*adk.addUS, "vmhwm_mb": 80 + adk.addUS/2, "yaml_mb": 41, "files": files})
+	}
+	path := filepath.Join(dir, "results.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const goBenchOutput = `goos: linux
+goarch: amd64
+pkg: github.com/adkproxy/adkproxy/proxy
+BenchmarkReplayJSON-2             	   40000	     29000 ns/op	 141.2 MB/s	    5120 B/op	      41 allocs/op
+BenchmarkReplayJSON-2             	   40000	     31000 ns/op	 132.1 MB/s	    5124 B/op	      41 allocs/op
+BenchmarkReplayJSON-2             	   40000	     30000 ns/op	 136.5 MB/s	    5122 B/op	      41 allocs/op
+BenchmarkJournalAppend-2          	    1000	   1200000 ns/op
+BenchmarkJournalAppend-2          	    1000	   1300000 ns/op
+BenchmarkRecordJSON-2             	    1000	   1450000 ns/op	   98304 B/op	     612 allocs/op
+BenchmarkRecordPassthroughJSON-2  	   10000	    150000 ns/op	   40960 B/op	     301 allocs/op
+BenchmarkEvaluate10kInvocations-2 	       1	%d ns/op
+PASS
+`
+
+const profileOutput = `File: proxy.test
+Build ID: 0123456789abcdef
+Type: cpu
+Time: 2026-11-21 13:30:00 UTC
+Showing nodes accounting for 1.20s, 60.00% of 2s total
+      flat  flat%   sum%        cum   cum%
+         0     0%     0%      1.10s 55.00%  net/http.(*conn).serve
+         0     0%     0%      0.20s 10.00%  testing.(*B).runN
+      0.05s  2.50%  2.50%     0.40s 20.00%  github.com/adkproxy/adkproxy/proxy.(*Server).ServeHTTP
+`
+
+func TestReportGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		adk, peer benchRun
+		scoringNS int // 0: no Go benchmark results
+	}{
+		// Every floor met; talkback is close to its 3× floor.
+		{"met", benchRun{rps: 0.9, addUS: 5}, benchRun{rps: 0.25}, 900e6},
+		// Every floor missed: the profiles and plans are shown.
+		{"missed", benchRun{rps: 0.3, addUS: 400}, benchRun{rps: 0.2}, 2500e6},
+		// Only throughput missed, and no Go benchmarks were run.
+		{"no-gobench", benchRun{rps: 0.45, addUS: 5}, benchRun{rps: 0.1}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			const big = 1000
+			results := writeResults(t, dir, tc.adk, tc.peer, big)
+			files := map[string]string{
+				"gobench.txt":        fmt.Sprintf(goBenchOutput, tc.scoringNS),
+				"profile-replay.txt": profileOutput,
+				"profile-load.txt":   strings.ReplaceAll(profileOutput, "ServeHTTP", "New"),
+			}
+			for name, text := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := readResults(results)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gb []gobench
+			if tc.scoringNS > 0 {
+				if gb, err = readGoBench(filepath.Join(dir, "gobench.txt")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rc := reportConfig{
+				results: results, profReplay: filepath.Join(dir, "profile-replay.txt"), profLoad: filepath.Join(dir, "profile-load.txt"),
+				goVersion: "go1.26.0 linux/amd64", loadStart: "1.02 0.87 0.60", loadEnd: "2.10 1.75 1.02",
+				duration: 577, reps: 3, n: 20000, warmup: 2000, recN: 2000, big: big,
+				date: time.Date(2026, 11, 21, 13, 36, 0, 0, time.UTC),
+				host: machine{cpus: 4, cpu: "Example CPU @ 2.20GHz", memory: "7.8 GiB", node: "v22.11.0", kernel: "6.8.0-test"},
+			}
+			var got bytes.Buffer
+			if err := writeReport(&got, &rc, r, gb); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "report-"+tc.name+".md")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run Report -update to write it)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+				for i := range max(len(gl), len(wl)) {
+					var g, w string
+					if i < len(gl) {
+						g = gl[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Fatalf("%s differs first at line %d:\n got: %q\nwant: %q", golden, i+1, g, w)
+					}
+				}
+				t.Fatalf("%s differs", golden)
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+// A criterion: one configured metric and how it is judged, and parsing the
+// ADK and adkproxy criteria entries of an eval config into one.
+
+package scoring
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// MatchType is ToolTrajectoryCriterion.MatchType; the numbers are ADK's.
+type MatchType int
+
+const (
+	Exact    MatchType = 0
+	InOrder  MatchType = 1
+	AnyOrder MatchType = 2
+)
+
+func (m MatchType) String() string {
+	switch m {
+	case Exact:
+		return "EXACT"
+	case InOrder:
+		return "IN_ORDER"
+	case AnyOrder:
+		return "ANY_ORDER"
+	}
+	return fmt.Sprintf("MatchType(%d)", int(m))
+}
+
+// Criterion is one configured metric and how it is judged.
+type Criterion struct {
+	Metric string
+	// Threshold is the minimum passing score, or the maximum when Max.
+	Threshold float64
+	Max       bool
+	// Informational: no threshold; the score is reported with status
+	// NOT_EVALUATED (ADK's newer INFORMATIONAL status has no settled value,
+	// so the JSON value 3 is used) and never decides the case.
+	Informational bool
+	// tool_trajectory_avg_score only.
+	MatchType  MatchType
+	IgnoreArgs bool
+	// Tool is the tool single_tool_use looks for.
+	Tool string
+	// Stat is the latency statistic that becomes the score: mean, p50, max.
+	Stat string
+	// Fields is the criterion as ADK writes it in results
+	// (EvalMetricResult.criterion) and passes it to custom metrics: the
+	// object as configured (ADK keeps it a BaseCriterion with extra
+	// fields), a bare number becoming {"threshold": X}. For adkproxy's
+	// metrics: {"threshold": X} or {"max": X}, plus "tool" and "stat".
+	// Nil when Informational. Results share it: do not modify.
+	Fields map[string]any
+	// Adkproxy is true for metrics configured under adkproxy.criteria.
+	Adkproxy bool
+}
+
+func (cfg *Config) parseADKCriterion(metric string, n node) (Criterion, error) {
+	_, custom := cfg.CustomMetrics[metric]
+	if !custom {
+		if _, ok := adkMetrics[metric]; !ok && !isMultiTurnMetric(metric) {
+			if _, ours := adkproxyMetrics[metric]; ours {
+				return Criterion{}, n.errorf("%s is adkproxy's metric, not ADK's: put it under \"adkproxy\": {\"criteria\": …} (ADK would reject it here)", metric)
+			}
+			return Criterion{}, n.errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(sortedKeysOf(adkMetrics), ", "))
+		}
+	}
+	cr := Criterion{Metric: metric}
+	switch v := n.v.(type) {
+	case json.Number:
+		f, err := n.number()
+		if err != nil {
+			return cr, err
+		}
+		cr.Threshold = f
+		cr.Fields = map[string]any{"threshold": f}
+		return cr, nil
+	case *object:
+		th, ok := n.field(v, "threshold")
+		if !ok {
+			return cr, th.errorf("missing: a criterion object needs a threshold")
+		}
+		f, err := th.number()
+		if err != nil {
+			return cr, err
+		}
+		cr.Threshold = f
+		cr.Fields = map[string]any{}
+		for _, k := range v.keys {
+			cr.Fields[k] = plain(v.vals[k])
+		}
+		cr.Fields["threshold"] = f
+		if metric == ToolTrajectoryAvgScore && !custom {
+			if mt, ok := n.pyField(v, "match_type"); ok {
+				if cr.MatchType, err = parseMatchType(mt); err != nil {
+					return cr, err
+				}
+			}
+			if ia, ok := n.pyField(v, "ignore_args"); ok {
+				if cr.IgnoreArgs, err = ia.boolean(); err != nil {
+					return cr, err
+				}
+			}
+		}
+		return cr, nil
+	}
+	return cr, n.errorf("expected a threshold number or a criterion object, got %s", describe(n.v))
+}
+
+// parseMatchType accepts EXACT, IN_ORDER, ANY_ORDER in ADK's normalised
+// spellings ("in-order", " any order ") and the numbers 0, 1, 2.
+func parseMatchType(n node) (MatchType, error) {
+	switch v := n.v.(type) {
+	case string:
+		s := strings.ToUpper(strings.TrimSpace(v))
+		s = strings.NewReplacer("-", "_", " ", "_").Replace(s)
+		switch s {
+		case "EXACT":
+			return Exact, nil
+		case "IN_ORDER":
+			return InOrder, nil
+		case "ANY_ORDER":
+			return AnyOrder, nil
+		}
+		return 0, n.errorf("%q is not EXACT, IN_ORDER or ANY_ORDER", v)
+	case json.Number:
+		f, err := v.Float64()
+		if err == nil && f == math.Trunc(f) && f >= 0 && f <= 2 {
+			return MatchType(f), nil
+		}
+		return 0, n.errorf("%s is not EXACT, IN_ORDER or ANY_ORDER (0, 1 or 2)", v)
+	}
+	return 0, n.errorf("%s is not EXACT, IN_ORDER or ANY_ORDER", describe(n.v))
+}
+
+func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
+	spec, ok := adkproxyMetrics[metric]
+	if !ok {
+		if _, adk := adkMetrics[metric]; adk {
+			return Criterion{}, n.errorf("%s is ADK's metric: put it under the top-level \"criteria\"", metric)
+		}
+		return Criterion{}, n.errorf("unknown metric; known adkproxy metrics: %s", strings.Join(KnownMetrics(), ", "))
+	}
+	cr := Criterion{Metric: metric, Adkproxy: true, Stat: "mean"}
+	switch v := n.v.(type) {
+	case json.Number:
+		if spec.lowerIsBetter {
+			return cr, n.errorf("%s is better when lower: write {\"max\": %s} (a bare number is a minimum)", metric, v)
+		}
+		f, err := n.number()
+		if err != nil {
+			return cr, err
+		}
+		cr.Threshold = f
+	case *object:
+		known := []string{"threshold", "min", "max"}
+		if metric == SingleToolUse {
+			known = append(known, "tool")
+		}
+		if spec.hasStat {
+			known = append(known, "stat")
+		}
+		if err := n.checkKeys(v, known...); err != nil {
+			return cr, err
+		}
+		var bounds []node
+		for _, k := range []string{"threshold", "min", "max"} {
+			if b, ok := n.field(v, k); ok {
+				bounds = append(bounds, b)
+			}
+		}
+		switch len(bounds) {
+		case 0:
+			cr.Informational = true
+		case 1:
+			f, err := bounds[0].number()
+			if err != nil {
+				return cr, err
+			}
+			cr.Threshold = f
+			cr.Max = strings.HasSuffix(bounds[0].path, ".max")
+			if !cr.Max && spec.lowerIsBetter {
+				return cr, bounds[0].errorf("%s is better when lower: use \"max\"", metric)
+			}
+		default:
+			return cr, n.errorf("give one of \"threshold\", \"min\" or \"max\"")
+		}
+		if t, ok := n.field(v, "tool"); ok {
+			s, err := t.str()
+			if err != nil {
+				return cr, err
+			}
+			cr.Tool = s
+		}
+		if st, ok := n.field(v, "stat"); ok {
+			s, err := st.str()
+			if err != nil {
+				return cr, err
+			}
+			if s != "mean" && s != "p50" && s != "max" {
+				return cr, st.errorf("%q is not mean, p50 or max", s)
+			}
+			cr.Stat = s
+		}
+	default:
+		return cr, n.errorf("expected a threshold number or an object ({\"threshold\": X}, {\"max\": X} or {}), got %s", describe(n.v))
+	}
+	if metric == SingleToolUse && cr.Tool == "" {
+		return cr, n.errorf("needs the tool to look for: {\"tool\": \"get_weather\", \"threshold\": 1}")
+	}
+	if !cr.Informational {
+		cr.Fields = map[string]any{"threshold": cr.Threshold}
+		if cr.Max {
+			cr.Fields = map[string]any{"max": cr.Threshold}
+		}
+		if cr.Tool != "" {
+			cr.Fields["tool"] = cr.Tool
+		}
+		if spec.hasStat {
+			cr.Fields["stat"] = cr.Stat
+		}
+	}
+	return cr, nil
+}
