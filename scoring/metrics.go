@@ -1,7 +1,8 @@
 package scoring
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -192,13 +193,8 @@ func RunMetrics() []string { return append([]string(nil), runMetricNames...) }
 
 // KnownMetrics lists adkproxy's own metric names (adkproxy.criteria).
 func KnownMetrics() []string {
-	names := make([]string, 0, len(adkproxyMetrics))
-	for n := range adkproxyMetrics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(adkproxyMetrics))
 }
 
 // KnownADKMetrics lists ADK's metric names accepted in criteria.
-func KnownADKMetrics() []string { return sortedKeysOf(adkMetrics) }
+func KnownADKMetrics() []string { return slices.Sorted(maps.Keys(adkMetrics)) }
