@@ -4,11 +4,9 @@ package runview
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -143,43 +141,14 @@ func stepCells(st Step) []string {
 	return []string{"      step " + strconv.Itoa(st.Step), textfmt.OneLine(st.Agent), strings.Join(what, " ")}
 }
 
-// formatCall renders a tool call as name(arg=value, ...), arguments sorted
-// by name and values as JSON.
+// formatCall renders a tool call as name(arg=value, ...) (see textfmt.Call).
 func formatCall(tc ToolCall) string {
-	keys := make([]string, 0, len(tc.Args))
-	for k := range tc.Args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	args := make([]string, len(keys))
-	for i, k := range keys {
-		args[i] = textfmt.OneLine(k) + "=" + jsonValue(tc.Args[k], valueWidth)
-	}
-	return textfmt.Truncate(textfmt.OneLine(tc.Name)+"("+strings.Join(args, ", ")+")", callWidth)
-}
-
-// jsonValue renders v as JSON for the table, cut to width: a string is cut
-// inside its quotes, anything else as text.
-func jsonValue(v any, width int) string {
-	if s, ok := v.(string); ok {
-		return quoted(s, width)
-	}
-	return textfmt.Truncate(textfmt.OneLine(jsonText(v)), width)
+	return textfmt.Truncate(textfmt.Call(tc.Name, tc.Args, valueWidth), callWidth)
 }
 
 // quoted is s with whitespace collapsed, cut to width, as a JSON string.
 func quoted(s string, width int) string {
-	return jsonText(textfmt.Truncate(textfmt.OneLine(s), width-2))
-}
-
-func jsonText(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return textfmt.JSON(textfmt.Truncate(textfmt.OneLine(s), width-2))
 }
 
 type otherGroup struct {
