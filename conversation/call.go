@@ -1,5 +1,6 @@
 // What one model call reveals about its agent and history, read from the
 // request alone, and the tool calls its response made.
+
 package conversation
 
 import (
@@ -148,9 +149,20 @@ func agentName(req map[string]any) string {
 			return name
 		}
 	}
+	for _, text := range InstructionTexts(req["systemInstruction"]) {
+		if m := internalName.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// InstructionTexts lists the texts of a decoded systemInstruction: a
+// content's text parts, or a bare string as some clients send.
+func InstructionTexts(si any) []string {
 	var texts []string
-	switch si := req["systemInstruction"].(type) {
-	case string: // some clients send a bare string
+	switch si := si.(type) {
+	case string:
 		texts = append(texts, si)
 	case map[string]any:
 		parts, _ := si["parts"].([]any)
@@ -162,12 +174,7 @@ func agentName(req map[string]any) string {
 			}
 		}
 	}
-	for _, text := range texts {
-		if m := internalName.FindStringSubmatch(text); m != nil {
-			return m[1]
-		}
-	}
-	return ""
+	return texts
 }
 
 // canonical renders a decoded value canonically; absent values give "".

@@ -1,4 +1,5 @@
 // A cassette read back as its conversations: sessions, invocations, steps.
+
 package conversation
 
 import (

@@ -1,5 +1,6 @@
 // How model calls are placed in sessions and invocations, live as they
 // arrive or afterwards for a version 1 file.
+
 package conversation
 
 import (

@@ -1,13 +1,14 @@
 // Package runview owns a run as people see it: a folder of cassettes read
-// back as cassettes → sessions → invocations → steps, each step with its
-// agent, the tool results it was sent, the tool calls and text it answered
-// with, its usage and latency (Run, Build), and the table 'adkproxy ls'
-// prints (WriteTable). Its JSON form is the document of 'adkproxy ls
-// --json'.
+// back as cassettes → sessions → invocations → steps (Run, Build,
+// CassetteOf), each step with its agent and model, the tool results it was
+// sent, the tool calls and text it answered with, its usage and latency;
+// each invocation with its final response and summed usage and latency;
+// and what an agent was sent besides the conversation (Step.Sent: system
+// instruction, generation config, tools). Its JSON form is the document of
+// 'adkproxy ls --json'; WriteTable prints the table of 'adkproxy ls'.
 //
-// The grouping itself is conversation.Group; the bodies are read with
-// cassettes.TrajectoryOf. Views that compare or render runs (diff, score
-// pages) start from the same model: each step keeps its exchange for what
-// the table does not show (generation config, system instruction, tool
-// declarations).
+// The grouping itself is conversation.Group; bodies are read with
+// cassettes.TrajectoryOf. Scoring reads recorded sessions from this model,
+// and views that compare or render runs (diff, HTML pages) start from it
+// too: each step keeps its exchange for anything the model does not carry.
 package runview

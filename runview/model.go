@@ -1,7 +1,9 @@
 // The model of a run: what each cassette recorded, grouped for people.
+
 package runview
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"math"
@@ -57,6 +59,8 @@ type Step struct {
 	Usage        *Usage       `json:"usage"`
 	LatencyMs    float64      `json:"latency_ms"`
 
+	// Latency is how long the answer took, unrounded.
+	Latency time.Duration `json:"-"`
 	// Model is the model that answered (the response's modelVersion, or
 	// the one named in the request path).
 	Model string `json:"-"`
@@ -70,16 +74,44 @@ type Step struct {
 	Exchange *cassettes.Exchange `json:"-"`
 }
 
-// ToolCall is one function call a step answered with.
+// ToolCall is one function call a step answered with. Args is nil when
+// the call had none (Python None to ADK); JSON shows that as {}.
 type ToolCall struct {
+	ID   string         `json:"-"`
 	Name string         `json:"name"`
 	Args map[string]any `json:"args"`
 }
 
-// ToolResult is one function response a step was sent.
+// ToolResult is one function response a step was sent. Response is nil
+// when it had none; JSON shows that as {}.
 type ToolResult struct {
+	ID       string         `json:"-"`
 	Name     string         `json:"name"`
 	Response map[string]any `json:"response"`
+}
+
+// MarshalJSON writes absent arguments as {}.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	type plain ToolCall
+	c.Args = nonNil(c.Args)
+	return marshal(plain(c))
+}
+
+// MarshalJSON writes an absent response as {}.
+func (r ToolResult) MarshalJSON() ([]byte, error) {
+	type plain ToolResult
+	r.Response = nonNil(r.Response)
+	return marshal(plain(r))
+}
+
+// marshal is json.Marshal without HTML escaping, as the document is
+// written: an encoder does not undo the escaping of a Marshaler's output.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Usage has the names the cassettes' trajectories use.
@@ -146,6 +178,7 @@ func stepOf(x *cassettes.Exchange) Step {
 		ToolCalls: []ToolCall{}, ToolResults: []ToolResult{},
 		Text: t.Text, FinishReason: t.FinishReason,
 		LatencyMs: math.Round(float64(t.Latency)/float64(time.Microsecond)) / 1000,
+		Latency:   t.Latency,
 		Model:     t.ModelVersion,
 		Reset:     x.Response.End == cassettes.EndReset,
 		Exchange:  x,
@@ -154,10 +187,10 @@ func stepOf(x *cassettes.Exchange) Step {
 		s.Model = conversation.ModelOfPath(x.Request.Path)
 	}
 	for _, tc := range t.ToolCalls {
-		s.ToolCalls = append(s.ToolCalls, ToolCall{Name: tc.Name, Args: nonNil(tc.Args)})
+		s.ToolCalls = append(s.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Name, Args: tc.Args})
 	}
 	for _, tr := range t.ToolResults {
-		s.ToolResults = append(s.ToolResults, ToolResult{Name: tr.Name, Response: nonNil(tr.Response)})
+		s.ToolResults = append(s.ToolResults, ToolResult{ID: tr.ID, Name: tr.Name, Response: tr.Response})
 	}
 	if u := t.Usage; u != nil {
 		s.Usage = &Usage{Prompt: u.PromptTokenCount, Candidates: u.CandidatesTokenCount, Total: u.TotalTokenCount,
@@ -169,28 +202,46 @@ func stepOf(x *cassettes.Exchange) Step {
 	return s
 }
 
-// FinalResponse is the text of the invocation's last step that answered
-// with text and no tool call: what the user was told (ADK's rule, as
-// scoring reads it).
-func (inv *Invocation) FinalResponse() string {
+// FinalStep is the index of the step that gave the final response: the
+// last one that answered with text and no tool call, what the user was told
+// (ADK's rule). It is -1 when no step did.
+func (inv *Invocation) FinalStep() int {
 	for i := len(inv.Steps) - 1; i >= 0; i-- {
 		if s := inv.Steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
-			return s.Text
+			return i
 		}
+	}
+	return -1
+}
+
+// FinalResponse is the text of FinalStep, or "".
+func (inv *Invocation) FinalResponse() string {
+	if i := inv.FinalStep(); i >= 0 {
+		return inv.Steps[i].Text
 	}
 	return ""
 }
 
-// Tokens sums the total tokens of the steps; ok is false when no step
-// reported usage.
-func (inv *Invocation) Tokens() (total int64, ok bool) {
+// Usage sums the usage of the steps; ok is false when no step reported
+// any.
+func (inv *Invocation) Usage() (sum Usage, ok bool) {
 	for _, s := range inv.Steps {
-		if s.Usage != nil {
-			total += int64(s.Usage.Total)
+		if u := s.Usage; u != nil {
+			sum = Usage{sum.Prompt + u.Prompt, sum.Candidates + u.Candidates, sum.Total + u.Total,
+				sum.Thoughts + u.Thoughts, sum.Cached + u.Cached, sum.ToolUse + u.ToolUse}
 			ok = true
 		}
 	}
-	return total, ok
+	return sum, ok
+}
+
+// Latency sums how long the steps' answers took.
+func (inv *Invocation) Latency() time.Duration {
+	var d time.Duration
+	for _, s := range inv.Steps {
+		d += s.Latency
+	}
+	return d
 }
 
 // errorStatus reads the status of a Gemini error body

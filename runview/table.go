@@ -1,5 +1,6 @@
 // The table 'adkproxy ls' prints: one block per cassette, one line per
 // session, invocation, step and kind of other request.
+
 package runview
 
 import (
@@ -89,8 +90,8 @@ func invocationCells(inv Invocation) []string {
 	if len(calls) > 0 {
 		tools = textfmt.Truncate(strings.Join(calls, ", "), listWidth)
 	}
-	if tokens, ok := inv.Tokens(); ok {
-		tokenCell = strconv.FormatInt(tokens, 10)
+	if usage, ok := inv.Usage(); ok {
+		tokenCell = strconv.FormatInt(int64(usage.Total), 10)
 	}
 	agents := make([]string, len(inv.Agents))
 	for i, a := range inv.Agents {
@@ -143,7 +144,7 @@ func stepCells(st Step) []string {
 
 // formatCall renders a tool call as name(arg=value, ...) (see textfmt.Call).
 func formatCall(tc ToolCall) string {
-	return textfmt.Truncate(textfmt.Call(tc.Name, tc.Args, valueWidth), callWidth)
+	return textfmt.Truncate(textfmt.Call(tc.Name, nonNil(tc.Args), valueWidth), callWidth)
 }
 
 // quoted is s with whitespace collapsed, cut to width, as a JSON string.

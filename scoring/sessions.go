@@ -1,3 +1,5 @@
+// Recorded sessions in the shape scoring compares, read from the run view.
+
 package scoring
 
 import (
@@ -6,20 +8,20 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/runview"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by
-// cassette name and session id (see conversation.Group). Requests that are
-// not model calls take no part.
+// cassette name and session id, read as runview reads them (version 1
+// cassettes are organized first). Requests that are not model calls take
+// no part.
 func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 	var out []Session
 	for _, name := range slices.Sorted(maps.Keys(cs)) {
-		sessions, _ := conversation.Group(cs[name])
-		for _, g := range sessions {
-			s := Session{Cassette: name, ID: g.ID}
-			for _, inv := range g.Invocations {
-				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, g.ID, inv.ID), inv))
+		for _, vs := range runview.CassetteOf(name, "", cs[name]).Sessions {
+			s := Session{Cassette: name, ID: vs.ID}
+			for _, inv := range vs.Invocations {
+				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, vs.ID, inv.ID), &inv))
 			}
 			out = append(out, s)
 		}
@@ -28,40 +30,27 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 }
 
 // invocationOf reads an invocation from its steps, in recorded order.
-func invocationOf(id string, grouped conversation.Invocation) Invocation {
-	inv := Invocation{ID: id, UserText: grouped.User}
-	final := -1
-	for _, x := range grouped.Steps {
-		t := cassettes.TrajectoryOf(x)
-		step := Step{Agent: x.Place.Agent, Model: t.ModelVersion, Status: x.Response.Status, Latency: t.Latency, Text: t.Text}
-		if step.Model == "" {
-			step.Model = conversation.ModelOfPath(x.Request.Path)
+func invocationOf(id string, view *runview.Invocation) Invocation {
+	inv := Invocation{ID: id, UserText: view.User, FinalResponse: view.FinalResponse()}
+	final := view.FinalStep()
+	for i, vs := range view.Steps {
+		step := Step{Agent: vs.Agent, Model: vs.Model, Status: vs.Status, Latency: vs.Latency, Text: vs.Text}
+		if u := vs.Usage; u != nil {
+			step.Usage = Usage{Prompt: int64(u.Prompt), Candidates: int64(u.Candidates), Cached: int64(u.Cached),
+				Thoughts: int64(u.Thoughts), ToolUse: int64(u.ToolUse), Total: int64(u.Total)}
 		}
-		if u := t.Usage; u != nil {
-			step.Usage = Usage{Prompt: int64(u.PromptTokenCount), Candidates: int64(u.CandidatesTokenCount),
-				Cached: int64(u.CachedContentTokenCount), Thoughts: int64(u.ThoughtsTokenCount),
-				ToolUse: int64(u.ToolUsePromptTokenCount), Total: int64(u.TotalTokenCount)}
-		}
-		for _, c := range t.ToolCalls {
+		for _, c := range vs.ToolCalls {
 			step.ToolCalls = append(step.ToolCalls, ToolCall{ID: c.ID, Name: c.Name, Args: c.Args})
 		}
-		for _, r := range t.ToolResults {
+		for _, r := range vs.ToolResults {
 			step.ToolResults = append(step.ToolResults, ToolResult{ID: r.ID, Name: r.Name, Response: r.Response})
 		}
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)
-		if step.Text != "" && len(step.ToolCalls) == 0 {
-			final = len(inv.Steps)
+		if i != final && step.Text != "" {
+			inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: step.Agent, Text: step.Text})
 		}
 		inv.Steps = append(inv.Steps, step)
-	}
-	for i, s := range inv.Steps {
-		switch {
-		case i == final:
-			inv.FinalResponse = s.Text
-		case s.Text != "":
-			inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: s.Agent, Text: s.Text})
-		}
 	}
 	return inv
 }

@@ -1,4 +1,5 @@
 // The ls command: flags and wiring; the run view it prints is runview's.
+
 package main
 
 import (

@@ -1,4 +1,5 @@
 // Tool calls as people read them: get_weather(city="Paris").
+
 package textfmt
 
 import (

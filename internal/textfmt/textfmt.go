@@ -1,4 +1,5 @@
 // One-line, width-limited and counted text.
+
 package textfmt
 
 import (
