@@ -171,3 +171,19 @@ func TestOrganizeFreesAResetStep(t *testing.T) {
 func analyze(path string, body []byte) (*conversation.Call, bool) {
 	return conversation.Analyze(matcher.Default(), path, body)
 }
+
+// TestRestoredFailedStepIsFree: extending a cassette whose last step failed
+// (a 429) places the retry where the live proxy would have: in the same
+// invocation, not a new session.
+func TestRestoredFailedStepIsFree(t *testing.T) {
+	c, _ := analyze("/v1beta/models/m:generateContent", []byte(`{"contents":[{"role":"user","parts":[{"text":"plan a trip"}]}]}`))
+	org := conversation.NewOrganizer()
+	org.Restore(c, &cassettes.Exchange{
+		Response: cassettes.Response{Status: 429, Body: []byte(`{"error":{"code":429}}`)},
+		Place:    &cassettes.Place{Session: 1, Invocation: 1, User: "plan a trip", Agent: "agent"},
+	})
+	retry, _ := org.Place(c, "")
+	if retry.Session != 1 || retry.Invocation != 1 || retry.Step != 0 || retry.Agent != "agent" {
+		t.Fatalf("retry placed at %+v, want session 1 invocation 1 like the failed step", retry)
+	}
+}
