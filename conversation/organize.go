@@ -33,8 +33,9 @@ import (
 //     new session.
 //
 // A step counts as taken only once its response succeeded (see Finish), so
-// a retry after a 429 or a broken body joins the same invocation. Identical parallel sessions fill the
-// earliest free slot, first come first served. Safe for concurrent use.
+// a retry after a 429 or a broken body joins the same invocation. Identical
+// parallel sessions fill the earliest free slot, first come first served.
+// Safe for concurrent use.
 type Organizer struct {
 	mu       sync.Mutex
 	sessions []*orgSession
@@ -54,7 +55,7 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
-	taken   map[string]int // Key + step -> steps holding it
+	taken   map[string]int // Call.Slot -> steps holding it
 	agents  map[string]int // AgentKey -> steps it holds here
 	pending []FunctionCall
 }

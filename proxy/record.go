@@ -61,7 +61,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
 		// The client sees the end of a chunked stream only when this
 		// handler returns, so keeping the exchange now still comes first.
-		s.keep(t, x, &stored, start, readErr, token)
+		s.keep(t, x, &stored, start, token)
 		if readErr != nil {
 			// The upstream connection broke: the client's must break the
 			// same way, after the same bytes, or it would see a clean but
@@ -77,7 +77,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		x.Response.End = cassettes.EndReset
 	}
 	seen(data)
-	s.keep(t, x, &stored, start, readErr, token) // durable before the body is released
+	s.keep(t, x, &stored, start, token) // durable before the body is released
 	if readErr == nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	}
@@ -90,7 +90,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 
 // keep finishes a forwarded exchange: scrubs it, records it (journalled to
 // disk when the cassette persists) and reports it.
-func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, readErr error, token conversation.Token) {
+func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token) {
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	s.cfg.Redactor.Exchange(x)
