@@ -46,9 +46,9 @@ type Call struct {
 
 var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamGenerateContent)$`)
 
-// IsModelCall reports whether a request path is a generateContent or
+// isModelCall reports whether a request path is a generateContent or
 // streamGenerateContent call.
-func IsModelCall(path string) bool { return generatePath.MatchString(path) }
+func isModelCall(path string) bool { return generatePath.MatchString(path) }
 
 // ModelOfPath reads the model from a request path, for responses without a
 // modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
@@ -236,9 +236,9 @@ func ResponseCalls(body []byte) []FunctionCall {
 	return out
 }
 
-// ExchangeCalls lists the function calls of a recorded response, across
+// exchangeCalls lists the function calls of a recorded response, across
 // all its SSE events.
-func ExchangeCalls(resp *cassettes.Response) []FunctionCall {
+func exchangeCalls(resp *cassettes.Response) []FunctionCall {
 	var out []FunctionCall
 	for _, payload := range cassettes.ResponsePayloads(resp) {
 		out = append(out, ResponseCalls(payload)...)

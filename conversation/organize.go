@@ -99,7 +99,7 @@ func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	p, calls := *x.Place, ExchangeCalls(&x.Response)
+	p, calls := *x.Place, exchangeCalls(&x.Response)
 	for len(o.sessions) < p.Session {
 		o.sessions = append(o.sessions, &orgSession{id: len(o.sessions) + 1})
 	}
@@ -154,7 +154,7 @@ func Organize(m *matcher.Matcher, exchanges []*cassettes.Exchange) {
 		}
 		place, token := org.Place(c, "")
 		x.Place = &place
-		org.Calls(token, ExchangeCalls(&x.Response))
+		org.Calls(token, exchangeCalls(&x.Response))
 		org.Finish(token, &x.Response)
 	}
 }
@@ -284,7 +284,7 @@ func (s *orgSession) userTexts(want []string) bool {
 
 func anyUnplaced(exchanges []*cassettes.Exchange) bool {
 	for _, x := range exchanges {
-		if x.Place == nil && IsModelCall(x.Request.Path) {
+		if x.Place == nil && isModelCall(x.Request.Path) {
 			return true
 		}
 	}
