@@ -5,7 +5,8 @@
 // each invocation with its final response and summed usage and latency;
 // and what an agent was sent besides the conversation (Step.Sent: system
 // instruction, generation config, tools). Its JSON form is the document of
-// 'adkproxy ls --json'; WriteTable prints the table of 'adkproxy ls'.
+// 'adkproxy ls --json' (WriteJSON); WriteTable prints the table of
+// 'adkproxy ls'.
 //
 // The grouping itself is conversation.Group; bodies are read with
 // cassettes.TrajectoryOf. Scoring reads recorded sessions from this model,

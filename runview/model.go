@@ -5,6 +5,7 @@ package runview
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
 	"math"
 	"path/filepath"
@@ -102,6 +103,15 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 	type plain ToolResult
 	r.Response = nonNil(r.Response)
 	return marshal(plain(r))
+}
+
+// WriteJSON writes the run as the indented JSON document of 'adkproxy ls
+// --json', HTML characters unescaped.
+func WriteJSON(w io.Writer, run Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(run)
 }
 
 // marshal is json.Marshal without HTML escaping, as the document is

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/runview"
@@ -47,10 +46,7 @@ func runLs(c *cli.Context) error {
 	run := runview.Build(dir, loaded)
 	var out bytes.Buffer
 	if c.Bool("json") {
-		enc := json.NewEncoder(&out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(run); err != nil {
+		if err := runview.WriteJSON(&out, run); err != nil {
 			return err
 		}
 	} else {
