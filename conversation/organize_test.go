@@ -3,9 +3,10 @@ package conversation_test
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -39,11 +40,7 @@ func TestOrganizerMatchesHandLabels(t *testing.T) {
 	if err := json.Unmarshal(raw, &labels); err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, 0, len(labels.Files))
-	for n := range labels.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(labels.Files))
 	if len(names) != 10 {
 		t.Fatalf("labels cover %d files, want the 10 delegation recordings", len(names))
 	}
