@@ -6,21 +6,26 @@ FUZZTIME ?= 30s
 # Test output (cassettes, logs) goes here so it can be scanned for secrets.
 export ADKPROXY_TEST_OUT ?= $(CURDIR)/.test-out
 
-.PHONY: all build test lint vet fmt-check unit npm-deps demo fuzz bench clean
+.PHONY: all build test lint vet tidy-check fmt-check unit npm-deps demo fuzz bench clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/adkproxy
 
-## test: lint, then every test with the race detector (npm packages installed first).
+## test: lint, then every test with the race detector (npm packages installed first), in the product
+## module and in bench/ (its own module: the report's golden tests live there).
 test: lint npm-deps
 	rm -rf $(ADKPROXY_TEST_OUT)
 	$(GO) test -race -count=1 ./...
+	cd bench && $(GO) test -race -count=1 ./...
 	$(GO) run ./internal/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
 
-lint: fmt-check vet
+## lint: gofmt, go vet, staticcheck and a tidy go.mod, in the product module and in bench/ (a module of
+## its own, so that go-vcr, which it measures against, stays out of the product's go.mod).
+lint: fmt-check vet tidy-check
 	$(STATICCHECK) ./...
+	cd bench && $(STATICCHECK) ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -28,6 +33,11 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
+
+tidy-check:
+	$(GO) mod tidy -diff
+	cd bench && $(GO) mod tidy -diff
 
 ## npm-deps: the official JS clients used by end-to-end tests, pinned by package-lock.json (the
 ## benchmark peers under bench/ are installed by scripts/bench.sh instead).
@@ -44,7 +54,7 @@ demo: build
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: adkproxy against the static limit and its peers, into BENCHMARKS.md (about 15 minutes; not part of test).
+## bench: adkproxy against the static limit and its peers, into BENCHMARKS.md (about 10 minutes; not part of test).
 bench:
 	./scripts/bench.sh
 

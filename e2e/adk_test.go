@@ -43,7 +43,7 @@ const (
 func TestADKJSRecordThenReplay(t *testing.T) {
 	root := testutil.RepoRoot()
 	node := requireADK(t, root)
-	bin := buildAdkproxy(t, root)
+	bin := testutil.BuildAdkproxy(t)
 	dir := testutil.OutDir(t)
 
 	upstream := &fakegemini.Handler{}

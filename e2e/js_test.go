@@ -40,7 +40,7 @@ const (
 func TestJSGenaiRecordThenReplay(t *testing.T) {
 	root := testutil.RepoRoot()
 	node := requireJSClient(t, root)
-	bin := buildAdkproxy(t, root)
+	bin := testutil.BuildAdkproxy(t)
 	dir := testutil.OutDir(t)
 
 	upstream := &fakegemini.Handler{}
@@ -127,20 +127,6 @@ func requireJSClient(t *testing.T, root string) string {
 		testutil.Require(t, pkg+" (run 'make npm-deps')")
 	}
 	return node
-}
-
-// buildAdkproxy builds the CLI into a temporary folder.
-func buildAdkproxy(t *testing.T, root string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "adkproxy")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/adkproxy")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/adkproxy: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // childEnv is this process's environment without anything that would

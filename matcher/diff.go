@@ -48,13 +48,6 @@ func (d Difference) String() string {
 // maxShown bounds how much of one value a difference quotes.
 const maxShown = 120
 
-// DiffRequests lists how got differs from recorded: method, path, query
-// parameters and, for JSON bodies, each differing field (DefaultIgnore left
-// out).
-func DiffRequests(recorded, got *cassettes.Request) []Difference {
-	return Default().Diff(recorded, got)
-}
-
 func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, gok bool) []Difference {
 	var out []Difference
 	if recorded.Method != got.Method {

@@ -17,11 +17,6 @@ type Fingerprint [16]byte
 
 func (f Fingerprint) String() string { return hex.EncodeToString(f[:]) }
 
-// FingerprintOf hashes method, path, sorted query and the canonical body (raw
-// bytes when the body is not JSON), with DefaultIgnore left out. Headers
-// never take part: SDK versions and timeouts live there.
-func FingerprintOf(req *cassettes.Request) Fingerprint { return Default().Fingerprint(req) }
-
 // fingerprint hashes a request whose body, when isJSON, is already in
 // canonical form.
 func fingerprint(req *cassettes.Request, canonicalBody []byte, isJSON bool) Fingerprint {

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/bench/workload"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 

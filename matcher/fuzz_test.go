@@ -35,10 +35,10 @@ func FuzzCanonical(f *testing.F) {
 		}
 		a := &cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: body}
 		b := &cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: reencoded}
-		if FingerprintOf(a) != FingerprintOf(b) {
+		if Default().Fingerprint(a) != Default().Fingerprint(b) {
 			t.Fatalf("re-encoding %q as %q changed the fingerprint", body, reencoded)
 		}
-		if diffs := DiffRequests(a, b); len(diffs) != 0 {
+		if diffs := Default().Diff(a, b); len(diffs) != 0 {
 			t.Fatalf("equal bodies reported different: %v", diffs)
 		}
 	})

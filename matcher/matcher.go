@@ -49,9 +49,11 @@ func (m *Matcher) Parse(body []byte) (any, bool) {
 	return v, true
 }
 
-// Fingerprint identifies a request for matching (see FingerprintOf). It
-// canonicalises the body in one pass over its bytes: this runs for every
-// replayed request.
+// Fingerprint identifies a request for matching: it hashes method, path,
+// sorted query and the canonical body (raw bytes when the body is not
+// JSON), with m's ignored fields left out. Headers never take part: SDK
+// versions and timeouts live there. It canonicalises the body in one pass
+// over its bytes: this runs for every replayed request.
 func (m *Matcher) Fingerprint(req *cassettes.Request) Fingerprint {
 	buf := canonPool.Get().(*[]byte)
 	defer canonPool.Put(buf)

@@ -9,69 +9,28 @@ import (
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// Mode is what the proxy does with each request.
-type Mode string
-
-const (
-	// ModeRecord forwards every request upstream and writes what happened
-	// into the cassette, replacing the cassette's previous contents.
-	ModeRecord Mode = "record"
-	// ModeReplay answers only from cassettes and never contacts the
-	// upstream; a request that was not recorded gets a 400 error.
-	ModeReplay Mode = "replay"
-)
-
-// RecordMode says what record does with a cassette that already exists and
-// with requests it has no recording for.
-type RecordMode string
-
-const (
-	// RecordOverwrite (default): every request is forwarded and recorded;
-	// a cassette used in the run is replaced by what this run recorded.
-	RecordOverwrite RecordMode = "overwrite"
-	// RecordOnce: a cassette that exists is replayed (strictly: a request
-	// without a recording is an error); one that does not is recorded.
-	RecordOnce RecordMode = "once"
-	// RecordNewEpisodes: requests with a recording are replayed from it;
-	// requests without one are forwarded and added to the cassette.
-	RecordNewEpisodes RecordMode = "new-episodes"
-	// RecordPassthrough: every request is forwarded and nothing is written.
-	RecordPassthrough RecordMode = "passthrough"
-)
-
-// ReplayMode says what replay does when a request differs from the
-// recording at its place in the conversation.
-type ReplayMode string
-
-const (
-	// ReplayStrict (default): the request gets a 400 error naming each
-	// differing field, and the run fails (exit 76).
-	ReplayStrict ReplayMode = "strict"
-	// ReplayLenient: the recorded response at that place is served anyway
-	// and the difference is reported as a warning; the run passes.
-	ReplayLenient ReplayMode = "lenient"
-)
-
 // DefaultMaxBody is the largest request or response body accepted (64 MiB).
 const DefaultMaxBody = 64 << 20
 
-// Config configures a Server. Zero values mean the documented defaults.
+// Config configures a Server. Zero values mean the documented defaults;
+// modes.go says what each mode does.
 type Config struct {
 	Mode       Mode
-	RecordMode RecordMode
-	ReplayMode ReplayMode
+	RecordMode RecordMode // record mode only; default RecordOverwrite
+	ReplayMode ReplayMode // replay mode only; default ReplayStrict
 	// Matcher decides which fields matching ignores (--ignore).
 	Matcher *matcher.Matcher
 	// Dir is the cassette folder.
 	Dir string
 	// DefaultCassette is used when a request names no cassette.
 	DefaultCassette string
-	// Upstream is the Gemini API base URL (record mode).
+	// Upstream is the Gemini API base URL (record mode only).
 	Upstream *url.URL
 	// VertexUpstream, when set, receives every Vertex AI path; otherwise
 	// the host is derived from the location in the path.
 	VertexUpstream *url.URL
-	// Transport sends upstream requests (record mode only).
+	// Transport sends upstream requests (record mode only: a replay server
+	// drops it and builds none, so it has no way to reach the upstream).
 	Transport http.RoundTripper
 	// AllowRepeats keeps serving the last recorded answer once a request's
 	// recordings are used up, instead of treating it as a miss.
@@ -82,6 +41,8 @@ type Config struct {
 	Redactor     *cassettes.Redactor
 	Logger       *slog.Logger
 	MaxBody      int64
+	// Hints end failure messages with what the user can do about them.
+	Hints Hints
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette
 	// was replaced (or removed, with its file), else the reason, naming
@@ -95,20 +56,25 @@ func (c *Config) setDefaults() error {
 	if c.DefaultCassette == "" {
 		c.DefaultCassette = cassettes.DefaultName
 	}
-	if c.Upstream == nil {
-		u, err := url.Parse(DefaultUpstream)
-		if err != nil {
-			return err
+	if c.Mode == ModeReplay {
+		// Replay answers from cassettes only: no upstream, no client.
+		c.Upstream, c.VertexUpstream, c.Transport = nil, nil, nil
+	} else {
+		if c.Upstream == nil {
+			u, err := url.Parse(DefaultUpstream)
+			if err != nil {
+				return err
+			}
+			c.Upstream = u
 		}
-		c.Upstream = u
-	}
-	if c.Transport == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		// Agents call the API in parallel; the default keeps only 2 idle
-		// connections per host, so every other call paid a new connection
-		// (a TLS handshake to the real API).
-		t.MaxIdleConnsPerHost = t.MaxIdleConns
-		c.Transport = t
+		if c.Transport == nil {
+			t := http.DefaultTransport.(*http.Transport).Clone()
+			// Agents call the API in parallel; the default keeps only 2 idle
+			// connections per host, so every other call paid a new connection
+			// (a TLS handshake to the real API).
+			t.MaxIdleConnsPerHost = t.MaxIdleConns
+			c.Transport = t
+		}
 	}
 	if c.Clock == nil {
 		c.Clock = realClock{}
@@ -131,5 +97,29 @@ func (c *Config) setDefaults() error {
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody
 	}
-	return nil
+	return c.validate()
+}
+
+// Hints finish failure messages with what the user can do about them, in
+// the words of the program around the server (its commands and flags),
+// which this package does not know. An empty hint is left out.
+type Hints struct {
+	// Record: a cassette that does not exist or is empty.
+	Record string
+	// Rerecord: a request that matches no recording.
+	Rerecord string
+	// Mismatch: a request that differs from the recording at its place.
+	Mismatch string
+	// UsedUp: a request whose recorded answers were all used already.
+	UsedUp string
+	// TooLarge: a request body larger than MaxBody.
+	TooLarge string
+}
+
+// hinted ends msg with hint, after sep, when there is one.
+func hinted(msg, sep, hint string) string {
+	if hint == "" {
+		return msg
+	}
+	return msg + sep + hint
 }

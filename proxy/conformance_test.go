@@ -345,11 +345,11 @@ func checkFixtureCassette(t *testing.T, dir, name string, xs []httprr.Exchange) 
 	// request, first in first out, as replay does.
 	byRequest := map[matcher.Fingerprint][]*cassettes.Exchange{}
 	for _, x := range c.Exchanges {
-		fp := matcher.FingerprintOf(&x.Request)
+		fp := matcher.Default().Fingerprint(&x.Request)
 		byRequest[fp] = append(byRequest[fp], x)
 	}
 	for i, x := range xs {
-		fp := matcher.FingerprintOf(&cassettes.Request{Method: x.Request.Method, Path: x.Request.URL.EscapedPath(),
+		fp := matcher.Default().Fingerprint(&cassettes.Request{Method: x.Request.Method, Path: x.Request.URL.EscapedPath(),
 			Query: cassettes.NewRedactor().Query(x.Request.URL.RawQuery), Body: x.Request.Body})
 		if len(byRequest[fp]) == 0 {
 			t.Errorf("cassette exchange %d: the cassette has no recording of this request", i+1)
@@ -360,7 +360,7 @@ func checkFixtureCassette(t *testing.T, dir, name string, xs []httprr.Exchange) 
 		if got.Status != x.Response.Status {
 			t.Errorf("cassette exchange %d: status %d, want %d", i+1, got.Status, x.Response.Status)
 		}
-		want := fixtureEvents(x.Response)
+		want := x.Response.Events()
 		if want == nil {
 			if got.Streamed() || !bytes.Equal(got.Body, x.Response.Body) {
 				t.Errorf("cassette exchange %d: body (streamed=%v) differs from the fixture: %s",
@@ -379,27 +379,6 @@ func checkFixtureCassette(t *testing.T, dir, name string, xs []httprr.Exchange) 
 			}
 		}
 	}
-}
-
-// fixtureEvents splits an event-stream body after each "\r\n\r\n" (an
-// unterminated tail is an event too); it returns nil for other bodies.
-func fixtureEvents(r httprr.Response) [][]byte {
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
-		return nil
-	}
-	sep := []byte("\r\n\r\n")
-	events := [][]byte{}
-	for body := r.Body; len(body) > 0; {
-		n := bytes.Index(body, sep)
-		if n < 0 {
-			n = len(body)
-		} else {
-			n += len(sep)
-		}
-		events = append(events, body[:n:n])
-		body = body[n:]
-	}
-	return events
 }
 
 // readEventsInStep reads an SSE body one event at a time, telling the fake
@@ -440,7 +419,7 @@ func newFixtureUpstream(t *testing.T, xs []httprr.Exchange, apiKey string) *fixt
 	u := &fixtureUpstream{xs: xs, apiKey: apiKey, served: make([]bool, len(xs)),
 		events: make([][][]byte, len(xs)), gates: make([]chan struct{}, len(xs))}
 	for i, x := range xs {
-		if evs := fixtureEvents(x.Response); evs != nil {
+		if evs := x.Response.Events(); evs != nil {
 			u.events[i] = evs
 			u.gates[i] = make(chan struct{}, len(evs))
 		}

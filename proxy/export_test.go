@@ -1,6 +1,9 @@
 package proxy
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
 // StartWatch runs s.Watch in the background and returns once the cassette
 // folders are watched, so a test's edits are sure to be seen. The channel
@@ -16,3 +19,6 @@ func StartWatch(ctx context.Context, s *Server) <-chan error {
 	}
 	return done
 }
+
+// UpstreamTransport is the client s would forward requests with.
+func UpstreamTransport(s *Server) http.RoundTripper { return s.cfg.Transport }

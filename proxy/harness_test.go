@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -64,5 +63,3 @@ func post(t *testing.T, base, path string, header http.Header, body string) *htt
 	}
 	return resp
 }
-
-func runtimeGosched() { runtime.Gosched() }

@@ -20,9 +20,9 @@ const maxShownDiffs = 12
 // lenient mode serves the recording and reports them.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, usedUp int) {
 	if usedUp > 0 {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, fmt.Sprintf(
-			"cassette %q: all %d recorded answers to %s %s were already used; pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
-			t.name, usedUp, req.Method, pathAndQuery(req)))
+		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+			"cassette %q: all %d recorded answers to %s %s were already used",
+			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
 	var e *entry
@@ -34,9 +34,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 		return
 	}
 	diffs := s.m.Diff(&e.x.Request, req)
-	msg := fmt.Sprintf("%s: request differs from the recording:%s\nRe-record with 'adkproxy record', or accept with '--mode lenient'.",
-		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs))
-	if s.cfg.ReplayMode == ReplayLenient {
+	msg := hinted(fmt.Sprintf("%s: request differs from the recording:%s",
+		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch)
+	if !t.strict {
 		t.markUsed(e)
 		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
 		o.Served, o.Diffs, o.Message = true, diffs, msg
@@ -72,10 +72,10 @@ func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 	recorded := t.requests()
 	i, diffs := s.m.Closest(recorded, req)
 	if i < 0 {
-		return head + ": the cassette is empty; re-record with 'adkproxy record'"
+		return hinted(head+": the cassette is empty", "; ", s.cfg.Hints.Record)
 	}
-	return fmt.Sprintf("%s.\nClosest recording (interaction %d, %s %s) differs in %d field(s):%s\nRe-record with 'adkproxy record' if the change is intended.",
-		head, i+1, recorded[i].Method, pathAndQuery(recorded[i]), len(diffs), matcher.FormatDiffs(diffs, maxShownDiffs))
+	return hinted(fmt.Sprintf("%s.\nClosest recording (interaction %d, %s %s) differs in %d field(s):%s",
+		head, i+1, recorded[i].Method, pathAndQuery(recorded[i]), len(diffs), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Rerecord)
 }
 
 // serve writes a recorded response: same status, headers and bytes, and a

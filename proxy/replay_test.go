@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testutil"
@@ -61,7 +62,8 @@ func TestIdenticalRequestsReplayInRecordedOrder(t *testing.T) {
 	dir := record(t, up.URL, same, same, same)
 	up.Close()
 
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	const hint = "ask for repeats"
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Hints: proxy.Hints{UsedUp: hint}})
 	for i := 1; i <= 3; i++ {
 		if got, want := body(t, post(t, rep.URL, generatePath, nil, same)), fmt.Sprintf("{\n  \"call\": %d\n}\n", i); got != want {
 			t.Fatalf("replay %d: got %q, want %q", i, got, want)
@@ -69,7 +71,7 @@ func TestIdenticalRequestsReplayInRecordedOrder(t *testing.T) {
 	}
 	resp := post(t, rep.URL, generatePath, nil, same)
 	msg := body(t, resp)
-	if resp.StatusCode != 400 || !strings.Contains(msg, "all 3 recorded answers") || !strings.Contains(msg, "--allow-repeats") {
+	if resp.StatusCode != 400 || !strings.Contains(msg, "all 3 recorded answers") || !strings.Contains(msg, "were already used; "+hint) {
 		t.Fatalf("fourth identical request: %d %s", resp.StatusCode, msg)
 	}
 
@@ -103,7 +105,8 @@ func TestUnmatchedRequestGetsGeminiErrorWithDiff(t *testing.T) {
 	defer up.Close()
 	recorded := `{"contents":[{"role":"user","parts":[{"text":"weather?"}]},{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"temp_c":15}}}]}]}`
 	dir := record(t, up.URL, recorded)
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	const hint = "Accept it with the lenient switch."
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Hints: proxy.Hints{Mismatch: hint}})
 	changed := strings.Replace(recorded, `"temp_c":15`, `"temp_c":23`, 1)
 	resp := post(t, rep.URL, generatePath, nil, changed)
 	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json; charset=UTF-8" {
@@ -123,7 +126,7 @@ func TestUnmatchedRequestGetsGeminiErrorWithDiff(t *testing.T) {
 		t.Fatalf("error body %+v", e.Error)
 	}
 	for _, want := range []string{`cassette "default", session 1, invocation 1 ("weather?"), step 2, agent agent`,
-		"contents[2].parts[0].functionResponse.response.temp_c: recorded 15, got 23", "--mode lenient"} {
+		"contents[2].parts[0].functionResponse.response.temp_c: recorded 15, got 23\n" + hint} {
 		if !strings.Contains(e.Error.Message, want) {
 			t.Errorf("message lacks %q:\n%s", want, e.Error.Message)
 		}
@@ -168,11 +171,39 @@ func TestReplayNeverDialsUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+	// The probe is accepted on another goroutine: wait for it, boundedly.
+	deadline := time.After(10 * time.Second)
 	for dials.Load() == 0 {
-		runtimeGosched()
+		select {
+		case <-deadline:
+			t.Fatal("the probe connection was not counted within 10s: the counter is broken, so it cannot show that replay dialed nothing")
+		case <-time.After(time.Millisecond):
+		}
 	}
 	if n := dials.Load(); n != 1 {
 		t.Fatalf("upstream saw %d connections from replay, want 0 (plus our own probe)", n-1)
+	}
+}
+
+// TestReplayHoldsNoUpstreamTransport: a replay server keeps no upstream
+// client, even one given in its Config, so it has no way to dial; a record
+// server keeps the one it is given.
+func TestReplayHoldsNoUpstreamTransport(t *testing.T) {
+	given := &http.Transport{}
+	dir := testutil.OutDir(t)
+	rep, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Transport: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := proxy.UpstreamTransport(rep); tr != nil {
+		t.Fatalf("replay server holds an upstream transport %T", tr)
+	}
+	rec, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Transport: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := proxy.UpstreamTransport(rec); tr != given {
+		t.Fatalf("record server holds %T, not the transport it was given", tr)
 	}
 }
 
@@ -280,7 +311,8 @@ func TestGzipResponsesAreStoredDecoded(t *testing.T) {
 func TestOversizedRequestGets413(t *testing.T) {
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: testutil.OutDir(t), Upstream: mustURL(t, "http://127.0.0.1:1"), MaxBody: 1024})
 	resp := post(t, rep.URL, generatePath, nil, `{"x":"`+strings.Repeat("a", 2048)+`"}`)
-	if msg := body(t, resp); resp.StatusCode != 413 || !strings.Contains(msg, "--max-body") {
+	// Without hints the library's message names no flag of any program.
+	if msg := body(t, resp); resp.StatusCode != 413 || !strings.Contains(msg, "larger than 1024 bytes") || strings.Contains(msg, "--") {
 		t.Fatalf("%d %s", resp.StatusCode, msg)
 	}
 }

@@ -150,9 +150,6 @@ type Stats struct {
 	Failed     int64 // requests refused (bad input, upstream unreachable)
 }
 
-// Failures is how many outcomes fail a replay run.
-func (st Stats) Failures() int64 { return st.Mismatched + st.Unmatched + st.Unused }
-
 // Stats returns the counts so far.
 func (s *Server) Stats() Stats {
 	l := &s.report

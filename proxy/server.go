@@ -42,28 +42,16 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}}
 	s.report.mode = string(cfg.Mode)
-	switch cfg.Mode {
-	case ModeRecord:
-		switch cfg.RecordMode {
-		case RecordOverwrite, RecordOnce, RecordNewEpisodes, RecordPassthrough:
-		default:
-			return nil, fmt.Errorf("unknown record mode %q (want overwrite, once, new-episodes or passthrough)", cfg.RecordMode)
-		}
-	case ModeReplay:
-		if cfg.ReplayMode != ReplayStrict && cfg.ReplayMode != ReplayLenient {
-			return nil, fmt.Errorf("unknown replay mode %q (want strict or lenient)", cfg.ReplayMode)
-		}
+	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
 		if err != nil {
 			return nil, err
 		}
 		for name, c := range loaded {
 			t := newTape(name, c.File, s.m, c.Exchanges)
-			t.replaying = true
+			t.role = cfg.roleFor(true)
 			s.tapes[name] = t
 		}
-	default:
-		return nil, fmt.Errorf("unknown mode %q", cfg.Mode)
 	}
 	return s, nil
 }
@@ -177,7 +165,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
-				fmt.Sprintf("request body is larger than %d bytes (raise --max-body)", s.cfg.MaxBody))
+				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
 			return
 		}
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
@@ -195,8 +183,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t == nil {
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, fmt.Sprintf("cassette %q: there is no such cassette in %s (it has: %s); record it first with 'adkproxy record'",
-			name, s.cfg.Dir, listOrNone(s.Cassettes())))
+		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %q: there is no such cassette in %s (it has: %s)",
+			name, s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if t.replaying {
@@ -227,7 +215,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	}
 	var existing []*cassettes.Exchange
 	found := false
-	if s.cfg.RecordMode == RecordOnce || s.cfg.RecordMode == RecordNewEpisodes {
+	if s.cfg.readsExisting() {
 		c, err := cassettes.Load(path)
 		switch {
 		case err == nil:
@@ -252,17 +240,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		t.continueRecording()
 	}
 	t.redactor = s.cfg.Redactor
-	t.replace = s.cfg.RecordMode != RecordNewEpisodes
-	switch s.cfg.RecordMode {
-	case RecordOverwrite:
-		t.recording, t.persist = true, true
-	case RecordOnce:
-		t.replaying, t.recording, t.persist = found, !found, !found
-	case RecordNewEpisodes:
-		t.replaying, t.recording, t.persist = true, true, true
-	case RecordPassthrough:
-		t.recording = true
-	}
+	t.role = s.cfg.roleFor(found)
 	s.tapes[name] = t
 	return t, nil
 }

@@ -99,9 +99,9 @@ func lineEnding(buf []byte, i int, atEOF bool) int {
 	return -1
 }
 
-// SplitEvents splits a complete SSE body into events; the last one may lack
+// splitEvents splits a complete SSE body into events; the last one may lack
 // a separator. Joining the result gives back body exactly.
-func SplitEvents(body []byte) [][]byte {
+func splitEvents(body []byte) [][]byte {
 	var out [][]byte
 	for len(body) > 0 {
 		end := eventEnd(body, 0, true)

@@ -30,7 +30,7 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 
 // FuzzSSESplitter: however a body arrives, the events the reader returns
 // join back to the body exactly, each complete event ends with a blank
-// line, and the split is the same as SplitEvents gives for the whole body.
+// line, and the split is the same as splitEvents gives for the whole body.
 func FuzzSSESplitter(f *testing.F) {
 	f.Add([]byte("data: {\"a\":1}\r\n\r\ndata: {\"b\":2}\r\n\r\n"), []byte{1, 2, 3})
 	f.Add([]byte("data: x\n\ndata: y\n\n"), []byte{5})
@@ -58,7 +58,7 @@ func FuzzSSESplitter(f *testing.F) {
 		if joined := bytes.Join(got, nil); !bytes.Equal(joined, body) {
 			t.Fatalf("events join to %q, body was %q", joined, body)
 		}
-		whole := SplitEvents(body)
+		whole := splitEvents(body)
 		if len(whole) != len(got) {
 			t.Fatalf("streamed split %q differs from whole split %q", got, whole)
 		}

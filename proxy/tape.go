@@ -19,13 +19,8 @@ type tape struct {
 	path string
 	m    *matcher.Matcher
 
-	// What the tape does with requests, fixed when it is opened.
-	replaying bool // answers from its recordings
-	recording bool // forwards what has no recording
-	persist   bool // keeps and writes what it forwards
+	role // what it does with requests, fixed when it is opened (modes.go)
 
-	// replace: a new recording replaces the cassette (overwrite mode).
-	replace  bool
 	redactor *cassettes.Redactor
 
 	mu      sync.Mutex

@@ -191,8 +191,8 @@ func TestAgentThatStopsEarlyLeavesUnusedSteps(t *testing.T) {
 	}
 	rep.stop(t)
 	st := rep.Stats()
-	if st.Replayed != 1 || st.Unused != 1 || st.Failures() != 1 {
-		t.Fatalf("stats %+v, want 1 replayed and 1 unused", st)
+	if st.Replayed != 1 || st.Unused != 1 || !errors.Is(rep.Failure(), proxy.ErrRunFailed) {
+		t.Fatalf("stats %+v, failure %v; want 1 replayed and 1 unused, failing the run", st, rep.Failure())
 	}
 	var unused *proxy.Outcome
 	for _, o := range rep.Report().Outcomes {
@@ -294,6 +294,9 @@ func TestRecordModes(t *testing.T) {
 		if st.Replayed != 1 || st.Recorded != 2 || st.Mismatched != 1 {
 			t.Fatalf("stats %+v: want the existing cassette replayed (1, then a mismatch) and the new one recorded (2)", st)
 		}
+		if err := rec.Failure(); !errors.Is(err, proxy.ErrRunFailed) || !strings.Contains(err.Error(), "(record mode once): 1 mismatched") {
+			t.Fatalf("Failure() = %v, want the mismatch on the existing cassette to fail the run", err)
+		}
 		if _, err := os.Stat(filepath.Join(dir, "fresh.yaml")); err != nil {
 			t.Fatal(err)
 		}
@@ -310,8 +313,8 @@ func TestRecordModes(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec.stop(t)
-		if st := rec.Stats(); st.Replayed != 2 || st.Recorded != 2 {
-			t.Fatalf("stats %+v", st)
+		if st := rec.Stats(); st.Replayed != 2 || st.Recorded != 2 || rec.Failure() != nil {
+			t.Fatalf("stats %+v, failure %v", st, rec.Failure())
 		}
 		c, err := cassettes.Load(filepath.Join(dir, "default.yaml"))
 		if err != nil || len(c.Exchanges) != 4 {
@@ -428,8 +431,8 @@ func TestParallelSessionsStayApart(t *testing.T) {
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
 	replayed := runAll(rep.URL)
 	rep.stop(t)
-	if st := rep.Stats(); st.Replayed != 4*n || st.Failures() != 0 {
-		t.Fatalf("replay stats %+v; misses %v", st, rep.Misses())
+	if st := rep.Stats(); st.Replayed != 4*n || rep.Failure() != nil {
+		t.Fatalf("replay stats %+v, failure %v; misses %v", st, rep.Failure(), rep.Misses())
 	}
 	for i := range n {
 		if fmt.Sprint(recorded[i]) != fmt.Sprint(replayed[i]) {

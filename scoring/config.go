@@ -15,74 +15,11 @@ import (
 
 // Config is ADK's EvalConfig (test_config.json, --config_file_path) plus
 // adkproxy's own settings under a top-level "adkproxy" object, which ADK
-// ignores, so one file serves both:
-//
-//	{
-//	  "criteria": {
-//	    "tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER", "ignore_args": false},
-//	    "response_match_score": 0.8,
-//	    "my_metric": 0.5
-//	  },
-//	  "custom_metrics": {
-//	    "my_metric": {"command": ["python3", "metrics/my_metric.py"], "timeout_s": 30,
-//	                  "code_config": {"name": "metrics.my_metric"}, "description": "…"}
-//	  },
-//	  "adkproxy": {
-//	    "criteria": {
-//	      "trajectory_f1": 0.8,
-//	      "single_tool_use": {"tool": "get_weather", "threshold": 1},
-//	      "cost_usd": {"max": 0.05},
-//	      "latency_invocation_ms": {"max": 2000, "stat": "p50"},
-//	      "total_tokens": {}
-//	    },
-//	    "arg_matchers": {"get_weather": {"city": "exact", "date": "ignore", "query": {"regex": "^par"},
-//	                                     "temp": {"tolerance": 0.5}, "filters": "subset"}},
-//	    "prices": {"gemini-2.5-flash": {"input": 0.30, "cached_input": 0.03, "output": 2.50}},
-//	    "custom_timeout_s": 60,
-//	    "report_run_metrics": true
-//	  }
-//	}
-//
-// criteria (ADK): metric name → a number (the threshold) or an object with
-// "threshold" and the metric's own fields. Computed here:
-// tool_trajectory_avg_score (match_type EXACT, IN_ORDER or ANY_ORDER, or
-// 0, 1, 2, spelt loosely as newer ADK accepts: strip, upper case, "-" and
-// " " → "_"; ignore_args, newer ADK's) and response_match_score. ADK's
-// LLM-judged and Vertex AI
-// metrics are accepted and reported NOT_EVALUATED with the reason. Keys are
-// read in snake_case or camelCase (matchType), as pydantic does. Only
-// metrics named in criteria run, as in ADK, and ADK's default
-// (DefaultConfig) applies only when there is no configuration at all.
-//
-// custom_metrics (ADK): metric name → how to compute it; the metric also
-// needs a criteria entry for its threshold (ADK's rule; adkproxy rejects a
-// custom metric without one instead of ignoring it). ADK runs the Python
-// function code_config.name; adkproxy runs "command" (an argv list, run in
-// the configuration file's folder) in any language: see CustomMetric for
-// the protocol. A custom metric with only code_config is reported
-// NOT_EVALUATED.
-//
-// adkproxy.criteria: adkproxy's metrics (KnownMetrics; TrajectoryF1 and
-// RunMetrics describe them), each a number
-// (minimum score), {"threshold": X} or {"min": X} (minimum), {"max": X}
-// (maximum: PASSED when the score is ≤ X; required for cost-, token- and
-// latency-like metrics, where a bare number would be a minimum), or {} (no
-// threshold: reported for information only). single_tool_use also takes
-// "tool"; latency_call_ms and latency_invocation_ms take "stat": "mean"
-// (default), "p50" or "max", the statistic that becomes the score.
-//
-// adkproxy.arg_matchers: see ArgMatchers; they apply to adkproxy's
-// trajectory metrics only, never to ADK's.
-//
-// adkproxy.prices: model → Price, replacing the DefaultPrices entry of that
-// model (or adding one; "*" prices every model not listed). cached_input
-// defaults to input.
-//
-// adkproxy.custom_timeout_s: how long a custom metric command may run
-// (default 60 seconds; "timeout_s" of a custom metric overrides it).
-//
-// adkproxy.report_run_metrics: when true, every run metric not configured
-// in adkproxy.criteria is also reported, without a threshold.
+// ignores, so one file serves both. The file format — criteria, custom
+// metrics, adkproxy's criteria, argument matchers, prices and the rules for
+// thresholds — is documented once, for users, in docs/scoring.md ("The
+// config file"). In code: Criterion, CustomMetric, KnownMetrics,
+// ArgMatchers, Price and DefaultConfig.
 //
 // Unknown top-level keys and unknown keys inside "adkproxy" are errors, so
 // that a misspelt "criteria" cannot silently score nothing.

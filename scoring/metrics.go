@@ -195,6 +195,3 @@ func RunMetrics() []string { return append([]string(nil), runMetricNames...) }
 func KnownMetrics() []string {
 	return slices.Sorted(maps.Keys(adkproxyMetrics))
 }
-
-// KnownADKMetrics lists ADK's metric names accepted in criteria.
-func KnownADKMetrics() []string { return slices.Sorted(maps.Keys(adkMetrics)) }

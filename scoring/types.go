@@ -67,12 +67,6 @@ type Usage struct {
 	Total      int64 `json:"total"`
 }
 
-// Add sums two usages.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{u.Prompt + v.Prompt, u.Candidates + v.Candidates, u.Cached + v.Cached,
-		u.Thoughts + v.Thoughts, u.ToolUse + v.ToolUse, u.Total + v.Total}
-}
-
 // Session is one recorded conversation.
 type Session struct {
 	Cassette    string

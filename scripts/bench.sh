@@ -104,7 +104,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK" "$BIN" "$LOGS" "$CACHE"
 echo "$(cut -d' ' -f1-3 /proc/loadavg)" >"$WORK/loadavg-start"
 log "building"
-go build -o "$BIN/" ./bench/loadgen ./bench/static ./bench/govcr ./bench/benchtool
+# bench/ is a module of its own (go-vcr stays out of the product's go.mod); it uses this tree's adkproxy.
+(cd bench && go build -o "$BIN/" ./loadgen ./static ./govcr ./benchtool)
 go build -o "$BIN/adkproxy" ./cmd/adkproxy
 log "installing the peers (npm ci in bench/peers)"
 (cd bench/peers && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

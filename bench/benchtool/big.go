@@ -9,15 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/adkproxy/adkproxy/bench/workload"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/internal/httprr"
+	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // mixCassette writes one cassette of n interactions whose first ones are
@@ -270,9 +268,9 @@ func exchangeOf(r httprr.Exchange) *cassettes.Exchange {
 		Response: cassettes.Response{Status: r.Response.Status, Header: strip(r.Response.Header),
 			End: cassettes.EndComplete, Latency: 1234 * time.Millisecond},
 	}
-	if strings.HasPrefix(r.Response.Header.Get("Content-Type"), "text/event-stream") {
+	if events := r.Response.Events(); events != nil {
 		x.Response.Events = []cassettes.Event{}
-		for _, ev := range proxy.SplitEvents(r.Response.Body) {
+		for _, ev := range events {
 			x.Response.Events = append(x.Response.Events, cassettes.Event{Data: ev, After: 40 * time.Millisecond})
 		}
 		if n := len(x.Response.Events); n > 0 {

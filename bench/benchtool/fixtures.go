@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/adkproxy/adkproxy/bench/workload"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 	"gopkg.in/yaml.v3"
 )

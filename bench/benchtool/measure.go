@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/bench/harness"
-	"github.com/adkproxy/adkproxy/bench/workload"
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/workload"
 )
 
 // Measurement is one JSON line of results that is not a loadgen run.

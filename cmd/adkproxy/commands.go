@@ -15,7 +15,8 @@ func recordCommand() *cli.Command {
 		Name:      "record",
 		Usage:     "forward traffic to the Gemini API and write it into cassettes",
 		ArgsUsage: "[-- COMMAND ARGS...]",
-		Description: "Each cassette touched during the run is replaced by what this run recorded.\n" +
+		Description: "With --mode overwrite (the default) each cassette touched during the run is replaced by what this\n" +
+			"run recorded; with --mode once a cassette that exists is replayed strictly and left as it was.\n" +
 			"API keys, tokens and every --redact value are scrubbed before anything is written.\n\n" +
 			wrapHelp + "\n\n" + exitStatusHelp,
 		Flags: append(commonFlags(),

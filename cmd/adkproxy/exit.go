@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // Exit statuses, from sysexits.h where one fits. A wrapped command's own
@@ -16,7 +17,7 @@ const (
 	exitUsage     = 64 // EX_USAGE: bad flags or arguments
 	exitDataErr   = 65 // EX_DATAERR: a cassette is unreadable, corrupt or of an unknown version
 	exitCantWrite = 73 // EX_CANTCREAT: a cassette could not be written (or would have leaked a secret)
-	exitUnmatched = 76 // EX_PROTOCOL: replay saw a request that was not recorded
+	exitUnmatched = 76 // EX_PROTOCOL: the run failed by its mode's rules (proxy.Server.Failure)
 	exitNoCommand = 127
 )
 
@@ -47,6 +48,8 @@ func exitCodeFor(err error) int {
 		return exitDataErr
 	case errors.Is(err, cassettes.ErrSecretLeak), errors.Is(err, cassettes.ErrWrite):
 		return exitCantWrite
+	case errors.Is(err, proxy.ErrRunFailed):
+		return exitUnmatched
 	}
 	return exitFailure
 }
@@ -58,5 +61,6 @@ const exitStatusHelp = `EXIT STATUS:
    64   usage error (unknown flag, missing --cassettes, bad value)
    65   a cassette is unreadable, corrupt or of an unknown version
    73   a cassette could not be written, or would have contained a secret
-   76   replay saw a request with no recording while COMMAND exited 0
+   76   strict replay (or record --mode once on a cassette that exists) saw a mismatched or
+        unmatched request, or left a recording unused, while COMMAND exited 0
    127  COMMAND could not be started`

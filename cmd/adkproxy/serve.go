@@ -95,7 +95,6 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			flushErr = err
 		}
 	}
-	st := srv.Stats()
 	switch {
 	case flushErr != nil:
 		return withCode(exitCantWrite, flushErr)
@@ -103,10 +102,9 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return withCode(exitDataErr, srv.Err())
 	case runErr != nil:
 		return runErr
-	case cfg.ReplayMode == proxy.ReplayStrict && st.Failures() > 0:
-		return withCode(exitUnmatched, fmt.Errorf("replay failed: %d mismatched, %d unmatched, %d unused", st.Mismatched, st.Unmatched, st.Unused))
+	default:
+		return srv.Failure() // proxy.ErrRunFailed: exit 76
 	}
-	return nil
 }
 
 func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
@@ -145,11 +143,8 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		MaxBody:         c.Int64("max-body"),
 	}
 	if mode == proxy.ModeRecord {
-		cfg.RecordMode = proxy.RecordMode(c.String("mode"))
-		switch cfg.RecordMode {
-		case proxy.RecordOverwrite, proxy.RecordOnce, proxy.RecordNewEpisodes, proxy.RecordPassthrough:
-		default:
-			return cfg, usageErrorf("record --mode must be overwrite, once, new-episodes or passthrough, not %q", cfg.RecordMode)
+		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
+			return cfg, usageErrorf("--mode: %v", err)
 		}
 		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
 			return cfg, withCode(exitUsage, err)
@@ -160,14 +155,38 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 			}
 		}
 	} else {
-		cfg.ReplayMode = proxy.ReplayMode(c.String("mode"))
-		if cfg.ReplayMode != proxy.ReplayStrict && cfg.ReplayMode != proxy.ReplayLenient {
-			return cfg, usageErrorf("replay --mode must be strict or lenient, not %q", cfg.ReplayMode)
+		if cfg.ReplayMode, err = proxy.ParseReplayMode(c.String("mode")); err != nil {
+			return cfg, usageErrorf("--mode: %v", err)
 		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 	}
+	cfg.Hints = hintsFor(mode)
 	return cfg, nil
+}
+
+// hintsFor ends the proxy's failure messages with the command or flag that
+// helps, in the mode being run.
+func hintsFor(mode proxy.Mode) proxy.Hints {
+	if mode == proxy.ModeRecord {
+		// Only record --mode once replays strictly, and only on a cassette
+		// that exists: overwriting it is the way to take the change.
+		const overwrite = "re-record with 'adkproxy record --mode overwrite'"
+		return proxy.Hints{
+			Record:   overwrite,
+			Rerecord: "R" + overwrite[1:] + " if the change is intended.",
+			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
+			UsedUp:   overwrite,
+			TooLarge: "raise --max-body",
+		}
+	}
+	return proxy.Hints{
+		Record:   "record it first with 'adkproxy record'",
+		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
+		Mismatch: "Re-record with 'adkproxy record', or accept with '--mode lenient'.",
+		UsedUp:   "pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
+		TooLarge: "raise --max-body",
+	}
 }
 
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {

@@ -60,3 +60,45 @@ func TestReplayModesAndReportThroughTheCLI(t *testing.T) {
 		t.Fatalf("bad --ignore: exit %d", bad.code)
 	}
 }
+
+// TestRecordOnceFailsLikeStrictReplay: record --mode once on a cassette that
+// exists replays it strictly, so a request without a recording and the
+// recordings it left unused fail the run with 76, as replay does, and the
+// cassette is left as it was.
+func TestRecordOnceFailsLikeStrictReplay(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	if r := adkproxy(t, []string{"QUESTION=first question"}, append([]string{"record", "--mode", "once", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...); r.code != 0 {
+		t.Fatalf("record once into a new cassette: exit %d\n%s", r.code, r.stderr)
+	}
+	file := filepath.Join(dir, "default.yaml")
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	again := adkproxy(t, []string{"QUESTION=first question"}, append([]string{"record", "--mode", "once", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...)
+	if again.code != 0 {
+		t.Fatalf("record once, same request: exit %d\n%s", again.code, again.stderr)
+	}
+	other := adkproxy(t, []string{"QUESTION=another question"}, append([]string{"record", "--mode", "once", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...)
+	if other.code != exitUnmatched {
+		t.Fatalf("record once, a request with no recording: exit %d, want %d\n%s", other.code, exitUnmatched, other.stderr)
+	}
+	for _, want := range []string{"1 unmatched", "1 unused", "adkproxy record --mode overwrite"} {
+		if !strings.Contains(other.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, other.stderr)
+		}
+	}
+	if strings.Contains(other.stderr, "--mode lenient") || strings.Contains(other.stderr, "--allow-repeats") {
+		t.Errorf("stderr suggests a replay-only flag to a record run:\n%s", other.stderr)
+	}
+	if after, err := os.ReadFile(file); err != nil || string(after) != string(before) {
+		t.Fatalf("record once changed the existing cassette (err %v)", err)
+	}
+	if bad := adkproxy(t, nil, "record", "--mode", "always", "--cassettes", dir); bad.code != exitUsage ||
+		!strings.Contains(bad.stderr, `--mode: record mode "always": unknown mode (want overwrite, once, new-episodes or passthrough)`) {
+		t.Fatalf("bad record --mode: exit %d\n%s", bad.code, bad.stderr)
+	}
+}

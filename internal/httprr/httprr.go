@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Magic is the first line of every trace file.
@@ -43,6 +44,29 @@ type Response struct {
 	// consumes.
 	Header http.Header
 	Body   []byte
+}
+
+// Events splits an event-stream body after each "\r\n\r\n", the separator
+// the recorded API sends (an unterminated tail is an event too); it is nil
+// for other bodies. It is written apart from the proxy's SSE reader so that
+// tests can check that reader against it.
+func (r Response) Events() [][]byte {
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
+		return nil
+	}
+	sep := []byte("\r\n\r\n")
+	events := [][]byte{}
+	for body := r.Body; len(body) > 0; {
+		n := bytes.Index(body, sep)
+		if n < 0 {
+			n = len(body)
+		} else {
+			n += len(sep)
+		}
+		events = append(events, body[:n:n])
+		body = body[n:]
+	}
+	return events
 }
 
 // Error is a problem at one place in a trace.

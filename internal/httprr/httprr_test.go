@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"mime"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -363,4 +364,17 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("bodies hold %d bytes, more than the %d-byte input", total, len(data))
 		}
 	})
+}
+
+// TestResponseEvents: a stream splits after each "\r\n\r\n", keeping an
+// unterminated tail; other bodies have no events.
+func TestResponseEvents(t *testing.T) {
+	sse := httprr.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: 1\r\n\r\ndata: 2\r\n\r\ndata: 3")}
+	got := sse.Events()
+	if len(got) != 3 || string(got[0]) != "data: 1\r\n\r\n" || string(got[1]) != "data: 2\r\n\r\n" || string(got[2]) != "data: 3" {
+		t.Fatalf("events %q", got)
+	}
+	if evs := (httprr.Response{Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte("{}")}).Events(); evs != nil {
+		t.Fatalf("JSON body split into %q", evs)
+	}
 }

@@ -4,11 +4,14 @@
 package testutil
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // OutDir returns a fresh folder for a test's files. Under $ADKPROXY_TEST_OUT
@@ -38,6 +41,21 @@ func InCI() bool { return os.Getenv("CI") != "" }
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// BuildAdkproxy builds the CLI into a temporary folder and returns the
+// binary's path, for tests that run it as a real process.
+func BuildAdkproxy(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "adkproxy")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/adkproxy")
+	cmd.Dir = RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/adkproxy: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // SharedDir returns ../shared beside the repository, or skips the test
