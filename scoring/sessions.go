@@ -40,10 +40,10 @@ func invocationOf(id string, view *runview.Invocation) Invocation {
 				Thoughts: int64(u.Thoughts), ToolUse: int64(u.ToolUse), Total: int64(u.Total)}
 		}
 		for _, c := range vs.ToolCalls {
-			step.ToolCalls = append(step.ToolCalls, ToolCall{ID: c.ID, Name: c.Name, Args: c.Args})
+			step.ToolCalls = append(step.ToolCalls, ToolCall(c)) // the same fields, scoring's JSON names
 		}
 		for _, r := range vs.ToolResults {
-			step.ToolResults = append(step.ToolResults, ToolResult{ID: r.ID, Name: r.Name, Response: r.Response})
+			step.ToolResults = append(step.ToolResults, ToolResult(r))
 		}
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)
