@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -76,7 +77,7 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 	}
 	fieldsOf := map[int][]string{1: {"interactions"}, 2: {"sessions", "other"}}
 	for _, k := range []string{"interactions", "sessions", "other"} {
-		if top[k] != nil && !contains(fieldsOf[version], k) {
+		if top[k] != nil && !slices.Contains(fieldsOf[version], k) {
 			return nil, 0, r.errorf(top[k], "%q is not a field of version %d cassettes", k, version)
 		}
 	}

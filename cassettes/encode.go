@@ -6,7 +6,9 @@ package cassettes
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -322,11 +324,7 @@ func addHeaders(m *yaml.Node, h http.Header, what string) error {
 	if len(h) == 0 {
 		return nil
 	}
-	raw := make([]string, 0, len(h))
-	for k := range h {
-		raw = append(raw, k)
-	}
-	sort.Strings(raw)
+	raw := slices.Sorted(maps.Keys(h))
 	canonical := make(map[string][]string, len(h))
 	var names []string
 	for _, k := range raw {

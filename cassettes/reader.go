@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,7 +157,7 @@ func (r reader) fields(n *yaml.Node, what string, known ...string) (map[string]*
 		if k.Kind != yaml.ScalarNode {
 			return nil, r.errorf(k, "%s has a key that is not a string", what)
 		}
-		if !contains(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			return nil, r.errorf(k, "unknown field %q in %s (known: %v)", k.Value, what, known)
 		}
 		if _, dup := out[k.Value]; dup {
@@ -210,13 +211,4 @@ func (r reader) list(n *yaml.Node, what string) ([]*yaml.Node, error) {
 		return nil, r.errorf(n, "%s must be a list", what)
 	}
 	return n.Content, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

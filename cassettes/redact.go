@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,7 +62,7 @@ func NewRedactor(values ...string) *Redactor {
 // otherwise never stored.
 func IsCredentialHeader(name string) bool {
 	name = http.CanonicalHeaderKey(name)
-	return contains(credentialHeaders, name) || contains(droppedHeaders, name)
+	return slices.Contains(credentialHeaders, name) || slices.Contains(droppedHeaders, name)
 }
 
 // Learn remembers the credentials carried by a request's headers and query.
@@ -78,7 +79,7 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	for _, pair := range strings.Split(rawQuery, "&") {
 		rawName, value, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
-		if err != nil || !contains(credentialParams, name) {
+		if err != nil || !slices.Contains(credentialParams, name) {
 			continue
 		}
 		label := "the ?" + name + "= parameter"
@@ -286,7 +287,7 @@ func (r *Redactor) Query(rawQuery string) string {
 	kept := make([]string, 0, 4)
 	for _, pair := range strings.Split(rawQuery, "&") {
 		name, _, _ := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(name); err == nil && contains(credentialParams, n) {
+		if n, err := url.QueryUnescape(name); err == nil && slices.Contains(credentialParams, n) {
 			continue
 		}
 		kept = append(kept, pair)

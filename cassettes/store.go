@@ -253,9 +253,15 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	if d, derr := os.Open(dir); derr == nil {
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename or removal in dir durable. It is best effort: a
+// file system that cannot sync a folder has nothing more to offer.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }

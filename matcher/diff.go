@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // Kind says how a field differs between the recording and the request.
@@ -169,18 +170,13 @@ func render(v any) string {
 	return truncate(string(b))
 }
 
+// truncate cuts s to maxShown characters, saying how long it was.
 func truncate(s string) string {
-	if len(s) <= maxShown {
-		return s
+	if cut := textfmt.Truncate(s, maxShown+1); cut != s {
+		return cut + fmt.Sprintf(" (%d bytes)", len(s))
 	}
-	cut := maxShown
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+	return s
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func quoteOrNone(s string) string {
 	if s == "" {

@@ -3,8 +3,9 @@ package matcher
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -50,13 +51,8 @@ func CanonicalQuery(raw string) string {
 	if err != nil {
 		return raw
 	}
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		for _, v := range q[k] {
 			if b.Len() > 0 {
 				b.WriteByte('&')

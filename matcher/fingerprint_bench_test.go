@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -69,7 +70,7 @@ func BenchmarkAnalyze4KB(b *testing.B) {
 	b.SetBytes(int64(len(req.Body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := m.Analyze(req.Path, req.Body); !ok {
+		if _, ok := conversation.Analyze(m, req.Path, req.Body); !ok {
 			b.Fatal("not a model call")
 		}
 	}

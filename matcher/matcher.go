@@ -36,8 +36,9 @@ var Default = sync.OnceValue(func() *Matcher {
 	return m
 })
 
-// parse decodes a JSON body and drops the ignored fields.
-func (m *Matcher) parse(body []byte) (any, bool) {
+// Parse decodes a JSON body and drops the ignored fields: the request as
+// this matcher sees it. ok is false when the body is not JSON.
+func (m *Matcher) Parse(body []byte) (any, bool) {
 	v, ok := ParseJSON(body)
 	if !ok {
 		return nil, false
@@ -65,16 +66,7 @@ var canonPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return 
 
 // Diff lists how got differs from recorded, ignored fields left out.
 func (m *Matcher) Diff(recorded, got *cassettes.Request) []Difference {
-	rv, rok := m.parse(recorded.Body)
-	gv, gok := m.parse(got.Body)
+	rv, rok := m.Parse(recorded.Body)
+	gv, gok := m.Parse(got.Body)
 	return diffRequests(recorded, got, rv, rok, gv, gok)
-}
-
-// Analyze reads a model call with the ignored fields left out.
-func (m *Matcher) Analyze(path string, body []byte) (*Call, bool) {
-	v, ok := m.parse(body)
-	if !ok {
-		return nil, false
-	}
-	return analyze(path, v)
 }

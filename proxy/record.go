@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/conversation"
 )
 
 // forward sends a request upstream, streams the answer back and keeps the
@@ -47,13 +47,13 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		Status: resp.StatusCode,
 		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
 	}}
-	var token matcher.Token
-	if call, ok := s.m.Analyze(stored.Path, stored.Body); ok {
+	var token conversation.Token
+	if call, ok := conversation.Analyze(s.m, stored.Path, stored.Body); ok {
 		var place cassettes.Place
 		place, token = t.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
 		x.Place = &place
 	}
-	seen := func(payload []byte) { t.org.Calls(token, matcher.ResponseCalls(payload)) }
+	seen := func(payload []byte) { t.org.Calls(token, conversation.ResponseCalls(payload)) }
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
@@ -61,7 +61,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
 		// The client sees the end of a chunked stream only when this
 		// handler returns, so keeping the exchange now still comes first.
-		s.keep(t, x, &stored, start, readErr, token)
+		s.keep(t, x, &stored, start, token)
 		if readErr != nil {
 			// The upstream connection broke: the client's must break the
 			// same way, after the same bytes, or it would see a clean but
@@ -77,7 +77,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		x.Response.End = cassettes.EndReset
 	}
 	seen(data)
-	s.keep(t, x, &stored, start, readErr, token) // durable before the body is released
+	s.keep(t, x, &stored, start, token) // durable before the body is released
 	if readErr == nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	}
@@ -90,11 +90,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 
 // keep finishes a forwarded exchange: scrubs it, records it (journalled to
 // disk when the cassette persists) and reports it.
-func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, readErr error, token matcher.Token) {
+func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token) {
 	x.Response.Latency = time.Since(start)
-	if x.Response.Status != http.StatusOK || readErr != nil {
-		t.org.Failed(token) // a retry of this step belongs to the same invocation
-	}
+	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	s.cfg.Redactor.Exchange(x)
 	if err := t.record(x); err != nil {
 		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())

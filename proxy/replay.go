@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -25,7 +26,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 		return
 	}
 	var e *entry
-	if call, ok := s.m.Analyze(req.Path, req.Body); ok {
+	if call, ok := conversation.Analyze(s.m, req.Path, req.Body); ok {
 		e = t.position(call)
 	}
 	if e == nil {

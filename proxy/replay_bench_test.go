@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -42,7 +43,7 @@ func (w *discardWriter) Flush() {}
 func benchServer(b *testing.B, xs []*cassettes.Exchange, opts ...func(*proxy.Config)) *proxy.Server {
 	b.Helper()
 	dir := b.TempDir()
-	matcher.Default().Organise(xs)
+	conversation.Organize(matcher.Default(), xs)
 	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
 		b.Fatal(err)
 	}

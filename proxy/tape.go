@@ -5,10 +5,10 @@ import (
 	"hash/maphash"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -28,14 +28,15 @@ type tape struct {
 	entries []*entry
 	dirty   bool
 	touched bool
-	org     *matcher.Organiser
+	org     *conversation.Organizer
 	// Recordings of each fingerprint in recorded order, served first in,
 	// first out so identical requests get their answers in turn.
 	queues map[matcher.Fingerprint][]*entry
 	// asSent finds a recording by its request exactly as sent (see
 	// fingerprint); one recording per hash is enough.
 	asSent map[uint64]*entry
-	// Model calls by place: agent+history key and step, and by user text.
+	// Model calls by place: by slot (agent+history key and step), and by
+	// user text.
 	positions map[string][]*entry
 	byUser    map[string][]*entry
 }
@@ -43,7 +44,7 @@ type tape struct {
 type entry struct {
 	x    *cassettes.Exchange
 	fp   matcher.Fingerprint
-	call *matcher.Call // nil for requests that are not model calls
+	call *conversation.Call // nil for requests that are not model calls
 	used bool
 	// contested: a request at this place was reported as differing, so
 	// the recording is not also reported as unused.
@@ -51,8 +52,8 @@ type entry struct {
 }
 
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
-	m.Organise(exchanges)
-	t := &tape{name: name, path: path, m: m, org: matcher.NewOrganiser(),
+	conversation.Organize(m, exchanges)
+	t := &tape{name: name, path: path, m: m, org: conversation.NewOrganizer(),
 		queues: map[matcher.Fingerprint][]*entry{}, asSent: map[uint64]*entry{}}
 	t.entries = make([]*entry, 0, len(exchanges))
 	for i, fp := range fingerprintAll(m, exchanges) {
@@ -86,7 +87,7 @@ func (t *tape) continueRecording() {
 	t.analyze()
 	for _, e := range t.entries {
 		if e.call != nil && e.x.Place != nil {
-			t.org.Restore(e.call, *e.x.Place, matcher.ExchangeCalls(&e.x.Response))
+			t.org.Restore(e.call, e.x)
 		}
 	}
 }
@@ -124,17 +125,15 @@ func (t *tape) analyze() {
 }
 
 func (t *tape) place(e *entry) {
-	e.call, _ = t.m.Analyze(e.x.Request.Path, e.x.Request.Body)
+	e.call, _ = conversation.Analyze(t.m, e.x.Request.Path, e.x.Request.Body)
 	if e.call == nil {
 		return
 	}
-	t.positions[positionKey(e.call)] = append(t.positions[positionKey(e.call)], e)
+	t.positions[e.call.Slot()] = append(t.positions[e.call.Slot()], e)
 	if e.call.UserTurn >= 0 {
 		t.byUser[e.call.UserText] = append(t.byUser[e.call.UserText], e)
 	}
 }
-
-func positionKey(c *matcher.Call) string { return c.Key + "/" + strconv.Itoa(c.Step) }
 
 // fingerprint returns req's fingerprint. A request whose method, path,
 // query and body bytes equal a recording's has that recording's
@@ -196,11 +195,11 @@ func (t *tape) take(fp matcher.Fingerprint, allowRepeats bool) (e *entry, usedUp
 // agent with the same history at the same step, or else, when the history
 // itself changed (instruction, tools, earlier turns), the same step of an
 // invocation with the same user text. Unused recordings come first.
-func (t *tape) position(c *matcher.Call) *entry {
+func (t *tape) position(c *conversation.Call) *entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.analyze()
-	if e := firstUnused(t.positions[positionKey(c)], nil); e != nil {
+	if e := firstUnused(t.positions[c.Slot()], nil); e != nil {
 		return e
 	}
 	if c.UserTurn < 0 {

@@ -6,9 +6,10 @@ package scoring
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -112,7 +113,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			cfg.Criteria = append(cfg.Criteria, cr)
 		}
 	}
-	for _, name := range sortedKeysOf(cfg.CustomMetrics) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.CustomMetrics)) {
 		if cfg.criterion(name) == nil {
 			n := root.at("custom_metrics").at(name)
 			return nil, n.errorf("no criteria.%s entry gives its threshold (ADK would ignore the metric)", name)
@@ -233,13 +234,4 @@ func (cfg *Config) parseSettings(n node) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -6,7 +6,9 @@ package scoring
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -66,7 +68,7 @@ func (cfg *Config) parseADKCriterion(metric string, n node) (Criterion, error) {
 			if _, ours := adkproxyMetrics[metric]; ours {
 				return Criterion{}, n.errorf("%s is adkproxy's metric, not ADK's: put it under \"adkproxy\": {\"criteria\": …} (ADK would reject it here)", metric)
 			}
-			return Criterion{}, n.errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(sortedKeysOf(adkMetrics), ", "))
+			return Criterion{}, n.errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(slices.Sorted(maps.Keys(adkMetrics)), ", "))
 		}
 	}
 	cr := Criterion{Metric: metric}

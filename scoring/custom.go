@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // CustomMetric is a custom_metrics entry: a metric in any language. Its
@@ -290,7 +292,7 @@ func parseCustomOutput(out []byte, c *Case, m *MetricResult) error {
 				}
 			}
 			if i >= len(c.Actual) {
-				return en.errorf("more per-invocation results than the case's %s", plural(len(c.Actual), "invocation"))
+				return en.errorf("more per-invocation results than the case's %s", textfmt.Plural(len(c.Actual), "invocation"))
 			}
 			m.PerInvocation = append(m.PerInvocation, s)
 		}
@@ -353,7 +355,7 @@ func runCommand(ctx context.Context, dir string, argv []string, input []byte, ti
 	err := cmd.Run()
 	tail := strings.TrimSpace(stderr.String())
 	if tail != "" {
-		tail = "; stderr: " + cut(tail, 500)
+		tail = "; stderr: " + textfmt.Truncate(tail, 500)
 	}
 	switch {
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:

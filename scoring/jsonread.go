@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // The readers of eval sets and eval configs decode JSON into plain values
@@ -268,7 +269,7 @@ func describe(v any) string {
 	case json.Number:
 		return v.String()
 	case string:
-		return "the string " + strconv.Quote(cut(v, 40))
+		return "the string " + strconv.Quote(textfmt.Truncate(v, 40))
 	case []any:
 		return "a list"
 	case *object:
@@ -294,22 +295,4 @@ func (n node) checkKeys(o *object, known ...string) error {
 		}
 	}
 	return nil
-}
-
-// cut shortens s to at most n runes, marking the cut with "…".
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			if utf8.RuneCountInString(s[i:]) <= 1 {
-				return s
-			}
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }

@@ -3,6 +3,8 @@ package scoring
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // responseMatch computes ResponseMatchScore (see there).
@@ -22,7 +24,7 @@ func responseMatch(c *Case, m *MetricResult) {
 		if r.FMeasure < 1 {
 			s.Reason = fmt.Sprintf("invocation %d: ROUGE-1 F %s (precision %s, recall %s): expected %q, got %q%s",
 				i+1, fmtNum(r.FMeasure), fmtNum(r.Precision), fmtNum(r.Recall),
-				cut(expected, 120), cut(actual, 120), wordDiff(expTokens, actTokens))
+				textfmt.Truncate(expected, 120), textfmt.Truncate(actual, 120), wordDiff(expTokens, actTokens))
 		}
 		m.PerInvocation = append(m.PerInvocation, s)
 	}

@@ -2,9 +2,13 @@ package scoring
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // runMetric computes a run metric (see RunMetrics).
@@ -305,11 +309,11 @@ func cost(prices map[string]Price, c *Case, m *MetricResult) {
 	m.Details = map[string]any{"prices_as_of": PricesAsOf, "per_model": byModel}
 	if len(unknown) > 0 {
 		var names []string
-		for _, n := range sortedKeysOf(unknown) {
-			names = append(names, fmt.Sprintf("%s (%s)", n, plural(unknown[n], "call")))
+		for _, n := range slices.Sorted(maps.Keys(unknown)) {
+			names = append(names, fmt.Sprintf("%s (%s)", n, textfmt.Plural(unknown[n], "call")))
 		}
 		m.Reason = fmt.Sprintf("no price for %s: add it under \"adkproxy\": {\"prices\": {MODEL: {\"input\": …, \"cached_input\": …, \"output\": …}}} (USD per 1M tokens); known: %s",
-			strings.Join(names, ", "), strings.Join(sortedPriceNames(prices), ", "))
+			strings.Join(names, ", "), strings.Join(slices.Sorted(maps.Keys(prices)), ", "))
 		for i := range m.PerInvocation {
 			m.PerInvocation[i].Score = nil
 			m.PerInvocation[i].Reason = ""

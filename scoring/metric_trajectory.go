@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // toolTrajectory computes ToolTrajectoryAvgScore (see there).
@@ -51,7 +53,7 @@ func exactMatch(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool,
 			if len(actual) > 1 {
 				where = fmt.Sprintf("call %d: ", i+1)
 			}
-			return false, where + "expected " + FormatCall(expected[i]) + ", got " + FormatCall(actual[i]) + argsHint(actual[i], expected[i])
+			return false, where + "expected " + formatCall(expected[i]) + ", got " + formatCall(actual[i]) + argsHint(actual[i], expected[i])
 		}
 	}
 	return true, ""
@@ -62,7 +64,7 @@ func countedCalls(calls []ToolCall) string {
 	if len(calls) == 0 {
 		return "no tool calls"
 	}
-	return plural(len(calls), "tool call") + " " + formatCalls(calls)
+	return textfmt.Plural(len(calls), "tool call") + " " + formatCalls(calls)
 }
 
 func inOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, string) {
@@ -82,14 +84,14 @@ func inOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, st
 		}
 	}
 	return false, fmt.Sprintf("expected %s in order, got %s: %s (expected call %d of %d) not found%s",
-		formatCalls(expected), formatCalls(actual), FormatCall(expected[k]), k+1, len(expected), afterWhat(k, expected))
+		formatCalls(expected), formatCalls(actual), formatCall(expected[k]), k+1, len(expected), afterWhat(k, expected))
 }
 
 func afterWhat(k int, expected []ToolCall) string {
 	if k == 0 {
 		return ""
 	}
-	return " after " + FormatCall(expected[k-1])
+	return " after " + formatCall(expected[k-1])
 }
 
 func anyOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, string) {
@@ -110,7 +112,7 @@ func anyOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, s
 		}
 		if !found {
 			return false, fmt.Sprintf("expected %s in any order, got %s: %s not found%s", formatCalls(expected), formatCalls(actual),
-				FormatCall(e), closest(e, actual, used))
+				formatCall(e), closest(e, actual, used))
 		}
 	}
 	return true, ""
@@ -121,7 +123,7 @@ func anyOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, s
 func closest(e ToolCall, actual []ToolCall, used []bool) string {
 	for i, a := range actual {
 		if a.Name == e.Name && !used[i] {
-			return " (closest: " + FormatCall(a) + argsHint(a, e) + ")"
+			return " (closest: " + formatCall(a) + argsHint(a, e) + ")"
 		}
 	}
 	return ""

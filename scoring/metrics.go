@@ -1,7 +1,8 @@
 package scoring
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -192,10 +193,5 @@ func RunMetrics() []string { return append([]string(nil), runMetricNames...) }
 
 // KnownMetrics lists adkproxy's own metric names (adkproxy.criteria).
 func KnownMetrics() []string {
-	names := make([]string, 0, len(adkproxyMetrics))
-	for n := range adkproxyMetrics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(adkproxyMetrics))
 }

@@ -14,36 +14,10 @@ func TestFormatCall(t *testing.T) {
 		{engCall("f", "b", json.Number("2"), "a", []any{true, nil}, "q", `say "<hi>"`), `f(a=[true,null], b=2, q="say \"<hi>\"")`},
 		{engCall("f"), `f()`},
 		{engNullCall("f"), `f(null)`},
-		{engCall("f", "long", "0123456789012345678901234567890123456789012345678901234567890123456789"), `f(long="0123456789012345678901234567890123456789012345678901234567…)`},
+		{engCall("f", "long", "0123456789012345678901234567890123456789012345678901234567890123456789"), `f(long="012345678901234567890123456789012345678901234567890123456…")`},
 	} {
-		if got := FormatCall(tc.call); got != tc.want {
+		if got := formatCall(tc.call); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.call, got, tc.want)
-		}
-	}
-}
-
-func TestModelOfPath(t *testing.T) {
-	for path, want := range map[string]string{
-		"/v1beta/models/gemini-2.5-flash:generateContent":                                                    "gemini-2.5-flash",
-		"/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent": "gemini-2.5-pro",
-		"/v1beta/files": "",
-	} {
-		if got := modelOfPath(path); got != want {
-			t.Errorf("%s: %q", path, got)
-		}
-	}
-}
-
-func TestCut(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"abc", 3, "abc"}, {"abcd", 3, "ab…"}, {"ééé", 3, "ééé"}, {"éééé", 3, "éé…"}, {"", 1, ""},
-	} {
-		if got := cut(tc.in, tc.n); got != tc.want {
-			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"io"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // WriteJUnit writes r as JUnit XML for CI test reports: one <testsuite>
@@ -44,7 +46,7 @@ func WriteJUnit(w io.Writer, r *Result) error {
 	for _, c := range r.Cases {
 		id := outCaseID(c)
 		if f := outCaseFailure(c); f != "" {
-			add(id, &junitFailure{Type: Failed.String(), Message: TerminalText(f), Body: f})
+			add(id, &junitFailure{Type: Failed.String(), Message: textfmt.OneLine(f), Body: f})
 		} else if len(outMetricStatuses(c)) == 0 && outKnown(c.Status) != Passed {
 			add(id, &junitFailure{Type: outKnown(c.Status).String(), Message: "no criterion was evaluated", Body: "no criterion was evaluated"})
 		}
@@ -60,7 +62,7 @@ func WriteJUnit(w io.Writer, r *Result) error {
 				reasons := outReasons(m)
 				body := "score " + outScore(m) + ", threshold " + outThreshold(m) + ": " + outKnown(m.Status).String() + "\n" +
 					strings.Join(reasons, "\n")
-				f = &junitFailure{Type: outKnown(m.Status).String(), Message: TerminalText(strings.Join(reasons, "; ")), Body: body}
+				f = &junitFailure{Type: outKnown(m.Status).String(), Message: textfmt.OneLine(strings.Join(reasons, "; ")), Body: body}
 			}
 			add(id+" / "+m.Metric, f)
 		}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // WriteMarkdown writes r as GitHub-flavoured Markdown for a pull request
@@ -26,7 +28,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 			about = append(about, "session "+mdCode(s, false))
 		}
 		if c.Case != nil {
-			about = append(about, outPlural(len(c.Case.Actual), "invocation"))
+			about = append(about, textfmt.Plural(len(c.Case.Actual), "invocation"))
 		}
 		if len(about) > 0 {
 			bw.WriteString(strings.Join(about, ", ") + "\n\n")
@@ -78,7 +80,7 @@ func mdIcon(s EvalStatus) string {
 // also inside a table cell: punctuation Markdown or HTML would act on is
 // backslash-escaped.
 func mdEscape(s string) string {
-	s = TerminalText(s)
+	s = textfmt.OneLine(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_{}[]<>()#+!|~&", r) {
@@ -93,7 +95,7 @@ func mdEscape(s string) string {
 // backticks inside it. In a table cell a "|" is escaped, which GitHub
 // undoes inside code too.
 func mdCode(s string, inTable bool) string {
-	s = TerminalText(s)
+	s = textfmt.OneLine(s)
 	if inTable {
 		s = strings.ReplaceAll(s, "|", "\\|")
 	}

@@ -3,10 +3,10 @@ package scoring
 import (
 	"bufio"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // WriteTable writes r for people: one block per case with a row per
@@ -26,7 +26,7 @@ import (
 func WriteTable(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	if r.EvalSetID != "" {
-		bw.WriteString("EVAL SET " + TerminalText(r.EvalSetID) + "\n")
+		bw.WriteString("EVAL SET " + textfmt.OneLine(r.EvalSetID) + "\n")
 	}
 	// One set of column widths for every metric row, so all cases line up.
 	header := []string{"METRIC", "SCORE", "THRESHOLD", "STATUS"}
@@ -40,7 +40,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	rows := make([][][]string, len(r.Cases))
 	for i, c := range r.Cases {
 		for _, m := range c.Metrics {
-			cells := []string{TerminalText(m.Metric), outScore(m), outThreshold(m), outStatus(m)}
+			cells := []string{textfmt.OneLine(m.Metric), outScore(m), outThreshold(m), outStatus(m)}
 			grow(cells)
 			rows[i] = append(rows[i], cells)
 		}
@@ -60,13 +60,13 @@ func WriteTable(w io.Writer, r *Result) error {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
-		line := "CASE " + TerminalText(outCaseID(c)) + "  " + outKnown(c.Status).String()
+		line := "CASE " + textfmt.OneLine(outCaseID(c)) + "  " + outKnown(c.Status).String()
 		var about []string
 		if s := outSessionID(c); s != "" {
-			about = append(about, "session "+TerminalText(s))
+			about = append(about, "session "+textfmt.OneLine(s))
 		}
 		if c.Case != nil {
-			about = append(about, outPlural(len(c.Case.Actual), "invocation"))
+			about = append(about, textfmt.Plural(len(c.Case.Actual), "invocation"))
 		}
 		if len(about) > 0 {
 			line += "  (" + strings.Join(about, ", ") + ")"
@@ -111,37 +111,6 @@ func outIndented(w *bufio.Writer, first, more, text string) {
 		if i == 0 {
 			prefix = first
 		}
-		w.WriteString(prefix + TerminalText(l) + "\n")
+		w.WriteString(prefix + textfmt.OneLine(l) + "\n")
 	}
-}
-
-// TerminalText makes s safe for one line of a terminal or table cell: runs
-// of white space (newlines, tabs) become one space, and characters a
-// terminal would not print (control and formatting characters) become
-// U+FFFD.
-func TerminalText(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			space = true
-			continue
-		case !unicode.IsPrint(r):
-			r = utf8.RuneError
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func outPlural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

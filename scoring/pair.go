@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // Pair matches recorded sessions (the actual runs) with expectations and
@@ -92,7 +94,7 @@ func Pair(sessions []Session, exp *Expected) ([]Case, []string) {
 			first := firstUserText(ec)
 			why := fmt.Sprintf("no cassette named %q holds a single session", ec.ID)
 			if first != "" {
-				why += fmt.Sprintf(", and no other session starts with %q", cut(first, 80))
+				why += fmt.Sprintf(", and no other session starts with %q", textfmt.Truncate(first, 80))
 			}
 			unpaired = append(unpaired, fmt.Sprintf("eval case %q%s: no recorded session: %s", ec.ID, where, why))
 			continue
@@ -101,7 +103,7 @@ func Pair(sessions []Session, exp *Expected) ([]Case, []string) {
 		c := Case{ID: ec.ID, Session: s, Actual: s.Invocations, Expected: ec.Invocations, EvalSetID: ec.EvalSetID, Scenario: ec.Scenario}
 		if ec.Scenario == nil && len(ec.Invocations) != len(s.Invocations) {
 			c.Failure = fmt.Sprintf("the eval case has %s, the recorded session %s (cassette %q, session %d) has %d: invocations pair in order, so the counts must be equal",
-				plural(len(ec.Invocations), "invocation"), ids[j], s.Cassette, s.ID, len(s.Invocations))
+				textfmt.Plural(len(ec.Invocations), "invocation"), ids[j], s.Cassette, s.ID, len(s.Invocations))
 		}
 		cases = append(cases, c)
 	}
@@ -114,7 +116,7 @@ func Pair(sessions []Session, exp *Expected) ([]Case, []string) {
 			first = strings.TrimSpace(s.Invocations[0].UserText)
 		}
 		unpaired = append(unpaired, fmt.Sprintf("session %s (cassette %q, session %d): no eval case: none has eval_id %q, and none left starts with %q",
-			ids[j], s.Cassette, s.ID, ids[j], cut(first, 80)))
+			ids[j], s.Cassette, s.ID, ids[j], textfmt.Truncate(first, 80)))
 	}
 	return cases, unpaired
 }
@@ -137,11 +139,4 @@ func firstUserText(ec ExpectedCase) string {
 		}
 	}
 	return ""
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -5,7 +5,6 @@ package scoring
 
 import (
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -95,15 +94,6 @@ func (p Price) Cost(u Usage) float64 {
 	fresh := max(u.Prompt-u.Cached, 0)
 	return (float64(fresh)*in + float64(u.Cached)*cached + float64(u.ToolUse)*in +
 		float64(u.Candidates+u.Thoughts)*out) / 1e6
-}
-
-func sortedPriceNames(prices map[string]Price) []string {
-	names := make([]string, 0, len(prices))
-	for n := range prices {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }

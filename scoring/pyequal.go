@@ -1,13 +1,13 @@
 package scoring
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"math/big"
 	"reflect"
-	"sort"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // PyEqual reports whether two JSON-like values are equal as Python's ==
@@ -232,32 +232,9 @@ func number(v any) (float64, bool) {
 	return float64(n.small), true
 }
 
-// FormatCall renders a tool call for reasons: get_weather(city="London"),
-// keys sorted, values as compact JSON (long ones cut). Arguments that are
-// null (Python None) show as name(null), empty ones as name().
-func FormatCall(c ToolCall) string {
-	if c.Args == nil {
-		return c.Name + "(null)"
-	}
-	keys := make([]string, 0, len(c.Args))
-	for k := range c.Args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString(c.Name)
-	b.WriteByte('(')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(cut(compactJSON(c.Args[k]), 60))
-	}
-	b.WriteByte(')')
-	return b.String()
-}
+// formatCall renders a tool call for reasons: get_weather(city="London")
+// (see textfmt.Call; long values cut at 60 runes).
+func formatCall(c ToolCall) string { return textfmt.Call(c.Name, c.Args, 60) }
 
 // formatCalls renders a list of calls: [a(x=1), b()], or "no tool calls".
 func formatCalls(calls []ToolCall) string {
@@ -266,20 +243,10 @@ func formatCalls(calls []ToolCall) string {
 	}
 	parts := make([]string, len(calls))
 	for i, c := range calls {
-		parts[i] = FormatCall(c)
+		parts[i] = formatCall(c)
 	}
 	if len(parts) > 8 {
 		parts = append(parts[:8], "…")
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-func compactJSON(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "?"
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/internal/httprr"
 	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -40,7 +41,7 @@ func mixCassette(args []string) error {
 	xs := make([]*cassettes.Exchange, *n)
 	for i := range xs {
 		x := workload.MixExchange(i)
-		if c, ok := m.Analyze(x.Request.Path, x.Request.Body); ok {
+		if c, ok := conversation.Analyze(m, x.Request.Path, x.Request.Body); ok {
 			x.Place = &cassettes.Place{Session: i + 1, Invocation: 1, User: c.UserText, Step: c.Step, Agent: "travel_agent"}
 		}
 		xs[i] = x
@@ -209,7 +210,7 @@ func trafficCopies(traces []*trace, n, files int) ([][]*cassettes.Exchange, int)
 	return perFile, copyNo
 }
 
-// trace is one fixture file as recorded exchanges, placed by the matcher.
+// trace is one fixture file as recorded exchanges, placed by the organizer.
 type trace struct {
 	xs    []*cassettes.Exchange
 	users []string // user texts of its invocations, longest first
@@ -234,7 +235,7 @@ func loadTraces(dir string) ([]*trace, error) {
 		for _, r := range recs {
 			t.xs = append(t.xs, exchangeOf(r))
 		}
-		matcher.Default().Organise(t.xs)
+		conversation.Organize(matcher.Default(), t.xs)
 		seen := map[string]bool{}
 		for _, x := range t.xs {
 			if x.Place != nil && x.Place.User != "" && !seen[x.Place.User] {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 	"gopkg.in/yaml.v3"
@@ -57,7 +58,7 @@ func writeFile(path string, data []byte) error {
 // in their session as a recording would place them.
 func writeAdkproxyCassette(dir string) error {
 	xs := workload.Exchanges()
-	matcher.Default().Organise(xs)
+	conversation.Organize(matcher.Default(), xs)
 	return cassettes.Save(filepath.Join(dir, cassettes.DefaultName+cassettes.Extension),
 		&cassettes.Cassette{Name: cassettes.DefaultName, Exchanges: xs}, cassettes.NewRedactor())
 }

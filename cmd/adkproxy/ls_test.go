@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/scoring"
+	"github.com/adkproxy/adkproxy/runview"
 )
 
 // lsWeatherDir is the shipped example, seen from this package's folder.
@@ -126,10 +125,10 @@ func TestLsJSON(t *testing.T) {
 	}
 }
 
-// TestLsOrganisesVersion1: a flat version 1 file is grouped into sessions
+// TestLsOrganizesVersion1: a flat version 1 file is grouped into sessions
 // and invocations as replay would; a retry after a 429 stays in its
 // invocation, and other requests are listed (identical ones counted).
-func TestLsOrganisesVersion1(t *testing.T) {
+func TestLsOrganizesVersion1(t *testing.T) {
 	dir := t.TempDir()
 	first := "Plan a three-day trip to Kyoto for me,\nwith temples, food markets and a day trip to Nara please."
 	turn1 := lsContents(lsUserTurn(first))
@@ -173,7 +172,11 @@ func TestLsOrganisesVersion1(t *testing.T) {
 		inv2.Steps[1].Status != 200 || len(inv2.Steps[1].ToolCalls) != 1 || inv2.Steps[1].ToolCalls[0].Name != "plan_trip" {
 		t.Errorf("invocation 2 (a retry, then a tool call): %+v", inv2)
 	}
-	wantOther := []lsOther{{"GET", "/v1beta/models", 200}, {"GET", "/v1beta/models", 200}, {"POST", "/v1beta/models/gemini-2.5-flash:countTokens", 200}}
+	wantOther := []runview.Other{
+		{Method: "GET", Path: "/v1beta/models", Status: 200},
+		{Method: "GET", Path: "/v1beta/models", Status: 200},
+		{Method: "POST", Path: "/v1beta/models/gemini-2.5-flash:countTokens", Status: 200},
+	}
 	if fmt.Sprint(c.Other) != fmt.Sprint(wantOther) {
 		t.Errorf("other = %v, want %v", c.Other, wantOther)
 	}
@@ -257,90 +260,9 @@ func TestLsEmptyFolder(t *testing.T) {
 	}
 }
 
-func TestLsFormatting(t *testing.T) {
-	tests := []struct{ got, want string }{
-		{lsTruncate("abcdef", 6), "abcdef"},
-		{lsTruncate("abcdefg", 6), "abcde…"},
-		{lsTruncate("°°°°°°°", 3), "°°…"},
-		{scoring.TerminalText("  a\n\tb  c \r\n"), "a b c"},
-		{scoring.TerminalText("red\x1b[31m\u202e"), "red\ufffd[31m\ufffd"},
-		{lsQuoted("say \"hi\"\n<now>", 50), `"say \"hi\" <now>"`},
-		{lsQuoted("abcdefghij", 6), `"abc…"`},
-		{lsFormatCall(lsToolCall{Name: "f", Args: map[string]any{"b": []any{1.0, "x"}, "a": "y", "c": nil}}), `f(a="y", b=[1,"x"], c=null)`},
-		{lsFormatCall(lsToolCall{Name: "noargs", Args: map[string]any{}}), `noargs()`},
-		{lsFormatCall(lsToolCall{Name: "f", Args: map[string]any{"q": strings.Repeat("x", 100)}}), `f(q="` + strings.Repeat("x", 27) + `…")`},
-		{lsPlural(1, "other request"), "1 other request"},
-		{lsPlural(0, "session"), "0 sessions"},
-	}
-	for i, tt := range tests {
-		if tt.got != tt.want {
-			t.Errorf("%d: got %q, want %q", i, tt.got, tt.want)
-		}
-	}
-}
-
-// TestLsListCassetteOrder: sessions and invocations by id whatever the
-// file order, steps in file order, agents distinct in order of appearance.
-func TestLsListCassetteOrder(t *testing.T) {
-	model := func(session, invocation, step int, agent, tag string) *cassettes.Exchange {
-		return &cassettes.Exchange{
-			Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"contents":[]}`)},
-			Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"parts":[{"text":"ok"}]}}]}`)},
-			Place:    &cassettes.Place{Session: session, Invocation: invocation, Step: step, Agent: agent, Tag: tag, User: fmt.Sprintf("u%d.%d", session, invocation)},
-		}
-	}
-	c := &cassettes.Cassette{Exchanges: []*cassettes.Exchange{
-		model(2, 1, 0, "solo", ""),
-		model(1, 2, 0, "root", "t-2"),
-		model(1, 2, 0, "helper", "t-2"),
-		model(1, 2, 2, "root", "t-2"),
-		model(1, 1, 0, "root", ""),
-	}}
-	got := lsListCassette("c", "c.yaml", c)
-	var summary []string
-	for _, s := range got.Sessions {
-		for _, inv := range s.Invocations {
-			var steps []string
-			for _, st := range inv.Steps {
-				steps = append(steps, fmt.Sprintf("%d:%s", st.Step, st.Agent))
-			}
-			summary = append(summary, fmt.Sprintf("%d.%d %s %s [%s] %v", s.ID, inv.ID, inv.User, inv.Tag, strings.Join(inv.Agents, ","), steps))
-		}
-	}
-	want := []string{
-		"1.1 u1.1  [root] [0:root]",
-		"1.2 u1.2 t-2 [root,helper] [0:root 0:helper 2:root]",
-		"2.1 u2.1  [solo] [0:solo]",
-	}
-	if strings.Join(summary, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(summary, "\n"), strings.Join(want, "\n"))
-	}
-	cells := lsInvocationCells(got.Sessions[0].Invocations[1])
-	if cells[0] != "    invocation 2 [t-2]" || cells[2] != "agents: root, helper" || cells[4] != "tokens: -" || cells[5] != "tools: -" {
-		t.Errorf("invocation cells %q", cells)
-	}
-}
-
-func TestTableAlignsEachKindAcrossOthers(t *testing.T) {
-	var tb lsTable
-	tb.add(lsInvocationRow, "inv 1", "short", "x")
-	tb.add(lsStepRow, "step 0", "a", "→ y")
-	tb.add(lsInvocationRow, "inv 2", "much longer", "x")
-	tb.add(lsStepRow, "step 0", "agent-two", "→ z")
-	var b strings.Builder
-	tb.write(&b)
-	want := "inv 1  short        x\n" +
-		"step 0  a          → y\n" +
-		"inv 2  much longer  x\n" +
-		"step 0  agent-two  → z\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
-}
-
-func lsDecode(t *testing.T, out string) lsDoc {
+func lsDecode(t *testing.T, out string) runview.Run {
 	t.Helper()
-	var doc lsDoc
+	var doc runview.Run
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {

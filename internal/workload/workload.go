@@ -280,7 +280,7 @@ func SSEBody() []byte { return bytes.Join(SSEEventList(), nil) }
 // Exchanges are the two recorded calls as adkproxy keeps them:
 // generateContent answered with JSONResponse, streamGenerateContent with
 // the SSE events. They have no place in a conversation yet (see
-// matcher.Organise).
+// conversation.Organize).
 func Exchanges() []*cassettes.Exchange {
 	ssePath, sseQuery, _ := strings.Cut(SSEPath, "?")
 	reqHeader := func() http.Header { return http.Header{"Content-Type": {"application/json"}} }

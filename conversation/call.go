@@ -1,13 +1,18 @@
-package matcher
+// What one model call reveals about its agent and history, read from the
+// request alone, and the tool calls its response made.
+
+package conversation
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // Call is what one model call (generateContent or streamGenerateContent)
@@ -35,15 +40,26 @@ type Call struct {
 	Key string
 	// TaskArgs is set when the only user message is a JSON object: ADK
 	// hands a delegated task agent its caller's function-call arguments
-	// this way. Whether it is one depends on a pending call (see Organiser).
+	// this way. Whether it is one depends on a pending call (see Organizer).
 	TaskArgs string
 }
 
 var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamGenerateContent)$`)
 
-// IsModelCall reports whether a request path is a generateContent or
+// isModelCall reports whether a request path is a generateContent or
 // streamGenerateContent call.
-func IsModelCall(path string) bool { return generatePath.MatchString(path) }
+func isModelCall(path string) bool { return generatePath.MatchString(path) }
+
+// ModelOfPath reads the model from a request path, for responses without a
+// modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
+func ModelOfPath(path string) string {
+	_, rest, ok := strings.Cut(path, "models/")
+	if !ok {
+		return ""
+	}
+	model, _, _ := strings.Cut(rest, ":")
+	return model
+}
 
 // internalName finds ADK's agent name line in a system instruction.
 var internalName = regexp.MustCompile(`[Yy]our internal name is "?([A-Za-z0-9_.-]+)`)
@@ -52,19 +68,22 @@ var internalName = regexp.MustCompile(`[Yy]our internal name is "?([A-Za-z0-9_.-
 // text that starts with "For context:". It is not something the user said.
 const contextRelay = "For context:"
 
-// AnalyzeCall reads a model call with DefaultIgnore. ok is false for any
-// other request (countTokens, embeddings, listing models...) or a body that
-// is not JSON.
-func AnalyzeCall(path string, body []byte) (*Call, bool) { return Default().Analyze(path, body) }
-
-func analyze(path string, body any) (*Call, bool) {
-	m := generatePath.FindStringSubmatch(path)
-	req, isObject := body.(map[string]any)
-	if m == nil || !isObject {
+// Analyze reads a model call with m's ignored fields left out, so what
+// groups and what matches never disagree. ok is false for any other request
+// (countTokens, embeddings, listing models...) or a body that is not a JSON
+// object.
+func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
+	model := generatePath.FindStringSubmatch(path)
+	if model == nil {
+		return nil, false
+	}
+	v, ok := m.Parse(body)
+	req, isObject := v.(map[string]any)
+	if !ok || !isObject {
 		return nil, false
 	}
 	contents, _ := req["contents"].([]any)
-	c := &Call{Model: m[1], UserTurn: -1}
+	c := &Call{Model: model[1], UserTurn: -1}
 	c.AgentKey = hashOf(c.Model, canonical(req["systemInstruction"]), canonical(req["tools"]))
 	c.AgentName = agentName(req)
 	for i, content := range contents {
@@ -76,7 +95,7 @@ func analyze(path string, body any) (*Call, bool) {
 		}
 	}
 	if c.UserTurn == 0 && len(c.EarlierUserTexts) == 0 {
-		if args, ok := ParseJSON([]byte(c.UserText)); ok {
+		if args, ok := matcher.ParseJSON([]byte(c.UserText)); ok {
 			if _, isObject := args.(map[string]any); isObject {
 				c.TaskArgs = canonical(args)
 			}
@@ -92,6 +111,12 @@ func analyze(path string, body any) (*Call, bool) {
 	c.Key = hashOf(parts...)
 	return c, true
 }
+
+// Slot names the place a call takes: its per-agent key and its step. Two
+// calls with one slot are the same step of the same agent's turn; replay
+// looks a missed call's recording up by it, and the organizer counts a
+// step as taken by it.
+func (c *Call) Slot() string { return c.Key + "/" + strconv.Itoa(c.Step) }
 
 // userText returns the text of a content that is a user turn: user role
 // (or none, which Gemini reads as user), some non-thought text, no function
@@ -124,9 +149,20 @@ func agentName(req map[string]any) string {
 			return name
 		}
 	}
+	for _, text := range InstructionTexts(req["systemInstruction"]) {
+		if m := internalName.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// InstructionTexts lists the texts of a decoded systemInstruction: a
+// content's text parts, or a bare string as some clients send.
+func InstructionTexts(si any) []string {
 	var texts []string
-	switch si := req["systemInstruction"].(type) {
-	case string: // some clients send a bare string
+	switch si := si.(type) {
+	case string:
 		texts = append(texts, si)
 	case map[string]any:
 		parts, _ := si["parts"].([]any)
@@ -138,12 +174,7 @@ func agentName(req map[string]any) string {
 			}
 		}
 	}
-	for _, text := range texts {
-		if m := internalName.FindStringSubmatch(text); m != nil {
-			return m[1]
-		}
-	}
-	return ""
+	return texts
 }
 
 // canonical renders a decoded value canonically; absent values give "".
@@ -151,7 +182,7 @@ func canonical(v any) string {
 	if v == nil {
 		return ""
 	}
-	return string(AppendCanonical(nil, v))
+	return string(matcher.AppendCanonical(nil, v))
 }
 
 func hashOf(parts ...string) string {
@@ -195,7 +226,7 @@ func ResponseCalls(body []byte) []FunctionCall {
 		for _, p := range c.Content.Parts {
 			if fc := p.FunctionCall; fc != nil {
 				args := "{}"
-				if v, ok := ParseJSON(fc.Args); ok {
+				if v, ok := matcher.ParseJSON(fc.Args); ok {
 					args = canonical(v)
 				}
 				out = append(out, FunctionCall{ID: fc.ID, Name: fc.Name, Args: args})
@@ -205,9 +236,9 @@ func ResponseCalls(body []byte) []FunctionCall {
 	return out
 }
 
-// ExchangeCalls lists the function calls of a recorded response, across
+// exchangeCalls lists the function calls of a recorded response, across
 // all its SSE events.
-func ExchangeCalls(resp *cassettes.Response) []FunctionCall {
+func exchangeCalls(resp *cassettes.Response) []FunctionCall {
 	var out []FunctionCall
 	for _, payload := range cassettes.ResponsePayloads(resp) {
 		out = append(out, ResponseCalls(payload)...)

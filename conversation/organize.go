@@ -1,13 +1,19 @@
-package matcher
+// How model calls are placed in sessions and invocations, live as they
+// arrive or afterwards for a version 1 file.
+
+package conversation
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// Organiser groups a cassette's model calls into sessions and invocations
+// Organizer groups a cassette's model calls into sessions and invocations
 // as they arrive, using only what is on the wire:
 //
 //  1. A call whose per-agent key (agent + history up to the user turn) is
@@ -26,10 +32,11 @@ import (
 //     invocations' user texts equal the call's earlier user turns, or in a
 //     new session.
 //
-// A step counts as taken only once its response succeeded, so a retry after
-// a 429 joins the same invocation. Identical parallel sessions fill the
-// earliest free slot, first come first served. Safe for concurrent use.
-type Organiser struct {
+// A step counts as taken only once its response succeeded (see Finish), so
+// a retry after a 429 or a broken body joins the same invocation. Identical
+// parallel sessions fill the earliest free slot, first come first served.
+// Safe for concurrent use.
+type Organizer struct {
 	mu       sync.Mutex
 	sessions []*orgSession
 	tagged   map[string]*orgInvocation
@@ -48,7 +55,7 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
-	taken   map[string]int // Key + step -> steps holding it
+	taken   map[string]int // Call.Slot -> steps holding it
 	agents  map[string]int // AgentKey -> steps it holds here
 	pending []FunctionCall
 }
@@ -60,19 +67,17 @@ type Token struct {
 	agent string
 }
 
-// NewOrganiser returns an empty organiser.
-func NewOrganiser() *Organiser {
-	return &Organiser{tagged: map[string]*orgInvocation{}, names: map[string]string{}}
+// NewOrganizer returns an empty organizer.
+func NewOrganizer() *Organizer {
+	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}}
 }
-
-func slotOf(c *Call) string { return fmt.Sprintf("%s/%d", c.Key, c.Step) }
 
 // Place assigns a call to its invocation. tag is the client's
 // X-Adkproxy-Invocation header, or "".
-func (o *Organiser) Place(c *Call, tag string) (cassettes.Place, Token) {
+func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	slot := slotOf(c)
+	slot := c.Slot()
 	inv, taskName := o.find(c, tag, slot)
 	if inv == nil {
 		inv = o.start(c, tag)
@@ -89,10 +94,12 @@ func (o *Organiser) Place(c *Call, tag string) (cassettes.Place, Token) {
 }
 
 // Restore registers a call that was placed in an earlier run (a cassette
-// being extended), so new calls group with it. Calls must come in file order.
-func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
+// being extended), so new calls group with it. Calls must come in file
+// order; x is the call's exchange, with its place.
+func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	p, calls := *x.Place, exchangeCalls(&x.Response)
 	for len(o.sessions) < p.Session {
 		o.sessions = append(o.sessions, &orgSession{id: len(o.sessions) + 1})
 	}
@@ -107,8 +114,10 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 			o.tagged[p.Tag] = inv
 		}
 	}
-	inv.taken[slotOf(c)]++
-	inv.agents[c.AgentKey]++
+	if !failed(&x.Response) { // as Finish left it when the call was recorded
+		inv.taken[c.Slot()]++
+		inv.agents[c.AgentKey]++
+	}
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
 		for i, pc := range inv.pending {
 			if pc.Args == c.TaskArgs {
@@ -120,39 +129,37 @@ func (o *Organiser) Restore(c *Call, p cassettes.Place, calls []FunctionCall) {
 	inv.pending = append(inv.pending, calls...)
 	if p.Agent != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = p.Agent
-		if p.Agent == "agent" || len(p.Agent) > 6 && p.Agent[:6] == "agent-" {
+		if p.Agent == "agent" || strings.HasPrefix(p.Agent, "agent-") && len(p.Agent) > 6 {
 			o.unnamed++
 		}
 	}
 }
 
-// Organise places the model calls of exchanges that have no place yet
-// (version 1 files), continuing from those that have one.
-func (m *Matcher) Organise(exchanges []*cassettes.Exchange) {
+// Organize places the model calls of exchanges that have no place yet
+// (version 1 files), continuing from those that have one, exactly as the
+// proxy would have placed them live. m decides which fields are ignored.
+func Organize(m *matcher.Matcher, exchanges []*cassettes.Exchange) {
 	if !anyUnplaced(exchanges) {
 		return // a version 2 cassette: nothing to do, and nothing to parse
 	}
-	org := NewOrganiser()
+	org := NewOrganizer()
 	for _, x := range exchanges {
-		c, ok := m.Analyze(x.Request.Path, x.Request.Body)
+		c, ok := Analyze(m, x.Request.Path, x.Request.Body)
 		if !ok {
 			continue
 		}
-		calls := ExchangeCalls(&x.Response)
 		if x.Place != nil {
-			org.Restore(c, *x.Place, calls)
+			org.Restore(c, x)
 			continue
 		}
 		place, token := org.Place(c, "")
 		x.Place = &place
-		org.Calls(token, calls)
-		if x.Response.Status != 200 {
-			org.Failed(token)
-		}
+		org.Calls(token, exchangeCalls(&x.Response))
+		org.Finish(token, &x.Response)
 	}
 }
 
-func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {
+func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 	if tag != "" {
 		return o.tagged[tag], ""
 	}
@@ -180,7 +187,7 @@ func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {
 	}
 	for _, s := range o.sessions { // rule 3
 		last := s.invocations[len(s.invocations)-1]
-		if last.user == c.UserText && equalStrings(last.earlier, c.EarlierUserTexts) && last.agents[c.AgentKey] == 0 {
+		if last.user == c.UserText && slices.Equal(last.earlier, c.EarlierUserTexts) && last.agents[c.AgentKey] == 0 {
 			return last, ""
 		}
 	}
@@ -188,7 +195,7 @@ func (o *Organiser) find(c *Call, tag, slot string) (*orgInvocation, string) {
 }
 
 // start opens a new invocation (rule 4).
-func (o *Organiser) start(c *Call, tag string) *orgInvocation {
+func (o *Organizer) start(c *Call, tag string) *orgInvocation {
 	var session *orgSession
 	if len(c.EarlierUserTexts) > 0 {
 		for _, s := range o.sessions {
@@ -211,7 +218,7 @@ func (o *Organiser) start(c *Call, tag string) *orgInvocation {
 	return inv
 }
 
-func (o *Organiser) nameOf(agentKey string) string {
+func (o *Organizer) nameOf(agentKey string) string {
 	if n := o.names[agentKey]; n != "" {
 		return n
 	}
@@ -227,7 +234,7 @@ func (o *Organiser) nameOf(agentKey string) string {
 // Calls records the function calls a placed step's response made, so a
 // delegated agent receiving their arguments can be placed (rule 2). Call it
 // as soon as the calls are seen, before the client can act on them.
-func (o *Organiser) Calls(t Token, calls []FunctionCall) {
+func (o *Organizer) Calls(t Token, calls []FunctionCall) {
 	if len(calls) == 0 || t.inv == nil {
 		return
 	}
@@ -236,10 +243,11 @@ func (o *Organiser) Calls(t Token, calls []FunctionCall) {
 	o.mu.Unlock()
 }
 
-// Failed frees a placed step's slot when its response was an error, so a
-// retry of the same request lands in the same invocation.
-func (o *Organiser) Failed(t Token) {
-	if t.inv == nil {
+// Finish reports how a placed step's response ended. A failed one (an
+// HTTP error, or a body cut short by a broken connection) frees its slot,
+// so a retry of the same request lands in the same invocation.
+func (o *Organizer) Finish(t Token, r *cassettes.Response) {
+	if t.inv == nil || !failed(r) {
 		return
 	}
 	o.mu.Lock()
@@ -248,6 +256,12 @@ func (o *Organiser) Failed(t Token) {
 		t.inv.agents[t.agent]--
 	}
 	o.mu.Unlock()
+}
+
+// failed reports whether a step's response did not complete: such a step
+// is not taken, and its retry takes its place.
+func failed(r *cassettes.Response) bool {
+	return r.Status != 200 || r.End == cassettes.EndReset
 }
 
 func (inv *orgInvocation) holdsKey(key string) bool {
@@ -268,21 +282,9 @@ func (s *orgSession) userTexts(want []string) bool {
 	return true
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func anyUnplaced(exchanges []*cassettes.Exchange) bool {
 	for _, x := range exchanges {
-		if x.Place == nil && IsModelCall(x.Request.Path) {
+		if x.Place == nil && isModelCall(x.Request.Path) {
 			return true
 		}
 	}

@@ -1,13 +1,16 @@
-package matcher_test
+package conversation_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
 	"github.com/adkproxy/adkproxy/internal/httprr"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -22,10 +25,10 @@ type label struct {
 	Why        string `json:"why"`
 }
 
-// TestOrganiserMatchesHandLabels replays every delegation recording through
-// the organiser and compares its grouping with labels written by a person
+// TestOrganizerMatchesHandLabels replays every delegation recording through
+// the organizer and compares its grouping with labels written by a person
 // who read the conversations (testdata/delegation-labels.json).
-func TestOrganiserMatchesHandLabels(t *testing.T) {
+func TestOrganizerMatchesHandLabels(t *testing.T) {
 	traffic := testutil.SharedDir(t, "fixtures", "gemini-traffic")
 	raw, err := os.ReadFile(filepath.Join("testdata", "delegation-labels.json"))
 	if err != nil {
@@ -37,11 +40,7 @@ func TestOrganiserMatchesHandLabels(t *testing.T) {
 	if err := json.Unmarshal(raw, &labels); err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, 0, len(labels.Files))
-	for n := range labels.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(labels.Files))
 	if len(names) != 10 {
 		t.Fatalf("labels cover %d files, want the 10 delegation recordings", len(names))
 	}
@@ -56,9 +55,9 @@ func TestOrganiserMatchesHandLabels(t *testing.T) {
 			if len(exchanges) != len(want) {
 				t.Fatalf("%d exchanges, %d labels", len(exchanges), len(want))
 			}
-			org := matcher.NewOrganiser()
+			org := conversation.NewOrganizer()
 			for i, x := range exchanges {
-				call, ok := matcher.AnalyzeCall(x.Request.URL.Path, x.Request.Body)
+				call, ok := analyze(x.Request.URL.Path, x.Request.Body)
 				if !ok {
 					t.Fatalf("exchange %d is not a model call", i)
 				}
@@ -77,14 +76,14 @@ func TestOrganiserMatchesHandLabels(t *testing.T) {
 }
 
 // responseCalls reads the calls from a JSON body or from every SSE event.
-func responseCalls(body []byte) []matcher.FunctionCall {
+func responseCalls(body []byte) []conversation.FunctionCall {
 	if !bytes.HasPrefix(body, []byte("data: ")) {
-		return matcher.ResponseCalls(body)
+		return conversation.ResponseCalls(body)
 	}
-	var out []matcher.FunctionCall
+	var out []conversation.FunctionCall
 	for _, line := range bytes.Split(body, []byte("\n")) {
 		if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: ")); ok {
-			out = append(out, matcher.ResponseCalls(p)...)
+			out = append(out, conversation.ResponseCalls(p)...)
 		}
 	}
 	return out
@@ -104,9 +103,9 @@ func TestSameWordsDifferentConversations(t *testing.T) {
 	}
 	answer := `{"role":"model","parts":[{"text":"ok"}]}`
 	q2 := `{"role":"user","parts":[{"text":"and tomorrow?"}]}`
-	org := matcher.NewOrganiser()
+	org := conversation.NewOrganizer()
 	place := func(body []byte) cassettesPlace {
-		c, ok := matcher.AnalyzeCall("/v1beta/models/m:generateContent", body)
+		c, ok := analyze("/v1beta/models/m:generateContent", body)
 		if !ok {
 			t.Fatal("not a model call")
 		}
@@ -130,18 +129,58 @@ type cassettesPlace struct{ session, invocation int }
 // TestRetryAfterAnErrorStaysInItsInvocation: a step whose response failed
 // (a 429) frees its place, so the retry joins the same invocation.
 func TestRetryAfterAnErrorStaysInItsInvocation(t *testing.T) {
-	org := matcher.NewOrganiser()
-	body := func(history string) *matcher.Call {
-		c, _ := matcher.AnalyzeCall("/v1beta/models/m:generateContent", []byte(`{"contents":[`+history+`]}`))
+	org := conversation.NewOrganizer()
+	body := func(history string) *conversation.Call {
+		c, _ := analyze("/v1beta/models/m:generateContent", []byte(`{"contents":[`+history+`]}`))
 		return c
 	}
 	q1 := `{"role":"user","parts":[{"text":"plan a trip"}]}`
 	q2 := q1 + `,{"role":"model","parts":[{"text":"where?"}]},{"role":"user","parts":[{"text":"Kyoto"}]}`
 	org.Place(body(q1), "")
 	first, token := org.Place(body(q2), "")
-	org.Failed(token)
+	org.Finish(token, &cassettes.Response{Status: 429})
 	retry, _ := org.Place(body(q2), "")
 	if retry.Session != first.Session || retry.Invocation != first.Invocation || retry.Invocation != 2 {
 		t.Fatalf("first try %+v, retry %+v", first, retry)
+	}
+}
+
+// TestOrganizeFreesAResetStep: a version 1 file whose step was cut short
+// (status 200, connection reset while reading the body) is followed by its
+// retry. The live proxy frees the slot of such a step, so the retry joins
+// the same invocation; organizing the file afterwards must agree.
+func TestOrganizeFreesAResetStep(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"plan a trip"}]}]}`)
+	x := func(end cassettes.End) *cassettes.Exchange {
+		return &cassettes.Exchange{
+			Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: body},
+			Response: cassettes.Response{Status: 200, End: end, Body: []byte(`{"candidates":[`)},
+		}
+	}
+	xs := []*cassettes.Exchange{x(cassettes.EndReset), x(cassettes.EndComplete)}
+	conversation.Organize(matcher.Default(), xs)
+	a, b := xs[0].Place, xs[1].Place
+	if a == nil || b == nil || a.Session != b.Session || a.Invocation != b.Invocation || b.Step != 0 {
+		t.Fatalf("cut-short step at %+v, its retry at %+v: want the same invocation", a, b)
+	}
+}
+
+func analyze(path string, body []byte) (*conversation.Call, bool) {
+	return conversation.Analyze(matcher.Default(), path, body)
+}
+
+// TestRestoredFailedStepIsFree: extending a cassette whose last step failed
+// (a 429) places the retry where the live proxy would have: in the same
+// invocation, not a new session.
+func TestRestoredFailedStepIsFree(t *testing.T) {
+	c, _ := analyze("/v1beta/models/m:generateContent", []byte(`{"contents":[{"role":"user","parts":[{"text":"plan a trip"}]}]}`))
+	org := conversation.NewOrganizer()
+	org.Restore(c, &cassettes.Exchange{
+		Response: cassettes.Response{Status: 429, Body: []byte(`{"error":{"code":429}}`)},
+		Place:    &cassettes.Place{Session: 1, Invocation: 1, User: "plan a trip", Agent: "agent"},
+	})
+	retry, _ := org.Place(c, "")
+	if retry.Session != 1 || retry.Invocation != 1 || retry.Step != 0 || retry.Agent != "agent" {
+		t.Fatalf("retry placed at %+v, want session 1 invocation 1 like the failed step", retry)
 	}
 }

@@ -1,0 +1,72 @@
+package runview
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// TestInvocationModel: what diff and score pages read from an invocation
+// beyond the ls table: the final response, summed usage and latency, what
+// each agent was sent, and tool calls without arguments kept apart from
+// empty ones while the JSON document still shows {}.
+func TestInvocationModel(t *testing.T) {
+	req := `{"contents":[{"role":"user","parts":[{"text":"weather <Paris>?"}]}],` +
+		`"systemInstruction":{"parts":[{"text":"You are helpful."},{"text":"Your internal name is \"root\"."}]},` +
+		`"generationConfig":{"temperature":0.2},"tools":[{"functionDeclarations":[{"name":"get_weather"}]}]}`
+	step := func(step int, resp string, latency time.Duration) *cassettes.Exchange {
+		return &cassettes.Exchange{
+			Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/gemini-2.5-flash:generateContent", Body: []byte(req)},
+			Response: cassettes.Response{Status: 200, Body: []byte(resp), Latency: latency},
+			Place:    &cassettes.Place{Session: 1, Invocation: 1, Step: step, Agent: "root", User: "weather <Paris>?"},
+		}
+	}
+	c := &cassettes.Cassette{Exchanges: []*cassettes.Exchange{
+		step(0, `{"candidates":[{"content":{"parts":[{"text":"Let me look."},{"functionCall":{"name":"get_weather"}},{"functionCall":{"name":"now","args":{"q":"<x>"}}}]}}],`+
+			`"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":2,"thoughtsTokenCount":3,"totalTokenCount":15}}`, 40*time.Millisecond),
+		step(2, `{"candidates":[{"content":{"parts":[{"text":"It is <18°C>."}]}}],"modelVersion":"gemini-2.5-flash-001",`+
+			`"usageMetadata":{"promptTokenCount":20,"candidatesTokenCount":4,"totalTokenCount":24}}`, 60*time.Millisecond),
+	}}
+	inv := CassetteOf("c", "c.yaml", c).Sessions[0].Invocations[0]
+	if inv.FinalStep() != 1 || inv.FinalResponse() != "It is <18°C>." {
+		t.Errorf("final step %d, response %q", inv.FinalStep(), inv.FinalResponse())
+	}
+	if u, ok := inv.Usage(); !ok || u != (Usage{Prompt: 30, Candidates: 6, Thoughts: 3, Total: 39}) {
+		t.Errorf("usage %+v %v", u, ok)
+	}
+	if inv.Latency() != 100*time.Millisecond {
+		t.Errorf("latency %v", inv.Latency())
+	}
+	if inv.Steps[0].Model != "gemini-2.5-flash" || inv.Steps[1].Model != "gemini-2.5-flash-001" {
+		t.Errorf("models %q %q", inv.Steps[0].Model, inv.Steps[1].Model)
+	}
+	sent := inv.Steps[1].Sent()
+	if sent.Model != "gemini-2.5-flash" || sent.SystemInstruction != "You are helpful.\nYour internal name is \"root\"." ||
+		sent.GenerationConfig["temperature"] != json.Number("0.2") || len(sent.Tools) != 1 {
+		t.Errorf("sent %+v", sent)
+	}
+	calls := inv.Steps[0].ToolCalls
+	if len(calls) != 2 || calls[0].Args != nil || calls[1].Args == nil {
+		t.Fatalf("tool calls %+v: want nil arguments kept apart from empty ones", calls)
+	}
+	if got := formatCall(calls[0]); got != "get_weather()" {
+		t.Errorf("table shows %s", got)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(inv); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tool_calls":[{"name":"get_weather","args":{}},{"name":"now","args":{"q":"<x>"}}]`, `"user":"weather <Paris>?"`, `"text":"It is <18°C>."`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), `\u003c`) {
+		t.Errorf("JSON escapes HTML:\n%s", b.String())
+	}
+}
