@@ -71,7 +71,10 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 	if err := os.MkdirAll(filepath.Dir(jp), 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
-	f, err := os.OpenFile(jp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := createFresh(jp)
+	if errors.Is(err, ErrSymlink) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
@@ -140,15 +143,16 @@ type journalState struct {
 	torn      int // bytes of an unfinished last record, ignored
 }
 
-// HasJournal reports whether a journal exists beside the cassette at path.
+// HasJournal reports whether a journal (or a link in its place) exists
+// beside the cassette at path.
 func HasJournal(path string) bool {
-	_, err := os.Stat(JournalPath(path))
+	_, err := os.Lstat(JournalPath(path))
 	return err == nil
 }
 
 // readJournal reads the journal of the cassette at path, if any.
 func readJournal(path string) (*journalState, error) {
-	data, err := os.ReadFile(JournalPath(path))
+	data, err := readNoFollow(JournalPath(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

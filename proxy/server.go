@@ -190,7 +190,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := s.tapeFor(name, path)
 	if err != nil {
 		s.report.failed()
-		if errors.Is(err, errNameClash) {
+		if errors.Is(err, errNameClash) || errors.Is(err, cassettes.ErrSymlink) {
 			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 			return
 		}
@@ -226,6 +226,9 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		return t, nil
 	}
 	if err := s.checkCase(name, path); err != nil {
+		return nil, err
+	}
+	if err := s.checkWritable(name, path); err != nil {
 		return nil, err
 	}
 	var existing []*cassettes.Exchange
