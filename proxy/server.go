@@ -56,6 +56,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		for name, c := range loaded {
+			s.logWarnings(c)
 			t := newTape(name, c.File, s.m, c.Exchanges)
 			t.replaying = true
 			s.tapes[name] = t
@@ -109,6 +110,7 @@ func (s *Server) Flush() error {
 			t.mu.Lock()
 			t.dirty = true // keep it in memory (and the journal on disk) for a later attempt
 			t.mu.Unlock()
+			t.saveFailed()
 			errs = append(errs, err)
 			continue
 		}
@@ -238,6 +240,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		switch {
 		case err == nil:
 			existing, found = c.Exchanges, true
+			s.logWarnings(c)
 		case !errors.Is(err, cassettes.ErrNotFound):
 			if s.fatal == nil {
 				s.fatal = err
