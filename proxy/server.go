@@ -157,11 +157,10 @@ func (s *Server) pathFor(name string) (string, error) {
 	if p, ok := s.paths.Load(name); ok {
 		return p.(string), nil
 	}
-	rel, err := cassettes.FileName(name)
+	p, err := cassettes.PathFor(s.cfg.Dir, name)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(s.cfg.Dir, rel)
 	s.paths.Store(name, p)
 	return p, nil
 }
@@ -200,6 +199,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t == nil {
+		s.paths.Delete(name) // remember no name that has no cassette
 		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, fmt.Sprintf("cassette %q: there is no such cassette in %s (it has: %s); record it first with 'adkproxy record'",
 			name, s.cfg.Dir, listOrNone(s.Cassettes())))
 		return
