@@ -14,8 +14,9 @@ import (
 // StoredName is the name of the cassette already at path below dir: its
 // name field (or, without one, the name its path gives), or for a
 // cassette only a journal holds so far, the journal's. ok is false when
-// neither file exists. Only the top of the YAML is read: the name comes
-// before the sessions.
+// neither file exists, or the YAML cannot be read at all (recording over
+// it replaces it, as before). Only the top of the YAML is read: the name
+// comes before the sessions.
 func StoredName(dir, path string) (name string, ok bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -47,7 +48,7 @@ func StoredName(dir, path string) (name string, ok bool, err error) {
 	if yaml.Unmarshal(head.Bytes(), &top) != nil {
 		c, err := Load(path) // an unusual layout: read it all
 		if err != nil {
-			return "", false, err
+			return "", false, nil // unreadable: no name to protect
 		}
 		top.Name = c.Name
 	}

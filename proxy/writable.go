@@ -15,16 +15,13 @@ func (s *Server) checkWritable(name, path string) error {
 	if s.cfg.RecordMode == RecordPassthrough {
 		return nil // writes nothing
 	}
-	if err := s.checkSameFile(name, path); err != nil {
-		return err
-	}
 	for _, p := range []string{path, cassettes.JournalPath(path)} {
 		if err := cassettes.CheckNoSymlinks(s.cfg.Dir, p); err != nil {
 			s.log.Error("cassette refused", "cassette", name, "error", err.Error())
 			return err
 		}
 	}
-	return nil
+	return s.checkSameFile(name, path)
 }
 
 // checkSameFile refuses a name whose file holds, or is being recorded
@@ -41,7 +38,7 @@ func (s *Server) checkSameFile(name, path string) error {
 	}
 	stored, ok, err := cassettes.StoredName(s.cfg.Dir, path)
 	if err != nil {
-		return fmt.Errorf("cannot read cassette %s: %v", cassettes.ShortName(name), err)
+		return fmt.Errorf("cannot read cassette %s: %w", cassettes.ShortName(name), err)
 	}
 	if ok && stored != name {
 		return clash(stored)

@@ -16,6 +16,7 @@ const (
 	exitUsage     = 64 // EX_USAGE: bad flags or arguments
 	exitDataErr   = 65 // EX_DATAERR: a cassette is unreadable, corrupt or of an unknown version
 	exitCantWrite = 73 // EX_CANTCREAT: a cassette could not be written (or would have leaked a secret)
+	exitTempFail  = 75 // EX_TEMPFAIL: another recorder holds the cassettes folder; try again later
 	exitUnmatched = 76 // EX_PROTOCOL: replay saw a request that was not recorded
 	exitNoCommand = 127
 )
@@ -58,5 +59,6 @@ const exitStatusHelp = `EXIT STATUS:
    64   usage error (unknown flag, missing --cassettes, bad value)
    65   a cassette is unreadable, corrupt or of an unknown version
    73   a cassette could not be written, or would have contained a secret
+   75   another adkproxy is recording into the cassettes folder (named with its PID)
    76   replay saw a request with no recording while COMMAND exited 0
    127  COMMAND could not be started`

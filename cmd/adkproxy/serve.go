@@ -31,6 +31,11 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	if err != nil {
 		return err
 	}
+	release, err := lockForRecording(cfg)
+	if err != nil {
+		return err
+	}
+	defer release()
 	stderr := c.App.ErrWriter
 	restoreGC := func() {}
 	if mode == proxy.ModeReplay {
