@@ -77,12 +77,18 @@ func LockDir(dir string) (l *Lock, stale *LockHolder, err error) {
 	if len(prev) > 0 {
 		stale = parseHolder(prev)
 	}
+	l = &Lock{f: f, path: path, madeDir: made}
 	content := fmt.Sprintf("pid %d\nsince %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(content), 0)
 	}
+	if err != nil {
+		l.Release()
+		return nil, nil, fmt.Errorf("%w: lock file %s: %v", ErrWrite, path, err)
+	}
 	f.Sync()
-	return &Lock{f: f, path: path, madeDir: made}, stale, nil
+	return l, stale, nil
 }
 
 // Release deletes the lock file and drops the lock, and the cassettes
