@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // A journal makes recording crash-safe. Each completed exchange is appended
@@ -83,6 +85,9 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 	}
 	jp := JournalPath(path)
 	if err := os.MkdirAll(filepath.Dir(jp), 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
+	}
+	if err := setAsideIfIncomplete(jp); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	f, err := createFresh(jp)
@@ -162,6 +167,43 @@ func (j *Journal) Remove() error {
 	}
 	syncDir(filepath.Dir(j.path))
 	return nil
+}
+
+// RemoveJournal deletes the leftover journal of the cassette at path, once
+// what Load folded in from it is saved. A journal marked incomplete may
+// hold exchanges Load left out, so it is set aside instead (see
+// setAsideIfIncomplete).
+func RemoveJournal(path string) error {
+	jp := JournalPath(path)
+	if err := setAsideIfIncomplete(jp); err != nil {
+		return err
+	}
+	if err := os.Remove(jp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	syncDir(filepath.Dir(jp))
+	return nil
+}
+
+// setAsideIfIncomplete renames a journal marked incomplete to
+// "<journal>.incomplete-<UTC time>", which nothing reads or deletes:
+// adkproxy never deletes exchanges it did not save. Other journals (and
+// links, which are never touched) are left where they are.
+func setAsideIfIncomplete(jp string) error {
+	if info, err := os.Lstat(jp); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(jp)
+	if err != nil {
+		return nil
+	}
+	head := make([]byte, 64) // the flag comes before the hash
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if !bytes.HasPrefix(head[:n], []byte(journalMagic+" ")) || !bytes.Contains(head[:n], []byte(" "+completeField+"0 ")) {
+		return nil
+	}
+	return os.Rename(jp, jp+".incomplete-"+time.Now().UTC().Format("20060102T150405.000000000Z"))
 }
 
 // Close closes the journal and keeps the file.
@@ -247,7 +289,7 @@ func foldJournal(c *Cassette, j *journalState, journal string, saved bool) {
 		c.Exchanges = j.exchanges
 	default:
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
-			"%d exchange(s) in %s were not folded in: the recording that was to replace the cassette failed to save, so the cassette is as last saved. Re-record it, or delete the journal",
+			"%d exchange(s) in %s were not folded in: the recording that was to replace the cassette failed to save, so the cassette is as last saved. The journal is kept (the next recording of the cassette renames it to *.incomplete-<time>); re-record the cassette, or delete the journal",
 			len(j.exchanges), journal))
 		return
 	}

@@ -92,3 +92,40 @@ func TestVersion1JournalsStillLoad(t *testing.T) {
 		t.Fatalf("%v %+v", err, c)
 	}
 }
+
+// TestIncompleteJournalIsSetAsideNotDeleted: what Load did not fold in is
+// still on disk after the next recording of the cassette, in both the
+// ways a recording replaces a leftover journal.
+func TestIncompleteJournalIsSetAsideNotDeleted(t *testing.T) {
+	for _, next := range []string{"new journal", "fold and remove"} {
+		t.Run(next, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "c.yaml")
+			Save(path, &Cassette{Name: "c", Exchanges: []*Exchange{journalExchange(1)}}, nil)
+			j, _ := OpenJournal(path, "c", true, nil)
+			j.Append(journalExchange(7))
+			j.MarkIncomplete()
+			j.Close()
+			left, _ := os.ReadFile(JournalPath(path))
+			if next == "new journal" {
+				j, err := OpenJournal(path, "c", true, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				j.Close()
+			} else if err := RemoveJournal(path); err != nil {
+				t.Fatal(err)
+			}
+			aside, _ := filepath.Glob(JournalPath(path) + ".incomplete-*")
+			if len(aside) != 1 {
+				t.Fatalf("set aside: %v", aside)
+			}
+			if got, _ := os.ReadFile(aside[0]); string(got) != string(left) {
+				t.Errorf("the set-aside journal differs from the one left")
+			}
+			if files, _ := Files(dir); len(files) != 1 {
+				t.Errorf("the set-aside journal is read as a cassette: %v", files)
+			}
+		})
+	}
+}

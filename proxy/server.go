@@ -254,7 +254,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing}, s.cfg.Redactor); err != nil {
 			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
 		}
-		os.Remove(cassettes.JournalPath(path)) // stale now; removing it is tidiness, not safety
+		cassettes.RemoveJournal(path) // stale now; removing it is tidiness, not safety
 	}
 	t := newTape(name, path, s.m, existing)
 	if len(existing) > 0 {
