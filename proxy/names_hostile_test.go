@@ -93,3 +93,24 @@ func TestOverlongNamesAreRefusedBeforeForwarding(t *testing.T) {
 		t.Errorf("replay: %d, %d-byte answer %.300s", code, len(b), b)
 	}
 }
+
+// TestLinkedFolderInsideTheCassettesFolderIsRefused: a symlinked folder
+// below the cassettes folder is refused (400, nothing forwarded), not
+// followed, so no recording lands outside the folder.
+func TestLinkedFolderInsideTheCassettesFolderIsRefused(t *testing.T) {
+	up, n := countingUpstream()
+	defer up.Close()
+	root := t.TempDir()
+	dir, outside := filepath.Join(root, "cas"), filepath.Join(root, "outside")
+	os.MkdirAll(dir, 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.Symlink(outside, filepath.Join(dir, "suite"))
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	if code, b := askCassette(t, rec.URL, "suite/test", "q"); code != http.StatusBadRequest || !strings.Contains(b, "symbolic link") {
+		t.Errorf("%d %s", code, b)
+	}
+	rec.stop(t)
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 || n.Load() != 0 {
+		t.Errorf("written outside: %v; %d forwarded", entries, n.Load())
+	}
+}
