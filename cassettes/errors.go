@@ -14,6 +14,10 @@ var (
 	ErrUnsafeName = errors.New("unsafe cassette name")
 	// ErrSecretLeak: a cassette about to be written still holds a secret.
 	ErrSecretLeak = errors.New("cassette would contain a secret")
+	// ErrSymlink: a path adkproxy would write (a journal, a cassette or a
+	// folder below the cassettes folder) is a symbolic link; adkproxy never
+	// writes through one.
+	ErrSymlink = errors.New("refusing to write through a symbolic link")
 	// ErrWrite: a cassette could not be written to disk.
 	ErrWrite = errors.New("cassette could not be written")
 )

@@ -83,4 +83,7 @@ type Cassette struct {
 	// File is the path the cassette was loaded from ("" when built in
 	// memory). It is not stored in the file.
 	File string
+	// Warnings say what Load left out (an incomplete journal); they are
+	// for the log, and not stored either.
+	Warnings []string
 }

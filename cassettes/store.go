@@ -28,20 +28,14 @@ func Load(path string) (*Cassette, error) {
 	if j == nil || j.stale {
 		return c, err
 	}
+	saved := err == nil
 	switch {
 	case errors.Is(err, ErrNotFound):
 		c = &Cassette{Name: j.name}
 	case err != nil:
 		return nil, err
 	}
-	if j.replace {
-		c.Exchanges = j.exchanges
-	} else {
-		c.Exchanges = append(c.Exchanges, j.exchanges...)
-	}
-	if c.Name == "" {
-		c.Name = j.name
-	}
+	foldJournal(c, j, JournalPath(path), saved)
 	c.File = path
 	return c, nil
 }

@@ -31,6 +31,11 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	if err != nil {
 		return err
 	}
+	release, err := lockForRecording(cfg)
+	if err != nil {
+		return err
+	}
+	defer release()
 	stderr := c.App.ErrWriter
 	fwd, err := setupForwarding(c, &cfg) // forward.go
 	if err != nil {
