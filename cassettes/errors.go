@@ -1,3 +1,6 @@
+// The package's sentinel errors, in one place so callers see every kind of
+// failure they can test for with errors.Is.
+
 package cassettes
 
 import "errors"

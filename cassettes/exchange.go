@@ -1,3 +1,7 @@
+// The recorded data itself: an Exchange (request, response, SSE events and
+// its place in the conversation) and the Cassette that lists them, the
+// types every other package passes around.
+
 package cassettes
 
 import (

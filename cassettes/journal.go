@@ -1,3 +1,7 @@
+// The recording journal: a synced, append-only file beside a cassette that
+// keeps each finished exchange safe until the YAML is saved, and reading
+// one back after a crash.
+
 package cassettes
 
 import (

@@ -1,3 +1,6 @@
+// Cassette names and the files they map to: safe paths that cannot escape
+// the cassette folder, distinct for distinct names.
+
 package cassettes
 
 import (

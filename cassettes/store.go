@@ -1,3 +1,6 @@
+// Cassette files on disk: finding them in a folder, loading them (with a
+// leftover journal folded in) and saving them atomically.
+
 package cassettes
 
 import (

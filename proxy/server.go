@@ -1,3 +1,6 @@
+// The Server: each request routed to its cassette and to record or replay,
+// cassettes opened on first use and written back by Flush and Close.
+
 package proxy
 
 import (

@@ -1,3 +1,6 @@
+// The tool-trajectory metrics: ADK's tool_trajectory_avg_score, adkproxy's
+// trajectory precision, recall and F1, and single_tool_use.
+
 package scoring
 
 import (

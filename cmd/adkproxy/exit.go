@@ -1,3 +1,6 @@
+// Exit statuses: their numbers, how an error maps to one, and the help
+// text that documents them.
+
 package main
 
 import (

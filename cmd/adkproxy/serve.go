@@ -1,3 +1,7 @@
+// Running record or replay: the proxy's config from flags, listening,
+// wrapping a command (or serving until a signal), then shutting down,
+// writing cassettes and summing up the run.
+
 package main
 
 import (
