@@ -305,3 +305,22 @@ func singleToolUse(cr *Criterion, c *Case, m *MetricResult) {
 	}
 	m.Score = meanOf(m.PerInvocation)
 }
+
+// formatCall renders a tool call for reasons: get_weather(city="London")
+// (see textfmt.Call; long values cut at 60 runes).
+func formatCall(c ToolCall) string { return textfmt.Call(c.Name, c.Args, 60) }
+
+// formatCalls renders a list of calls: [a(x=1), b()], or "no tool calls".
+func formatCalls(calls []ToolCall) string {
+	if len(calls) == 0 {
+		return "no tool calls"
+	}
+	parts := make([]string, len(calls))
+	for i, c := range calls {
+		parts[i] = formatCall(c)
+	}
+	if len(parts) > 8 {
+		parts = append(parts[:8], "…")
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
