@@ -141,6 +141,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Redactor:        cassettes.NewRedactor(redact...),
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
+		ControlToken:    c.String("control-token"),
 	}
 	if mode == proxy.ModeRecord {
 		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
@@ -165,6 +166,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	return cfg, nil
 }
 
+// controlHint is what a peer refused by the control API can do.
+const controlHint = "start adkproxy with --control-token TOKEN and send it as a bearer token"
+
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
 func hintsFor(mode proxy.Mode) proxy.Hints {
@@ -178,6 +182,7 @@ func hintsFor(mode proxy.Mode) proxy.Hints {
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
 			UsedUp:   overwrite,
 			TooLarge: "raise --max-body",
+			Control:  controlHint,
 		}
 	}
 	return proxy.Hints{
@@ -186,6 +191,7 @@ func hintsFor(mode proxy.Mode) proxy.Hints {
 		Mismatch: "Re-record with 'adkproxy record', or accept with '--mode lenient'.",
 		UsedUp:   "pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
 		TooLarge: "raise --max-body",
+		Control:  controlHint,
 	}
 }
 
