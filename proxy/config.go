@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -58,6 +59,9 @@ type Config struct {
 func (c *Config) setDefaults() error {
 	if c.DefaultCassette == "" {
 		c.DefaultCassette = cassettes.DefaultName
+	}
+	if _, err := cassettes.FileName(c.DefaultCassette); err != nil {
+		return fmt.Errorf("default cassette: %w", err)
 	}
 	if c.Mode == ModeReplay {
 		// Replay answers from cassettes only: no upstream, no client.

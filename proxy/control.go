@@ -2,6 +2,7 @@
 // framework or a container runtime asks the proxy about its run and steers
 // it. They are never model traffic: never forwarded, recorded, matched or
 // counted in the report.
+
 package proxy
 
 import (

@@ -8,11 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -21,10 +19,6 @@ import (
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )
-
-// replayPlaceholderKey satisfies SDKs that refuse to start without a key;
-// replay never sends it anywhere.
-const replayPlaceholderKey = "adkproxy-replay-no-key"
 
 func runProxy(c *cli.Context, mode proxy.Mode) error {
 	cfg, err := proxyConfig(c, mode)
@@ -58,7 +52,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			return usageErrorf("cannot write --addr-file %s: %v", f, err)
 		}
 	}
-	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	httpServer := srv.HTTPServer()
 	go httpServer.Serve(ln)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -89,7 +83,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
 	report := srv.Report()
-	summarize(stderr, report, srv.Stats())
+	fmt.Fprint(stderr, proxy.Summary(report, srv.Stats()))
 	if f := c.String("report"); f != "" {
 		if err := writeReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
@@ -222,7 +216,7 @@ func childEnv(mode proxy.Mode, base string) []string {
 	// variable, both get the placeholder; when the user set one, the other
 	// stays unset, since SDKs warn when both are present.
 	if mode == proxy.ModeReplay && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+replayPlaceholderKey, "GEMINI_API_KEY="+replayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey, "GEMINI_API_KEY="+proxy.ReplayPlaceholderKey)
 	}
 	return env
 }
@@ -230,7 +224,7 @@ func childEnv(mode proxy.Mode, base string) []string {
 func printExports(w io.Writer, mode proxy.Mode, base string) {
 	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
 	if mode == proxy.ModeReplay {
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", replayPlaceholderKey)
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxy.ReplayPlaceholderKey)
 	}
 }
 
@@ -272,46 +266,6 @@ func commandStatus(name string, err error) error {
 	return withCode(exit.ExitCode(), errors.New(""))
 }
 
-// summarize prints one screen about the run: counts, then the requests
-// and recordings that need attention, each with its place and diff.
-func summarize(w io.Writer, r proxy.Report, st proxy.Stats) {
-	c := r.Counts
-	if r.Mode == string(proxy.ModeRecord) {
-		fmt.Fprintf(w, "adkproxy: recorded %d exchange(s)", c[proxy.OutcomeRecorded])
-		if n := c[proxy.OutcomeMatched]; n > 0 {
-			fmt.Fprintf(w, ", replayed %d", n)
-		}
-		if n := c[proxy.OutcomeForwarded]; n > 0 {
-			fmt.Fprintf(w, ", forwarded %d without recording", n)
-		}
-	} else {
-		fmt.Fprintf(w, "adkproxy: replayed %d request(s): %d matched, %d mismatched, %d unmatched, %d recording(s) unused",
-			c[proxy.OutcomeMatched]+c[proxy.OutcomeMismatched]+c[proxy.OutcomeUnmatched],
-			c[proxy.OutcomeMatched], c[proxy.OutcomeMismatched], c[proxy.OutcomeUnmatched], c[proxy.OutcomeUnused])
-	}
-	if st.Failed > 0 {
-		fmt.Fprintf(w, "; %d request(s) refused", st.Failed)
-	}
-	fmt.Fprintln(w)
-	const shown = 5
-	n := 0
-	for _, o := range r.Outcomes {
-		if o.Outcome != proxy.OutcomeMismatched && o.Outcome != proxy.OutcomeUnmatched && o.Outcome != proxy.OutcomeUnused {
-			continue
-		}
-		if n == shown {
-			fmt.Fprintf(w, "  … more in --report FILE\n")
-			break
-		}
-		n++
-		label := o.Outcome
-		if o.Served {
-			label += " (served, lenient)"
-		}
-		fmt.Fprintf(w, "  %s %s %s: %s\n", label, o.Method, o.Path, indent(o.Message))
-	}
-}
-
 func writeReport(path string, r proxy.Report) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -322,5 +276,3 @@ func writeReport(path string, r proxy.Report) error {
 	}
 	return nil
 }
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
