@@ -14,9 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
@@ -38,15 +35,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:    "adkproxy",
 		Usage:   "record and replay Gemini API traffic for agent tests",
-		Version: version,
+		Version: versionText(),
 		Description: "adkproxy sits between an agent and the Gemini API. 'record' forwards traffic to the API and\n" +
 			"writes it into YAML cassettes; 'replay' answers from the cassettes with no network and no key,\n" +
 			"and fails when the agent sends a request that was not recorded.\n\n" + exitStatusHelp,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
-		EnableBashCompletion: false,
-		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), scoreCommand(), exportCommand()},
+		EnableBashCompletion: true, // the hidden --generate-bash-completion that completion.go's scripts ask
+		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), scoreCommand(), exportCommand(), healthCommand(), completionCommand()},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v (see 'adkproxy --help')", err)
 		},
