@@ -244,7 +244,7 @@ func TestControlFlushWritesCassettesWhileServing(t *testing.T) {
 // TestControlRefusesOtherMachinesWithoutTheToken serves on a non-loopback
 // address of this machine, so the peer really is not loopback.
 func TestControlRefusesOtherMachinesWithoutTheToken(t *testing.T) {
-	ip := nonLoopbackIP(t)
+	ip := testutil.NonLoopbackIP(t)
 	const token = "control-token-for-the-test"
 	serve := func(cfg proxy.Config) string {
 		srv, err := proxy.New(cfg)
@@ -289,19 +289,4 @@ func TestControlRefusesOtherMachinesWithoutTheToken(t *testing.T) {
 	if code, _ := control(t, http.MethodPost, open+generatePath, "", `{}`); code == http.StatusForbidden {
 		t.Error("a model request from a non-loopback peer was refused like a control request")
 	}
-}
-
-// nonLoopbackIP is an address of this machine that is not loopback.
-func nonLoopbackIP(t *testing.T) net.IP {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() && n.IP.To4() != nil {
-			return n.IP
-		}
-	}
-	testutil.Require(t, "a non-loopback IPv4 address on this machine")
-	return nil
 }
