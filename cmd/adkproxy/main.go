@@ -25,7 +25,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "adkproxy: %v\n", err)
+			fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), err)
 		}
 	}
 	return exitCodeFor(err)

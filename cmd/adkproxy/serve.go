@@ -26,11 +26,13 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return err
 	}
 	stderr := c.App.ErrWriter
-	restoreGC := func() {}
+	restoreGC, stopProgress := func() {}, func() {}
 	if mode == proxy.ModeReplay {
 		restoreGC = loadingGC(cfg.Dir)
+		stopProgress = startProgress(stderr, "adkproxy: loading cassettes from "+cfg.Dir)
 	}
 	srv, err := proxy.New(cfg)
+	stopProgress()
 	restoreGC()
 	if err != nil {
 		return err
@@ -83,7 +85,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
 	report := srv.Report()
-	fmt.Fprint(stderr, proxy.Summary(report, srv.Stats()))
+	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats()), srv.Failure() != nil))
 	if f := c.String("report"); f != "" {
 		if err := writeReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
