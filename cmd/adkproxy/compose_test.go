@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -66,28 +64,17 @@ func TestComposeExample(t *testing.T) {
 	if err := os.CopyFS(cassettes, os.DirFS(volumeSource(t, composeDir, proxySvc.Volumes, "/cassettes"))); err != nil {
 		t.Fatal(err)
 	}
-	entry := jsonArgs(t, "ENTRYPOINT", df.last("ENTRYPOINT"))
-	argv := replaceArgs(append(entry, proxySvc.Command...), entry[0], adkproxyBin, "/cassettes", cassettes)
 	env := df.env()
 	for k, v := range proxySvc.Environment {
 		env[k] = v
 	}
-	addrFile := filepath.Join(t.TempDir(), "addr")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // hang guard only
 	defer cancel()
-	proxyCmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	proxyCmd.Env = envList(env, "ADKPROXY_LISTEN=0.0.0.0:0", "ADKPROXY_ADDR_FILE="+addrFile)
-	var proxyErr bytes.Buffer
-	proxyCmd.Stderr = &proxyErr
-	if err := proxyCmd.Start(); err != nil {
-		t.Fatal(err)
+	c := startContainer(t, ctx, df, adkproxyBin, proxySvc.Command, env, cassettes)
+	if out, err := c.healthcheck(ctx); err != nil {
+		t.Fatalf("the proxy service is not healthy: %v\n%s\n%s", err, out, c.stderr.String())
 	}
-	defer proxyCmd.Process.Kill()
-	_, port, _ := net.SplitHostPort(waitForFile(t, addrFile))
-	check := df.healthcheck(t)
-	if out, err := runWith(ctx, replaceArgs(check, check[0], adkproxyBin), envList(env, "ADKPROXY_LISTEN=0.0.0.0:"+port)); err != nil {
-		t.Fatalf("the proxy service is not healthy: %v\n%s\n%s", err, out, proxyErr.String())
-	}
+	_, port, _ := net.SplitHostPort(c.addr)
 
 	// The agent container, first without the token: the proxy refuses its
 	// cassette switch, so its tests fail before sending anything.
@@ -111,12 +98,11 @@ func TestComposeExample(t *testing.T) {
 		t.Errorf("the agent without the control token: %v, want its tests to fail naming the bearer token\n%s", err, out)
 	}
 	if out, err := runAgent(""); err != nil {
-		t.Errorf("the agent's tests: %v\n%s\nproxy stderr:\n%s", err, out, proxyErr.String())
+		t.Errorf("the agent's tests: %v\n%s\nproxy stderr:\n%s", err, out, c.stderr.String())
 	}
 
-	proxyCmd.Process.Signal(syscall.SIGTERM)
-	if err := proxyCmd.Wait(); err != nil || !strings.Contains(proxyErr.String(), "2 matched, 0 mismatched, 0 unmatched, 0 recording(s) unused") {
-		t.Errorf("the proxy service exited with %v; stderr:\n%s", err, proxyErr.String())
+	if err := c.stop(); err != nil || !strings.Contains(c.stderr.String(), "2 matched, 0 mismatched, 0 unmatched, 0 recording(s) unused") {
+		t.Errorf("the proxy service exited with %v; stderr:\n%s", err, c.stderr.String())
 	}
 }
 

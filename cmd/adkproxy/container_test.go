@@ -56,48 +56,75 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("--version of the image's binary: %q, want %s (the VERSION build argument)", out, version)
 	}
 
-	// The container: ENTRYPOINT + CMD with the image's ENV, the cassette
-	// volume a folder here. Port 0 and --addr-file stand in for the fixed
-	// port, which another test on this machine may hold.
-	inImage := df.last("ENTRYPOINT")
+	// The container, its cassette volume a folder here.
 	cassettes := t.TempDir()
-	copyFile(t, filepath.Join(root, "examples", "weather", "cassettes", "default.yaml"), filepath.Join(cassettes, "default.yaml"))
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	argv := replaceArgs(append(jsonArgs(t, "ENTRYPOINT", inImage), jsonArgs(t, "CMD", df.last("CMD"))...),
-		jsonArgs(t, "ENTRYPOINT", inImage)[0], bin, "/cassettes", cassettes)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // hang guard only
-	defer cancel()
-	proxyCmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	proxyCmd.Env = envList(env, "ADKPROXY_LISTEN=0.0.0.0:0", "ADKPROXY_ADDR_FILE="+addrFile)
-	var proxyErr bytes.Buffer
-	proxyCmd.Stderr = &proxyErr
-	if err := proxyCmd.Start(); err != nil {
+	if err := os.CopyFS(cassettes, os.DirFS(filepath.Join(root, "examples", "weather", "cassettes"))); err != nil {
 		t.Fatal(err)
 	}
-	defer proxyCmd.Process.Kill()
-	addr := waitForFile(t, addrFile)
-	_, port, _ = net.SplitHostPort(addr)
-	if !strings.HasPrefix(addr, "0.0.0.0:") && !strings.HasPrefix(addr, "[::]:") {
-		t.Errorf("the container's proxy listens on %s, want every interface", addr)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // hang guard only
+	defer cancel()
+	c := startContainer(t, ctx, df, bin, jsonArgs(t, "CMD", df.last("CMD")), env, cassettes)
+	if !strings.HasPrefix(c.addr, "0.0.0.0:") && !strings.HasPrefix(c.addr, "[::]:") {
+		t.Errorf("the container's proxy listens on %s, want every interface", c.addr)
 	}
-
-	// The HEALTHCHECK, with the container's ENV (the real port).
-	check := df.healthcheck(t)
-	check = replaceArgs(check, check[0], bin)
-	healthEnv := envList(env, "ADKPROXY_LISTEN=0.0.0.0:"+port)
-	out, err := runWith(ctx, check, healthEnv)
+	out, err := c.healthcheck(ctx)
 	if err != nil || !strings.Contains(out, "ok: adkproxy replay") {
-		t.Errorf("HEALTHCHECK %v against the running proxy: %v\n%s\nproxy stderr:\n%s", check, err, out, proxyErr.String())
+		t.Errorf("HEALTHCHECK against the running proxy: %v\n%s\nproxy stderr:\n%s", err, out, c.stderr.String())
 	}
 
-	proxyCmd.Process.Signal(syscall.SIGTERM)
-	if err := proxyCmd.Wait(); err != nil {
-		t.Errorf("the proxy exited with %v after SIGTERM and only health probes; stderr:\n%s", err, proxyErr.String())
+	if err := c.stop(); err != nil {
+		t.Errorf("the proxy exited with %v after SIGTERM and only health probes; stderr:\n%s", err, c.stderr.String())
 	}
-	out, err = runWith(ctx, check, healthEnv)
+	out, err = c.healthcheck(ctx)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, "unhealthy") {
 		t.Errorf("HEALTHCHECK with the proxy stopped: %v, want exit 1 saying unhealthy\n%s", err, out)
 	}
+}
+
+// container is the image run as a process: its ENTRYPOINT (the binary
+// built here) with a command, the image's ENV and the service's, and
+// /cassettes a folder here. Port 0 and --addr-file stand in for the fixed
+// port, which another test on this machine may hold.
+type container struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	addr   string
+	check  []string // the HEALTHCHECK command
+	env    []string // the environment of a process beside the proxy
+}
+
+func startContainer(t *testing.T, ctx context.Context, df dockerfile, bin string, command []string, env map[string]string, cassettes string) *container {
+	t.Helper()
+	entry := jsonArgs(t, "ENTRYPOINT", df.last("ENTRYPOINT"))
+	argv := replaceArgs(append(entry, command...), entry[0], bin, "/cassettes", cassettes)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	c := &container{cmd: exec.CommandContext(ctx, argv[0], argv[1:]...)}
+	c.cmd.Env = envList(env, "ADKPROXY_LISTEN=0.0.0.0:0", "ADKPROXY_ADDR_FILE="+addrFile)
+	c.cmd.Stderr = &c.stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.cmd.Process.Kill() })
+	c.addr = waitForFile(t, addrFile)
+	_, port, _ := net.SplitHostPort(c.addr)
+	check := df.healthcheck(t)
+	c.check = replaceArgs(check, check[0], bin)
+	c.env = envList(env, "ADKPROXY_LISTEN=0.0.0.0:"+port) // the container's ENV, the real port
+	return c
+}
+
+// healthcheck runs the image's HEALTHCHECK command beside the proxy.
+func (c *container) healthcheck(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, c.check[0], c.check[1:]...)
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// stop sends SIGTERM, as `docker stop` does, and waits for the exit.
+func (c *container) stop() error {
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	return c.cmd.Wait()
 }
 
 type dockerfile struct {
@@ -263,24 +290,6 @@ func envList(env map[string]string, extra ...string) []string {
 		list = append(list, k+"="+v)
 	}
 	return append(list, extra...)
-}
-
-func runWith(ctx context.Context, argv, env []string) (string, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // checkStatic fails unless bin needs no dynamic loader or shared library:
