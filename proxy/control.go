@@ -146,7 +146,7 @@ func (s *Server) serveCassette(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("bad cassette name in PUT %s: %v", ControlCassette, err))
 		return
 	}
-	s.log.Info("default cassette set", "cassette", *body.Name, "previous", previous)
+	s.log.Debug("default cassette set", "cassette", *body.Name, "previous", previous)
 	writeJSON(w, http.StatusOK, map[string]string{"name": *body.Name, "previous": previous})
 }
 
