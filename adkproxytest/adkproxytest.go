@@ -29,8 +29,9 @@ type Proxy struct {
 	// URL is the proxy's base URL, such as http://127.0.0.1:41234: the
 	// base URL to give a Gemini client (GOOGLE_GEMINI_BASE_URL).
 	URL string
-	// Cassette is the name of the cassette requests go to when they name
-	// none (the X-Adkproxy-Cassette header names another).
+	// Cassette is the cassette requests go to when they name none: the
+	// test's name, or the Cassette option's. A request's
+	// X-Adkproxy-Cassette header can name another.
 	Cassette string
 	// Server is the proxy itself, for its Report and Stats.
 	Server *proxy.Server

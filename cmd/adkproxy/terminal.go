@@ -44,7 +44,7 @@ func (p palette) red(s string) string    { return p.paint("1;31", s) }
 func (p palette) yellow(s string) string { return p.paint("33", s) }
 func (p palette) green(s string) string  { return p.paint("32", s) }
 
-// summaryColours paints a run's summary (proxy.Summary): its first line
+// summary paints a run's summary (proxy.Summary): its first line
 // red when the run failed, yellow when something was served anyway or
 // refused, else green; and the label of each listed request.
 func (p palette) summary(text string, failed bool) string {
