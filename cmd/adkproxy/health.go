@@ -41,7 +41,10 @@ func runHealth(c *cli.Context) error {
 	}
 	base := c.String("url")
 	if base == "" {
-		base = "http://" + localAddress(os.Getenv("ADKPROXY_LISTEN"))
+		base = localAddress(os.Getenv("ADKPROXY_LISTEN"))
+	}
+	if !strings.Contains(base, "://") {
+		base = "http://" + base // HOST:PORT, as --listen takes it
 	}
 	req, err := http.NewRequestWithContext(c.Context, http.MethodGet, strings.TrimSuffix(base, "/")+proxy.ControlHealth, nil)
 	if err != nil {

@@ -33,6 +33,9 @@ func TestHealthFromAnotherMachineNeedsTheToken(t *testing.T) {
 	if r := adkproxy(t, []string{"ADKPROXY_URL=" + url, "ADKPROXY_CONTROL_TOKEN=" + token}, "health"); r.code != 0 {
 		t.Errorf("health with ADKPROXY_URL and ADKPROXY_CONTROL_TOKEN: %d %s", r.code, r.stderr)
 	}
+	if r := adkproxy(t, nil, "health", "--url", strings.TrimPrefix(url, "http://"), "--control-token", token); r.code != 0 {
+		t.Errorf("health --url HOST:PORT: %d %s", r.code, r.stderr)
+	}
 	if r := adkproxy(t, nil, "health", "extra"); r.code != exitUsage {
 		t.Errorf("health with an argument: %d, want 64", r.code)
 	}
