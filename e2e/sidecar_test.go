@@ -35,6 +35,32 @@ func TestNodeTestCassettePerTest(t *testing.T) {
 		"weather/answers about Paris")
 }
 
+// TestADKJSHeadersNameTheCassette: an ADK JS agent whose model is
+// new Gemini({model, headers}) with X-Adkproxy-Cassette records into, and
+// replays from, the cassette the header names (docs/sidecar.md, ADK JS).
+func TestADKJSHeadersNameTheCassette(t *testing.T) {
+	root := testutil.RepoRoot()
+	node := requireADK(t, root)
+	bin := testutil.BuildAdkproxy(t)
+	dir := testutil.OutDir(t)
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	const name = "suite/adk weather"
+
+	rec := runAdkproxy(t, root, bin, adkEnv("GOOGLE_API_KEY="+testutil.SecretAPIKey, "AGENT_CASSETTE="+name),
+		"record", "--cassettes", dir, "--upstream", up.URL, "--", node, adkAgent)
+	if rec.code != 0 {
+		t.Fatalf("record exited %d; stderr:\n%s", rec.code, rec.stderr)
+	}
+	rel, _ := cassettes.FileName(name)
+	files := filesUnder(t, dir)
+	if len(files) != 1 || files[0] != filepath.Join(dir, rel) {
+		t.Fatalf("recorded %v, want only %s", files, rel)
+	}
+	up.Close()
+	replayAsRecorded(t, root, bin, adkEnv("AGENT_CASSETTE="+name), dir, parseScenario(t, "record", rec.stdout), node, adkAgent)
+}
+
 // perTestCassettes records command, requires one cassette per name and
 // nothing in the default cassette, replays it strictly, then replays it
 // with the Paris question changed and requires the failure to name the
