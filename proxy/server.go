@@ -35,6 +35,8 @@ type Server struct {
 
 	report reportLog
 	paths  sync.Map // cassette name -> its file, for names already checked
+
+	defaultCassette defaultCassette // changed through the control API
 }
 
 // New prepares a server. In replay mode it loads every cassette in the
@@ -155,7 +157,11 @@ func (s *Server) pathFor(name string) (string, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	name := cassetteName(r, s.cfg.DefaultCassette)
+	if isControl(r) {
+		s.serveControl(w, r)
+		return
+	}
+	name := cassetteName(r, s.DefaultCassette())
 	path, err := s.pathFor(name)
 	if err != nil {
 		s.report.failed()

@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,24 @@ func Require(t testing.TB, what string) {
 		t.Fatalf("%s is missing; under CI=true this is a failure (.ci/run installs it)", what)
 	}
 	t.Skipf("%s is missing; skipped because CI is unset", what)
+}
+
+// NonLoopbackIP is an IPv4 address of this machine that is not loopback,
+// for tests that need a peer which really is another machine to a server;
+// without one the test is skipped (failed under CI).
+func NonLoopbackIP(t testing.TB) net.IP {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() && n.IP.To4() != nil {
+			return n.IP
+		}
+	}
+	Require(t, "a non-loopback IPv4 address on this machine")
+	return nil
 }
 
 // Secrets used by tests; `make test` scans ADKPROXY_TEST_OUT for each of them
