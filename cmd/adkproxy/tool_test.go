@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,5 +175,42 @@ func TestToolRequestFailuresExit76(t *testing.T) {
 	}
 	if n := api.Conns() - before; n != 0 {
 		t.Errorf("replay opened %d connection(s) to the tool host", n)
+	}
+}
+
+// httpxTool is a tool written with Python's httpx, which honours
+// HTTPS_PROXY and SSL_CERT_FILE by default.
+const httpxTool = `import os, httpx
+r = httpx.get(os.environ["TOOL_URL"])
+print(r.status_code, r.text)
+`
+
+// TestHTTPXToolRecordReplay: the same with a Python httpx tool, where
+// python3 and httpx are installed. They are optional (the docs name Go's
+// net/http as the tested client), so the test skips without them, under
+// CI too.
+func TestHTTPXToolRecordReplay(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil || exec.Command(python, "-c", "import httpx").Run() != nil {
+		t.Skip("python3 with httpx is not installed; it is optional (docs/forward-proxy.md), so this test skips, under CI too")
+	}
+	dir := testutil.OutDir(t)
+	public := newTestCA(t)
+	api := testutil.StartCounting(t, weatherAPI, public.Leaf)
+	script := filepath.Join(t.TempDir(), "tool.py")
+	if err := os.WriteFile(script, []byte(httpxTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"TOOL_URL=https://weather.example.test/v1/current?city=Paris"}
+	rec := adkproxy(t, env, "record", "--cassettes", dir, "--connect-to", "weather.example.test:443="+api.Addr(),
+		"--upstream-ca", public.CertPath, "--", python, script)
+	if rec.code != 0 || !strings.HasPrefix(rec.stdout, `200 {"city":"Paris"`) {
+		t.Fatalf("record: exit %d, stdout %q, stderr %s", rec.code, rec.stdout, rec.stderr)
+	}
+	api.Close()
+	before := api.Conns()
+	rep := adkproxy(t, env, "replay", "--cassettes", dir, "--", python, script)
+	if rep.code != 0 || rep.stdout != rec.stdout || api.Conns() != before {
+		t.Errorf("replay: exit %d, stdout %q (recorded %q), %d connection(s); stderr %s", rep.code, rep.stdout, rec.stdout, api.Conns()-before, rep.stderr)
 	}
 }
