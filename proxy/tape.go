@@ -41,7 +41,8 @@ type tape struct {
 	byUser    map[string][]*entry
 	// tools holds tool exchanges by matcher.ToolKey, apart from model
 	// calls (tooltape.go).
-	tools map[matcher.Fingerprint][]*entry
+	tools     map[matcher.Fingerprint][]*entry
+	toolsSent map[uint64]*entry
 }
 
 type entry struct {

@@ -10,6 +10,7 @@ package proxy
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"strings"
 
@@ -29,7 +30,11 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 	}
 	req := s.capture(r, body)
 	req.Scheme, req.Host = r.URL.Scheme, cassettes.ToolHost(r.URL.Scheme, r.URL.Host)
-	s.storeHeaders(&req, r)
+	// Matching reads only the content type (a form body compares as
+	// pairs); the headers to store are taken when recording.
+	if ct := r.Header.Values("Content-Type"); len(ct) > 0 {
+		req.Header = http.Header{"Content-Type": ct}
+	}
 	t, ok := s.openTape(w, name, path)
 	if !ok {
 		return
@@ -39,10 +44,11 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.replaying {
-		if e, usedUp := t.takeFrom(t.tools, matcher.ToolKey(&req), s.cfg.AllowRepeats); e != nil {
+		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
 			s.report.matched(name, e.x)
 			s.log.Debug("replayed tool request", "cassette", name, "method", req.Method, "url", cassettes.HTTPCallOf(e.x).Target())
 			s.serve(w, r, &e.x.Response)
+			releaseBody(body) // answered from the recording: nothing keeps the request
 			return
 		} else if !t.recording {
 			s.verifyTool(w, r, t, &req, usedUp)
@@ -55,6 +61,7 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 		return
 	}
+	s.storeHeaders(&req, r)
 	tag := strings.TrimSpace(r.Header.Get(HeaderInvocation))
 	s.relay(w, r, t, out, req, func(x *cassettes.Exchange) conversation.Token {
 		if p, ok := t.org.FileTool(tag); ok {
@@ -116,13 +123,36 @@ func (s *Server) refuseTool(w http.ResponseWriter, name string, req *cassettes.R
 	writeError(w, http.StatusBadGateway, statusUnavailable, msg)
 }
 
-// addTool indexes a tool exchange; callers hold the lock or own t.
+// addTool indexes a tool exchange by its matcher.ToolKey, kept as its fp,
+// and by its bytes as sent; callers hold the lock or own t.
 func (t *tape) addTool(e *entry) {
 	if t.tools == nil {
-		t.tools = map[matcher.Fingerprint][]*entry{}
+		t.tools, t.toolsSent = map[matcher.Fingerprint][]*entry{}, map[uint64]*entry{}
 	}
-	k := matcher.ToolKey(&e.x.Request)
-	t.tools[k] = append(t.tools[k], e)
+	e.fp = matcher.ToolKey(&e.x.Request)
+	t.tools[e.fp] = append(t.tools[e.fp], e)
+	if h := toolSentHash(&e.x.Request); t.toolsSent[h] == nil {
+		t.toolsSent[h] = e
+	}
+}
+
+// toolKey is req's matcher.ToolKey. As for model calls (see fingerprint),
+// a request sent exactly as recorded is found by a fast hash of its bytes
+// and only other requests are canonicalised.
+func (t *tape) toolKey(req *cassettes.Request) matcher.Fingerprint {
+	h := toolSentHash(req)
+	t.mu.Lock()
+	e := t.toolsSent[h]
+	t.mu.Unlock()
+	if e != nil && e.x.Request.Scheme == req.Scheme && e.x.Request.Host == req.Host && sameAsSent(&e.x.Request, req) &&
+		e.x.Request.Header.Get("Content-Type") == req.Header.Get("Content-Type") {
+		return e.fp
+	}
+	return matcher.ToolKey(req)
+}
+
+func toolSentHash(req *cassettes.Request) uint64 {
+	return sentHash(req) ^ maphash.String(sentSeed, req.Scheme+"://"+req.Host)
 }
 
 // toolPosition finds the first unused recording at req's endpoint, and
