@@ -1,6 +1,8 @@
 package cassettes
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -78,5 +80,39 @@ func TestToolHostDropsDefaultPorts(t *testing.T) {
 		if got := ToolHost(tc[0], tc[1]); got != tc[2] {
 			t.Errorf("ToolHost(%s, %s) = %s, want %s", tc[0], tc[1], got, tc[2])
 		}
+	}
+}
+
+// TestJournalKeepsToolExchanges: a recording killed after a tool exchange
+// was journalled loads it back with its scheme, host and place, and saves
+// it under its step.
+func TestJournalKeepsToolExchanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	j, err := OpenJournal(path, "c", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := journalExchange(1)
+	tool := toolExchange("city=Paris", 200)
+	tool.Place = &Place{Session: 1, Invocation: 1, User: "turn", Agent: "a"}
+	for _, x := range []*Exchange{step, tool} {
+		if err := j.Append(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close() // killed: no YAML written
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Exchanges) != 2 || !c.Exchanges[1].IsTool() || c.Exchanges[1].Request.Scheme != "https" || !reflect.DeepEqual(c.Exchanges[1].Place, tool.Place) {
+		t.Fatalf("journal gave back %+v", c.Exchanges)
+	}
+	if err := Save(path, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "http_calls:\n") {
+		t.Errorf("the saved cassette does not file the tool exchange under its step:\n%s", data)
 	}
 }

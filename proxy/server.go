@@ -122,7 +122,7 @@ func (s *Server) Close() error {
 func unusedMessage(name string, e *entry) string {
 	what := fmt.Sprintf("%s %s", e.x.Request.Method, e.x.Request.Path)
 	if e.x.IsTool() {
-		return fmt.Sprintf("cassette %q: the recording of the tool request %s was never requested: the agent stopped early or skipped a tool call", name, cassettes.HTTPCallOf(e.x).Target())
+		return fmt.Sprintf("cassette %q: the recording of the tool request %s %s was never requested: the agent stopped early or skipped a tool call", name, e.x.Request.Method, cassettes.HTTPCallOf(e.x).Target())
 	}
 	if p := e.x.Place; p != nil {
 		what = fmt.Sprintf("session %d, invocation %d (%q), step %d, agent %s", p.Session, p.Invocation, p.User, p.Step, p.Agent)

@@ -179,4 +179,13 @@ func TestUnrecordedToolHostFailsReplay(t *testing.T) {
 	if rep.Failure() == nil || rep.Stats().Unmatched != 1 {
 		t.Errorf("strict run did not fail on the unrecorded host: %+v", rep.Stats())
 	}
+	var unused []string
+	for _, o := range rep.Report().Outcomes {
+		if o.Outcome == proxy.OutcomeUnused {
+			unused = append(unused, o.Message)
+		}
+	}
+	if len(unused) != 1 || !strings.Contains(unused[0], "tool request GET weather.example.test/v1/current?city=Paris&units=metric was never requested") {
+		t.Errorf("unused recordings %q, want the Paris tool call named", unused)
+	}
 }
