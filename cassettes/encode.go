@@ -295,7 +295,11 @@ func exchangeNode(x *Exchange) (*yaml.Node, error) {
 	}
 	req := mapping()
 	if x.IsTool() {
-		req.Content = append(req.Content, strNode("scheme"), strNode(x.Request.Scheme), strNode("host"), strNode(x.Request.Host))
+		host, err := textNode(x.Request.Host, "the tool request's host")
+		if err != nil {
+			return nil, err
+		}
+		req.Content = append(req.Content, strNode("scheme"), strNode(x.Request.Scheme), strNode("host"), host)
 	}
 	req.Content = append(req.Content, mapping("method", method, "path", path).Content...)
 	if x.Request.Query != "" {

@@ -85,7 +85,7 @@ func checkTool(r *Request) error {
 		return nil
 	case r.Scheme != "http" && r.Scheme != "https":
 		return fmt.Errorf("the tool request's scheme %q is not http or https", r.Scheme)
-	case r.Host == "" || strings.ContainsAny(r.Host, "/ @?#"):
+	case r.Host == "" || strings.ContainsFunc(r.Host, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune("/@?#", c) }):
 		return fmt.Errorf("the tool request's host %q is not a host[:port]", r.Host)
 	}
 	return nil
