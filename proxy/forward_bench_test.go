@@ -12,9 +12,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/internal/workload"
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
