@@ -6,12 +6,8 @@ package matcher
 
 import (
 	"crypto/sha256"
-	"maps"
 	"mime"
 	"net/url"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 )
@@ -77,7 +73,8 @@ func DiffTool(recorded, got *cassettes.Request) []Difference {
 }
 
 // diffPairs compares two URL-encoded lists of name=value pairs name by
-// name; lists that do not parse compare as a whole.
+// name, as JSON objects of their values (a list for a repeated name);
+// lists that do not parse compare as a whole.
 func diffPairs(path, recorded, got string) []Difference {
 	if CanonicalQuery(recorded) == CanonicalQuery(got) {
 		return nil
@@ -87,39 +84,23 @@ func diffPairs(path, recorded, got string) []Difference {
 	if rerr != nil || gerr != nil {
 		return []Difference{{Path: path, Kind: Changed, Recorded: quoteOrNone(recorded), Got: quoteOrNone(got)}}
 	}
-	names := slices.Sorted(maps.Keys(rq))
-	for name := range gq {
-		if _, ok := rq[name]; !ok {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	var out []Difference
-	for _, name := range names {
-		r, inR := rq[name]
-		g, inG := gq[name]
-		p := JoinKey(path, name)
-		switch {
-		case !inR:
-			out = append(out, Difference{Path: p, Kind: Added, Got: quoteValues(g)})
-		case !inG:
-			out = append(out, Difference{Path: p, Kind: Removed, Recorded: quoteValues(r)})
-		case !slices.Equal(r, g):
-			out = append(out, Difference{Path: p, Kind: Changed, Recorded: quoteValues(r), Got: quoteValues(g)})
-		}
-	}
-	return out
+	return DiffJSON(path, pairsValue(rq), pairsValue(gq))
 }
 
-func quoteValues(vs []string) string {
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = truncate(strconv.Quote(v))
+func pairsValue(q url.Values) map[string]any {
+	m := make(map[string]any, len(q))
+	for name, vs := range q {
+		if len(vs) == 1 {
+			m[name] = vs[0]
+			continue
+		}
+		list := make([]any, len(vs))
+		for i, v := range vs {
+			list[i] = v
+		}
+		m[name] = list
 	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return "[" + strings.Join(q, ", ") + "]"
+	return m
 }
 
 // isForm: the request says its body is URL-encoded form fields.

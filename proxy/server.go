@@ -170,10 +170,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			s.report.matched(name, e.x)
-			s.log.Debug("replayed", "cassette", name, "method", req.Method, "path", req.Path)
-			s.serve(w, r, &e.x.Response)
-			releaseBody(body) // answered from the recording: nothing keeps the request
+			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {
 			s.verify(w, r, t, &req, usedUp)

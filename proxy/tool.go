@@ -45,10 +45,7 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.replaying {
 		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
-			s.report.matched(name, e.x)
-			s.log.Debug("replayed tool request", "cassette", name, "method", req.Method, "url", cassettes.HTTPCallOf(e.x).Target())
-			s.serve(w, r, &e.x.Response)
-			releaseBody(body) // answered from the recording: nothing keeps the request
+			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {
 			s.verifyTool(w, r, t, &req, usedUp)
@@ -95,19 +92,8 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 		return
 	}
 	diffs := matcher.DiffTool(&e.x.Request, req)
-	msg := hinted(fmt.Sprintf("%s: tool request %s %s differs from the recording:%s",
-		describePlace(t.name, e.x.Place), req.Method, target, matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch)
-	if !t.strict {
-		t.markUsed(e)
-		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
-		o.Served, o.Diffs, o.Message = true, diffs, msg
-		s.report.add(o)
-		s.log.Warn("tool request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
-		s.serve(w, r, &e.x.Response)
-		return
-	}
-	t.markContested(e)
-	s.miss(w, OutcomeMismatched, t.name, req, e.x.Place, diffs, msg)
+	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: tool request %s %s differs from the recording:%s",
+		describePlace(t.name, e.x.Place), req.Method, target, matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
 }
 
 // refuseTool answers a tool request replay holds nothing for with a 502
