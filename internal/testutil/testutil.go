@@ -105,11 +105,16 @@ const (
 	SecretBearer    = "ya29.TEST-bearer-token-0123456789"
 	SecretQueryKey  = "AIzaTEST-query-key-9876543210zyxwv"
 	SecretRedactArg = "customer-4711-secret-ssn"
+	// Credentials a tool sends to its own API (cookie, X-Api-Key header,
+	// ?token= parameter).
+	SecretToolCookie = "session=TEST-tool-cookie-5551234"
+	SecretToolHeader = "TEST-tool-x-api-key-8675309"
+	SecretToolQuery  = "TEST-tool-query-token-4242"
 )
 
 // Secrets lists every secret value the tests use.
 func Secrets() []string {
-	return []string{SecretAPIKey, SecretBearer, SecretQueryKey, SecretRedactArg}
+	return []string{SecretAPIKey, SecretBearer, SecretQueryKey, SecretRedactArg, SecretToolCookie, SecretToolHeader, SecretToolQuery}
 }
 
 // CountInDir counts the occurrences of needle in every file below dir.
