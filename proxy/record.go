@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -59,6 +58,11 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
 	if isEventStream(resp.Header) {
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
+		if errors.Is(readErr, errOverLimit) {
+			t.org.Failed(token)
+			s.streamOversized(w, resp, x, t, &stored)
+			return
+		}
 		// The client sees the end of a chunked stream only when this
 		// handler returns, so keeping the exchange now still comes first.
 		s.keep(t, x, &stored, start, readErr, token)
@@ -70,7 +74,12 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		}
 		return
 	}
-	data, readErr := io.ReadAll(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	data, over, readErr := readAnswer(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+	if over {
+		t.org.Failed(token)
+		s.forwardOversized(w, resp, data, t, &stored)
+		return
+	}
 	x.Response.Body = data
 	x.Response.End = cassettes.EndComplete
 	if readErr != nil {
@@ -118,7 +127,7 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 	out.Events = []cassettes.Event{}
 	out.End = cassettes.EndComplete
 	last := start
-	events := newEventReader(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	events := newEventReader(&capReader{r: resp.Body, left: s.cfg.MaxBody + 1})
 	for {
 		ev, err := events.Next()
 		if len(ev) > 0 {

@@ -28,7 +28,8 @@ type Server struct {
 	// (record modes open cassettes lazily); the CLI exits 65 for it.
 	fatal error
 
-	report reportLog
+	report    reportLog
+	oversized oversizedLog // answers over MaxBody, passed on unrecorded
 	paths  sync.Map // cassette name -> its file, for names already checked
 }
 
@@ -166,7 +167,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.report.failed()
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if errors.As(err, &tooBig) || errors.Is(err, errDeclaredTooLarge) {
+			w.Header().Set("Connection", "close") // rather than read the unwanted body
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
 				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
 			return
