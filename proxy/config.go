@@ -41,6 +41,8 @@ type Config struct {
 	Redactor     *cassettes.Redactor
 	Logger       *slog.Logger
 	MaxBody      int64
+	// Limits bound the time and connections a client can hold (limits.go).
+	Limits Limits
 	// Hints end failure messages with what the user can do about them.
 	Hints Hints
 	// OnReload, when set, is called by Server.Watch after each attempt to
@@ -53,6 +55,7 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() error {
+	c.Limits.setDefaults()
 	if c.DefaultCassette == "" {
 		c.DefaultCassette = cassettes.DefaultName
 	}
@@ -73,6 +76,7 @@ func (c *Config) setDefaults() error {
 			// connections per host, so every other call paid a new connection
 			// (a TLS handshake to the real API).
 			t.MaxIdleConnsPerHost = t.MaxIdleConns
+			t.ResponseHeaderTimeout = c.Limits.UpstreamHeaderTimeout
 			c.Transport = t
 		}
 	}

@@ -90,8 +90,10 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	if readErr == nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	}
+	doneWriting := s.writeDeadline(w)
 	w.WriteHeader(resp.StatusCode)
 	w.Write(data)
+	doneWriting()
 	if readErr != nil {
 		panic(http.ErrAbortHandler)
 	}

@@ -109,8 +109,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.R
 		if resp.End != cassettes.EndReset {
 			h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 		}
+		doneWriting := s.writeDeadline(w)
 		w.WriteHeader(resp.Status)
 		w.Write(resp.Body)
+		doneWriting()
 	}
 	if resp.End == cassettes.EndReset {
 		if flusher != nil {

@@ -30,7 +30,7 @@ type Server struct {
 
 	report    reportLog
 	oversized oversizedLog // answers over MaxBody, passed on unrecorded
-	paths  sync.Map // cassette name -> its file, for names already checked
+	paths     sync.Map     // cassette name -> its file, for names already checked
 }
 
 // New prepares a server. In replay mode it loads every cassette in the
@@ -163,12 +163,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
 		return
 	}
+	doneReading := s.bodyDeadline(w)
 	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
+		w.Header().Set("Connection", "close") // rather than wait for the rest of the body
 		s.report.failed()
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, errDeclaredTooLarge) {
-			w.Header().Set("Connection", "close") // rather than read the unwanted body
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
 				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
 			return
@@ -176,6 +177,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
 		return
 	}
+	doneReading()
 	req := s.capture(r, body)
 	t, err := s.tapeFor(name, path)
 	if err != nil {

@@ -25,7 +25,7 @@ const DefaultListen = "127.0.0.1:9787"
 
 // commonFlags are shared by record and replay.
 func commonFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		stringFlag("cassettes", "", "`DIR` holding the cassettes (required)"),
 		stringFlag("cassette", "default", "cassette `NAME` for requests without an X-Adkproxy-Cassette or Test-Name header"),
 		stringFlag("listen", DefaultListen, "`ADDR` to listen on; :0 picks a free port. With a COMMAND the default is a free port on 127.0.0.1"),
@@ -35,5 +35,5 @@ func commonFlags() []cli.Flag {
 		stringFlag("log-level", "info", "`LEVEL` of log lines on stderr: debug, info, warn or error"),
 		&cli.StringSliceFlag{Name: "ignore", Usage: "leave the request field at `PATH` (e.g. generationConfig.seed, contents[*].parts[*].thought) out of matching and diffs (repeatable)", EnvVars: envFor("ignore")},
 		stringFlag("report", "", "write every request's outcome (matched, mismatched, unmatched, unused, recorded) to `FILE` as JSON"),
-	}
+	}, limitFlags()...)
 }

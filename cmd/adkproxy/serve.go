@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -58,8 +57,8 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			return usageErrorf("cannot write --addr-file %s: %v", f, err)
 		}
 	}
-	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
-	go httpServer.Serve(ln)
+	httpServer := proxy.NewHTTPServer(srv, cfg.Limits, cfg.Logger)
+	go httpServer.Serve(proxy.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger))
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	if c.Bool("watch") {
@@ -141,6 +140,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Redactor:        cassettes.NewRedactor(redact...),
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
+	}
+	if cfg.Limits, err = limitsFrom(c, mode); err != nil {
+		return cfg, err
 	}
 	if mode == proxy.ModeRecord {
 		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
