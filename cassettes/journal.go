@@ -96,6 +96,9 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 
 // Append writes one exchange and syncs it to disk before returning.
 func (j *Journal) Append(x *Exchange) error {
+	if bodyBytes(x) >= streamedRecord {
+		return j.appendStreamed(x)
+	}
 	payload, err := json.Marshal(x)
 	if err != nil {
 		return fmt.Errorf("%w: journal: %v", ErrWrite, err)
