@@ -135,7 +135,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 	d := Difference{Path: path, Kind: Changed, Recorded: render(recorded), Got: render(got)}
 	if rs, ok := recorded.(string); ok {
 		if gs, ok := got.(string); ok && (len(rs) > longText || len(gs) > longText || strings.Contains(rs+gs, "\n")) {
-			d.Words = WordDiff(rs, gs)
+			d.Words = truncateTo(WordDiff(rs, gs), maxWordsShown)
 		}
 	}
 	return []Difference{d}
@@ -169,7 +169,14 @@ func render(v any) string {
 	return truncate(string(b))
 }
 
-func truncate(s string) string {
+func truncate(s string) string { return truncateTo(s, maxShown) }
+
+// maxWordsShown bounds a word diff, which shows every changed word: a
+// request whose text grew by megabytes must not be echoed whole in the
+// error, the log and the report.
+const maxWordsShown = 2000
+
+func truncateTo(s string, maxShown int) string {
 	if len(s) <= maxShown {
 		return s
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,16 @@ import (
 
 // maxShownDiffs keeps a miss message to one screen.
 const maxShownDiffs = 12
+
+// keptDiffs copies the first maxKeptDiffs, so the rest can be collected.
+func keptDiffs(diffs []matcher.Difference) []matcher.Difference {
+	return slices.Clone(diffs[:min(len(diffs), maxKeptDiffs)])
+}
+
+// maxKeptDiffs bounds the differences a report keeps for one request: a
+// request with a million added fields would otherwise keep them all for
+// the whole run. The message still counts them all.
+const maxKeptDiffs = 100
 
 // verify handles a request with no recording of its own. If something was
 // recorded at its place in the conversation, the request is compared with
@@ -38,7 +49,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 	if !t.strict {
 		t.markUsed(e)
 		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
-		o.Served, o.Diffs, o.Message = true, diffs, msg
+		o.Served, o.Diffs, o.Message = true, keptDiffs(diffs), msg
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
 		s.serve(w, r, &e.x.Response)
@@ -59,7 +70,7 @@ func describePlace(cassette string, p *cassettes.Place) string {
 
 func (s *Server) miss(w http.ResponseWriter, kind, name string, req *cassettes.Request, p *cassettes.Place, diffs []matcher.Difference, msg string) {
 	o := outcomeFor(kind, name, req, p)
-	o.Diffs, o.Message = diffs, msg
+	o.Diffs, o.Message = keptDiffs(diffs), msg
 	s.report.add(o)
 	s.log.Warn(kind+" request", "cassette", name, "method", req.Method, "path", req.Path, "detail", msg)
 	writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)

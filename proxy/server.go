@@ -30,6 +30,7 @@ type Server struct {
 
 	report    reportLog
 	oversized oversizedLog // answers over MaxBody, passed on unrecorded
+	gate      bodyGate     // large request bodies in replay (gate.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
 }
 
@@ -39,7 +40,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody)}
 	s.report.mode = string(cfg.Mode)
 	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
@@ -163,6 +164,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
 		return
 	}
+	leave, ok := s.gate.enter(r, s.cfg.MaxBody)
+	if !ok {
+		return // the client went away while waiting
+	}
+	defer leave()
 	doneReading := s.bodyDeadline(w)
 	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
