@@ -53,4 +53,3 @@ func gateFor(mode Mode, maxBody int64) bodyGate {
 	}
 	return newBodyGate(maxBody)
 }
-
