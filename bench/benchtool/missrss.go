@@ -7,12 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 )
@@ -53,26 +49,12 @@ func missRSS(args []string) error {
 	}
 	body.WriteString(`]}`)
 
-	addrFile := filepath.Join(tmp, "addr")
-	cmd := exec.Command(*bin, "replay", "--cassettes", tmp, "--listen", "127.0.0.1:0", "--addr-file", addrFile,
-		"--log-level", "error", "--max-body", fmt.Sprint(body.Len()+1))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	if ok, err := waitForFile(addrFile, cmd, time.Minute); !ok {
-		return fmt.Errorf("adkproxy replay did not start: %v\n%s", err, stderr.Bytes())
-	}
-	addr, err := os.ReadFile(addrFile)
+	proc, err := startAdkproxy(*bin, tmp, "replay", "--cassettes", tmp, "--max-body", fmt.Sprint(body.Len()+1))
 	if err != nil {
 		return err
 	}
-	base, err := vmHWM(cmd.Process.Pid)
+	defer proc.stop()
+	base, err := proc.peakRSS()
 	if err != nil {
 		return err
 	}
@@ -80,7 +62,7 @@ func missRSS(args []string) error {
 	errs := make(chan error, *conc)
 	for range *conc {
 		wg.Go(func() {
-			resp, err := http.Post("http://"+strings.TrimSpace(string(addr))+path, "application/json", bytes.NewReader(body.Bytes()))
+			resp, err := http.Post(proc.URL+path, "application/json", bytes.NewReader(body.Bytes()))
 			if err != nil {
 				errs <- err
 				return
@@ -97,7 +79,7 @@ func missRSS(args []string) error {
 	if err := <-errs; err != nil {
 		return err
 	}
-	peak, err := vmHWM(cmd.Process.Pid)
+	peak, err := proc.peakRSS()
 	if err != nil {
 		return err
 	}

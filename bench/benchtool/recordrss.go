@@ -8,12 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
 
 // recordRSS measures adkproxy record's peak resident memory while it
@@ -86,29 +83,16 @@ func recordOnce(bin string, n int) (base, peak int64, err error) {
 		return 0, 0, err
 	}
 	defer os.RemoveAll(tmp)
-	addrFile := filepath.Join(tmp, "addr")
-	cmd := exec.Command(bin, "record", "--cassettes", filepath.Join(tmp, "cassettes"), "--upstream", "http://"+ln.Addr().String(),
-		"--max-body", strconv.Itoa(2*n), "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--log-level", "error")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return 0, 0, err
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	if ok, err := waitForFile(addrFile, cmd, time.Minute); !ok {
-		return 0, 0, fmt.Errorf("adkproxy record did not start: %v\n%s", err, stderr.Bytes())
-	}
-	addr, err := os.ReadFile(addrFile)
+	proc, err := startAdkproxy(bin, tmp, "record", "--cassettes", filepath.Join(tmp, "cassettes"),
+		"--upstream", "http://"+ln.Addr().String(), "--max-body", strconv.Itoa(2*n))
 	if err != nil {
 		return 0, 0, err
 	}
-	if base, err = vmHWM(cmd.Process.Pid); err != nil {
+	defer proc.stop()
+	if base, err = proc.peakRSS(); err != nil {
 		return 0, 0, err
 	}
-	resp, err := http.Post("http://"+strings.TrimSpace(string(addr))+"/v1beta/models/gemini-2.5-flash:generateContent",
+	resp, err := http.Post(proc.URL+"/v1beta/models/gemini-2.5-flash:generateContent",
 		"application/json", strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"a long answer, please"}]}]}`))
 	if err != nil {
 		return 0, 0, err
@@ -116,8 +100,8 @@ func recordOnce(bin string, n int) (base, peak int64, err error) {
 	got, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != 200 || got != int64(n) {
-		return 0, 0, fmt.Errorf("status %d, %d of %d bytes, %v\n%s", resp.StatusCode, got, n, err, stderr.Bytes())
+		return 0, 0, fmt.Errorf("status %d, %d of %d bytes, %v\n%s", resp.StatusCode, got, n, err, proc.stderr.Bytes())
 	}
-	peak, err = vmHWM(cmd.Process.Pid)
+	peak, err = proc.peakRSS()
 	return base, peak, err
 }
