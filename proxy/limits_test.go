@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,17 +92,17 @@ func dial(t *testing.T, addr string) net.Conn {
 // normal clients go on being served.
 func TestSlowBodyIsClosedWhileOthersAreServed(t *testing.T) {
 	addr := serveLimited(t, proxy.Config{Mode: proxy.ModeReplay, Dir: replayOne(t), AllowRepeats: true,
-		Limits: proxy.Limits{ReadTimeout: 300 * time.Millisecond}})
+		Limits: proxy.Limits{ReadTimeout: time.Second}})
 	slow := dial(t, addr)
 	fmt.Fprintf(slow, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", generatePath, len(askHi))
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() { // a byte every 50 ms: the body would take seconds
+	go func() { // a byte every 100 ms: the body would take 5 s
 		for i := 0; i < len(askHi); i++ {
 			select {
 			case <-stop:
 				return
-			case <-time.After(50 * time.Millisecond):
+			case <-time.After(100 * time.Millisecond):
 			}
 			if _, err := slow.Write([]byte{askHi[i]}); err != nil {
 				return
@@ -200,7 +202,7 @@ func TestUpstreamHeaderTimeout(t *testing.T) {
 	defer close(release)
 	dir := testutil.OutDir(t)
 	addr := serveLimited(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
-		Limits: proxy.Limits{UpstreamHeaderTimeout: 300 * time.Millisecond}})
+		Limits: proxy.Limits{UpstreamHeaderTimeout: time.Second}})
 	client := &http.Client{Timeout: failsafe}
 	resp, err := client.Post("http://"+addr+"/v1beta/models/stall:generateContent", "application/json", strings.NewReader(askHi))
 	if err != nil {
@@ -218,21 +220,32 @@ func TestUpstreamHeaderTimeout(t *testing.T) {
 
 // TestSlowReaderOfAnAnswerIsCut: a client that does not take a
 // non-streaming answer is cut off after WriteTimeout instead of holding
-// the connection (and its buffered answer) for ever.
+// the connection (and its buffered answer) for ever; others are served.
 func TestSlowReaderOfAnAnswerIsCut(t *testing.T) {
 	dir := testutil.OutDir(t)
-	big := bigJSON(16 << 20) // more than the socket buffers hold
-	x := &cassettes.Exchange{
-		Request:  cassettes.Request{Method: "POST", Path: generatePath, Body: []byte(askHi)},
-		Response: cassettes.Response{Status: 200, Body: big},
+	// More than the socket buffers hold with the slow client's receive
+	// buffer made small; not text, so the cassette keeps it as base64,
+	// quick to write and read.
+	big := bytes.Repeat([]byte{0xff, 0x00}, 4<<20)
+	const askBig = `{"contents":[{"role":"user","parts":[{"text":"a long answer, please"}]}]}`
+	xs := []*cassettes.Exchange{
+		{Request: cassettes.Request{Method: "POST", Path: generatePath, Body: []byte(askBig)}, Response: cassettes.Response{Status: 200, Body: big}},
+		{Request: cassettes.Request{Method: "POST", Path: generatePath, Body: []byte(askHi)}, Response: cassettes.Response{Status: 200, Body: []byte(`{"ok":true}`)}},
 	}
-	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: []*cassettes.Exchange{x}}, nil); err != nil {
+	if err := cassettes.Save(filepath.Join(dir, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: xs}, nil); err != nil {
 		t.Fatal(err)
 	}
 	addr := serveLimited(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true,
 		Limits: proxy.Limits{WriteTimeout: 300 * time.Millisecond}})
-	slow := dial(t, addr)
-	fmt.Fprintf(slow, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", generatePath, len(askHi), askHi)
+	dialer := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	slow, err := dialer.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	fmt.Fprintf(slow, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", generatePath, len(askBig), askBig)
 	askOK(t, addr)
 	time.Sleep(time.Second) // the client does not read; the proxy's write stalls and times out
 	slow.SetReadDeadline(time.Now().Add(failsafe))
@@ -240,4 +253,5 @@ func TestSlowReaderOfAnAnswerIsCut(t *testing.T) {
 	if got >= int64(len(big)) {
 		t.Fatalf("the slow reader still got the whole %d-byte answer; want it cut", len(big))
 	}
+	askOK(t, addr)
 }

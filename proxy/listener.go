@@ -4,6 +4,7 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -83,11 +84,17 @@ func (c *countedConn) Close() error {
 }
 
 // refuse answers a connection over the limit with a 503 and closes it. The
-// request is read first (up to a point), so that closing does not reset
-// the connection before the client has read the answer.
+// request's headers are read first (an answer sent before them would be
+// unsolicited, and clients drop it), and what follows is drained, so that
+// closing does not reset the connection before the client has read the
+// answer.
 func refuse(c net.Conn, max int64) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(refuseTimeout))
+	br := bufio.NewReader(c)
+	if _, err := http.ReadRequest(br); err != nil {
+		return
+	}
 	body := errorBody(http.StatusServiceUnavailable, statusUnavailable,
 		fmt.Sprintf("too many connections (the limit is %d); retry shortly", max))
 	var head bytes.Buffer
@@ -108,5 +115,5 @@ func refuse(c net.Conn, max int64) {
 	if tc, ok := c.(interface{ CloseWrite() error }); ok {
 		tc.CloseWrite()
 	}
-	io.Copy(io.Discard, io.LimitReader(c, 1<<20)) // until the client closes, or the deadline
+	io.Copy(io.Discard, io.LimitReader(br, 1<<20)) // until the client closes, or the deadline
 }

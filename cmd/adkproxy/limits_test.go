@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,23 +19,23 @@ import (
 )
 
 // underFDLimit runs adkproxy with at most fds open descriptors (the shell's
-// ulimit -n), serving until SIGINT; it returns the address and a function
-// that stops it and returns its exit status and stderr.
-func underFDLimit(t *testing.T, fds int, args ...string) (addr string, stop func() (int, string)) {
+// ulimit -n), serving until SIGINT; it returns the address, its stderr so
+// far, and a function that stops it and returns its exit status and stderr.
+func underFDLimit(t *testing.T, fds int, args ...string) (addr string, stderr *syncBuffer, stop func() (int, string)) {
 	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	script := fmt.Sprintf(`ulimit -n %d && exec "$@"`, fds)
 	sh := append([]string{"-c", script, "sh", adkproxyBin}, append(args, "--listen", "127.0.0.1:0", "--addr-file", addrFile)...)
 	cmd := exec.Command("sh", sh...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr = &syncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	addr = waitForFile(t, addrFile)
-	return addr, func() (int, string) {
+	return addr, stderr, func() (int, string) {
 		cmd.Process.Signal(syscall.SIGINT)
 		cmd.Wait()
 		return cmd.ProcessState.ExitCode(), stderr.String()
@@ -48,7 +49,7 @@ func TestRecordingManyCassettesUnderLowDescriptorLimit(t *testing.T) {
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	dir := t.TempDir()
-	addr, stop := underFDLimit(t, 48, "record", "--cassettes", dir, "--upstream", up.URL)
+	addr, _, stop := underFDLimit(t, 48, "record", "--cassettes", dir, "--upstream", up.URL)
 	const cassettes = 120
 	client := &http.Client{Timeout: time.Minute}
 	for i := range cassettes {
@@ -79,7 +80,7 @@ func TestRecordingManyCassettesUnderLowDescriptorLimit(t *testing.T) {
 // once they leave, new clients are served again.
 func TestAcceptRecoversAfterRunningOutOfDescriptors(t *testing.T) {
 	dir := t.TempDir()
-	addr, stop := underFDLimit(t, 32, "replay", "--cassettes", dir, "--log-level", "warn")
+	addr, stderr, stop := underFDLimit(t, 32, "replay", "--cassettes", dir, "--log-level", "warn")
 	var idle []net.Conn
 	for range 60 {
 		c, err := net.Dial("tcp", addr) // the backlog takes them even when accept cannot
@@ -88,7 +89,12 @@ func TestAcceptRecoversAfterRunningOutOfDescriptors(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
-	time.Sleep(2 * time.Second) // let the proxy try to accept them all
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(stderr.String(), "too many open files"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("running out of descriptors was never logged:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for _, c := range idle {
 		c.Close()
 	}
@@ -101,12 +107,12 @@ func TestAcceptRecoversAfterRunningOutOfDescriptors(t *testing.T) {
 			served = resp.StatusCode != 0
 		}
 	}
-	code, stderr := stop()
+	code, log := stop()
 	if !served {
-		t.Fatalf("no client was served after the idle ones left (exit %d):\n%s", code, stderr)
+		t.Fatalf("no client was served after the idle ones left (exit %d):\n%s", code, log)
 	}
-	if !strings.Contains(stderr, "level=WARN") || !strings.Contains(stderr, "too many open files") {
-		t.Fatalf("running out of descriptors was not logged at warn level:\n%s", stderr)
+	if !strings.Contains(log, "level=WARN") || !strings.Contains(log, "too many open files") {
+		t.Fatalf("running out of descriptors was not logged at warn level:\n%s", log)
 	}
 }
 
@@ -133,4 +139,22 @@ func TestLimitFlagsRefuseNonsense(t *testing.T) {
 	if r.code != 64 || !strings.Contains(r.stderr, "--upstream-header-timeout") {
 		t.Errorf("--upstream-header-timeout 0s: exit %d, stderr %s", r.code, r.stderr)
 	}
+}
+
+// syncBuffer is a bytes.Buffer a test can read while a process writes it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
