@@ -192,7 +192,13 @@ func (s *Server) streamOversized(w http.ResponseWriter, resp *http.Response, x *
 }
 
 // noteOversized reports an answer that was passed on and not recorded.
+// Only a cassette that keeps what it forwards is missing it: passthrough
+// records nothing anyway, so there the run does not fail.
 func (s *Server) noteOversized(t *tape, stored *cassettes.Request, sent int64, err error) {
+	if !t.persist {
+		s.report.add(outcomeFor(OutcomeForwarded, t.name, stored, nil))
+		return
+	}
 	msg := s.oversized.add(t.name, stored, sent, s.cfg.MaxBody, err == nil)
 	o := outcomeFor(OutcomeForwarded, t.name, stored, nil)
 	o.Message = hinted(msg+"; passed on, not recorded", "; ", s.cfg.Hints.TooLarge)

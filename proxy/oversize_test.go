@@ -94,6 +94,26 @@ func TestOversizedAnswerIsPassedWholeAndNotRecorded(t *testing.T) {
 	}
 }
 
+// TestOversizedAnswerInPassthroughDoesNotFail: passthrough records
+// nothing, so an answer over the limit is passed on whole and the run
+// does not fail for it.
+func TestOversizedAnswerInPassthroughDoesNotFail(t *testing.T) {
+	answer := bigJSON(testMaxBody*2 + 5)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer) }))
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordPassthrough, Dir: dir,
+		Upstream: mustURL(t, up.URL), MaxBody: testMaxBody})
+	resp := post(t, rec.URL, generatePath, nil, `{"contents":[{"role":"user","parts":[{"text":"big"}]}]}`)
+	if got := body(t, resp); got != string(answer) {
+		t.Fatalf("client got %d of %d bytes", len(got), len(answer))
+	}
+	rec.stop(t)
+	if err := rec.Failure(); err != nil {
+		t.Fatalf("Failure() = %v; passthrough keeps nothing, so nothing is missing", err)
+	}
+}
+
 // assertNotRecorded: the cassette, if written at all, holds no exchange.
 func assertNotRecorded(t *testing.T, dir string) {
 	t.Helper()
