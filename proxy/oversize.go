@@ -156,7 +156,7 @@ func (l *oversizedLog) failure(hint string) error {
 		more = fmt.Sprintf("\n  … and %d more", n)
 	}
 	return fmt.Errorf("%w: %d answer(s) were passed to the client whole but not recorded:\n  %s%s%s",
-		ErrRunFailed, l.count, strings.Join(l.lines, "\n  "), more, hinted("", "\n", hint))
+		ErrRunFailed, l.count, strings.Join(l.lines, "\n  "), more, hinted("", "\n  ", hint))
 }
 
 // forwardOversized passes an answer over MaxBody to the client whole and
