@@ -5,6 +5,7 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
 	"hash/maphash"
 	"runtime"
 	"sort"
@@ -275,7 +276,10 @@ func (t *tape) record(x *cassettes.Exchange) error {
 	if err != nil {
 		return err
 	}
-	return j.Append(x) // outside the lock: syncing is the slow part
+	err = j.Append(x) // outside the lock: syncing is the slow part
+	// Closed between exchanges: descriptors must not grow with the number
+	// of cassettes recorded in one run.
+	return errors.Join(err, j.Release())
 }
 
 // saved drops the journal once the cassette it protects is on disk.
