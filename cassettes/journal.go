@@ -167,15 +167,16 @@ func (j *Journal) markIncompleteLocked() {
 		return
 	}
 	j.incomplete = true
-	// Its own handle: j.f may be released, and appends use O_APPEND, which
-	// rules out WriteAt.
-	f, err := os.OpenFile(j.path, os.O_WRONLY|oNoFollow, 0)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !os.SameFile(info, j.info) {
-		return
+	f := j.f
+	if f == nil { // released: open it again, insisting on the same file
+		var err error
+		if f, err = os.OpenFile(j.path, os.O_WRONLY|oNoFollow, 0); err != nil {
+			return
+		}
+		defer f.Close()
+		if info, err := f.Stat(); err != nil || !os.SameFile(info, j.info) {
+			return
+		}
 	}
 	if _, err := f.WriteAt([]byte("0"), j.flagAt); err == nil {
 		f.Sync()
@@ -262,13 +263,18 @@ func (j *Journal) reopen() error {
 	if j.f != nil {
 		return nil
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|oNoFollow, 0)
+	// Not O_APPEND, which would rule out marking it incomplete with WriteAt.
+	f, err := os.OpenFile(j.path, os.O_WRONLY|oNoFollow, 0)
 	if err != nil {
 		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
 	}
 	if info, err := f.Stat(); err != nil || !os.SameFile(info, j.info) {
 		f.Close()
 		return fmt.Errorf("%w: journal %s was replaced while recording", ErrWrite, j.path)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
 	}
 	j.f = f
 	return nil

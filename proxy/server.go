@@ -36,6 +36,7 @@ type Server struct {
 	report    reportLog
 	oversized oversizedLog // answers over MaxBody, passed on unrecorded
 	gate      bodyGate     // large request bodies in replay (gate.go)
+	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
 
 	defaultCassette defaultCassette // changed through the control API
@@ -47,7 +48,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody)}
+	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
 	s.report.mode = string(cfg.Mode)
 	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
@@ -288,6 +289,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		t.continueRecording()
 	}
 	t.redactor = s.cfg.Redactor
+	t.journals = &s.journals
 	t.role = s.cfg.roleFor(found)
 	s.tapes[name] = t
 	return t, nil
