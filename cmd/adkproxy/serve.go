@@ -127,7 +127,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 }
 
 func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
-	dir, err := cassettesDir(c, "") // arguments are the wrapped command
+	dir, err := cassettesDir(c)
 	if err != nil {
 		return proxy.Config{}, err
 	}
