@@ -59,7 +59,7 @@ func clientMain(mode string) int {
 		return 2
 	}
 	ask := func(question string) int {
-		body := fmt.Sprintf(`{"contents":[{"role":"user","parts":[{"text":%q}]}]}`, question)
+		body := fmt.Sprintf(`{"contents":[{"role":"user","parts":[{"text":%q}]}]%s}`, question, os.Getenv("EXTRA")) // EXTRA: more fields, starting with ","
 		req, _ := http.NewRequest("POST", base+"/v1beta/models/gemini-2.5-flash:generateContent", strings.NewReader(body))
 		req.Header.Set("x-goog-api-key", os.Getenv("GOOGLE_API_KEY"))
 		resp, err := http.DefaultClient.Do(req)

@@ -108,7 +108,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
 	report := srv.Report()
-	summarize(stderr, report, srv.Stats())
+	summarize(stderr, report, srv.Stats(), c.String("report"))
 	if f := c.String("report"); f != "" {
 		if err := writeReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
@@ -180,13 +180,13 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 	}
-	cfg.Hints = hintsFor(mode)
+	cfg.Hints = hintsFor(mode, cfg.ReplayMode)
 	return cfg, nil
 }
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode) proxy.Hints {
+func hintsFor(mode proxy.Mode, replay proxy.ReplayMode) proxy.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
@@ -199,10 +199,14 @@ func hintsFor(mode proxy.Mode) proxy.Hints {
 			TooLarge: "raise --max-body",
 		}
 	}
+	mismatch := "Re-record with 'adkproxy record', or accept with '--mode lenient'."
+	if replay == proxy.ReplayLenient { // already accepting: only re-recording helps
+		mismatch = "Re-record with 'adkproxy record' if the change is intended."
+	}
 	return proxy.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
-		Mismatch: "Re-record with 'adkproxy record', or accept with '--mode lenient'.",
+		Mismatch: mismatch,
 		UsedUp:   "pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
 		TooLarge: "raise --max-body",
 	}
@@ -286,8 +290,9 @@ func commandStatus(name string, err error) error {
 }
 
 // summarize prints one screen about the run: counts, then the requests
-// and recordings that need attention, each with its place and diff.
-func summarize(w io.Writer, r proxy.Report, st proxy.Stats) {
+// and recordings that need attention, each with its place and diff, and
+// where to read the rest (reportFile, the --report file, if any).
+func summarize(w io.Writer, r proxy.Report, st proxy.Stats, reportFile string) {
 	c := r.Counts
 	if r.Mode == string(proxy.ModeRecord) {
 		fmt.Fprintf(w, "adkproxy: recorded %d exchange(s)", c[proxy.OutcomeRecorded])
@@ -312,16 +317,21 @@ func summarize(w io.Writer, r proxy.Report, st proxy.Stats) {
 		if o.Outcome != proxy.OutcomeMismatched && o.Outcome != proxy.OutcomeUnmatched && o.Outcome != proxy.OutcomeUnused {
 			continue
 		}
-		if n == shown {
-			fmt.Fprintf(w, "  … more in --report FILE\n")
-			break
+		if n++; n > shown {
+			continue
 		}
-		n++
 		label := o.Outcome
 		if o.Served {
 			label += " (served, lenient)"
 		}
 		fmt.Fprintf(w, "  %s %s %s: %s\n", label, o.Method, o.Path, indent(o.Message))
+	}
+	switch more := n - shown; {
+	case more <= 0:
+	case reportFile != "":
+		fmt.Fprintf(w, "  … %d more in %s\n", more, reportFile)
+	default:
+		fmt.Fprintf(w, "  … %d more: run with --report FILE to see them all\n", more)
 	}
 }
 

@@ -1,0 +1,70 @@
+// Tests of what the CLI tells the user at the end of a run.
+
+package main
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+)
+
+// recordQuestions records one session per question into a new folder.
+func recordQuestions(t *testing.T, questions ...string) string {
+	t.Helper()
+	up := httptest.NewServer(&fakegemini.Handler{})
+	t.Cleanup(up.Close)
+	dir := testutil.OutDir(t)
+	for _, q := range questions {
+		r := adkproxy(t, []string{"QUESTION=" + q}, append([]string{"record", "--mode", "new-episodes", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...)
+		if r.code != 0 {
+			t.Fatalf("record %q: exit %d\n%s", q, r.code, r.stderr)
+		}
+	}
+	return dir
+}
+
+// More problems than the summary shows: it names the --report file that
+// holds them all, and says how to get one when none was asked for.
+func TestSummaryNamesTheReportFile(t *testing.T) {
+	var questions []string
+	for i := range 7 {
+		questions = append(questions, fmt.Sprintf("question %d", i))
+	}
+	dir := recordQuestions(t, questions...)
+	report := filepath.Join(t.TempDir(), "run report.json")
+	ask := []string{"QUESTION=question 0"}
+	r := adkproxy(t, ask, append([]string{"replay", "--cassettes", dir, "--report", report}, self("ask")...)...)
+	if r.code != exitUnmatched || !strings.Contains(r.stderr, "6 recording(s) unused") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if want := "  … 1 more in " + report + "\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+	r = adkproxy(t, ask, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
+	if want := "  … 1 more: run with --report FILE to see them all\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("without --report, stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
+
+// A lenient replay already accepts differences: its warnings do not advise
+// --mode lenient, while strict replay's errors still do.
+func TestLenientWarningsDoNotAdviseLenient(t *testing.T) {
+	dir := recordQuestions(t, "first question")
+	changed := []string{"QUESTION=first question", `EXTRA=,"generationConfig":{"temperature":0.5}`}
+	lenient := adkproxy(t, changed, append([]string{"replay", "--mode", "lenient", "--cassettes", dir}, self("ask")...)...)
+	if lenient.code != 0 || !strings.Contains(lenient.stderr, "mismatched (served, lenient)") || !strings.Contains(lenient.stderr, "generationConfig") {
+		t.Fatalf("lenient: exit %d\n%s", lenient.code, lenient.stderr)
+	}
+	if strings.Contains(lenient.stderr, "--mode lenient") {
+		t.Errorf("a lenient run advises --mode lenient:\n%s", lenient.stderr)
+	}
+	strict := adkproxy(t, changed, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
+	if strict.code != exitUnmatched || !strings.Contains(strict.stderr, "--mode lenient") {
+		t.Errorf("strict: exit %d, want the lenient hint:\n%s", strict.code, strict.stderr)
+	}
+}
