@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,24 @@ func TestLenientWarningsDoNotAdviseLenient(t *testing.T) {
 	strict := adkproxy(t, changed, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
 	if strict.code != exitUnmatched || !strings.Contains(strict.stderr, "--mode lenient") {
 		t.Errorf("strict: exit %d, want the lenient hint:\n%s", strict.code, strict.stderr)
+	}
+}
+
+// One change that makes every request differ is listed once, with a count
+// of the later requests it explains.
+func TestSummaryFoldsFollowOnMismatches(t *testing.T) {
+	dir := recordQuestions(t, "first question", "second question", "third question")
+	extra := `EXTRA=,"generationConfig":{"temperature":0.5}`
+	// In one run: the client asks all three, each differing the same way.
+	r := adkproxy(t, []string{"QUESTION=first question", extra}, append([]string{"replay", "--mode", "lenient", "--cassettes", dir}, "--", "sh", "-c",
+		`"$@" && QUESTION="second question" "$@" && QUESTION="third question" "$@"`, "sh", "env", clientModeEnv+"=ask", os.Args[0])...)
+	if r.code != 0 || !strings.Contains(r.stderr, "3 mismatched") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "\n  mismatched"); n != 1 {
+		t.Errorf("%d mismatches listed, want 1:\n%s", n, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "\n    2 later request(s) differ because of this change\n") {
+		t.Errorf("no follow-on count:\n%s", r.stderr)
 	}
 }

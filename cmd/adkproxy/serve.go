@@ -313,8 +313,15 @@ func summarize(w io.Writer, r proxy.Report, st proxy.Stats, reportFile string) {
 	fmt.Fprintln(w)
 	const shown = 5
 	n := 0
-	for _, o := range r.Outcomes {
-		if o.Outcome != proxy.OutcomeMismatched && o.Outcome != proxy.OutcomeUnmatched && o.Outcome != proxy.OutcomeUnused {
+	follows := proxy.FollowOns(r.Outcomes)
+	caused := make([]int, len(r.Outcomes)) // how many later mismatches each one explains
+	for _, at := range follows {
+		if at >= 0 {
+			caused[at]++
+		}
+	}
+	for i, o := range r.Outcomes {
+		if o.Outcome != proxy.OutcomeMismatched && o.Outcome != proxy.OutcomeUnmatched && o.Outcome != proxy.OutcomeUnused || follows[i] >= 0 {
 			continue
 		}
 		if n++; n > shown {
@@ -325,6 +332,9 @@ func summarize(w io.Writer, r proxy.Report, st proxy.Stats, reportFile string) {
 			label += " (served, lenient)"
 		}
 		fmt.Fprintf(w, "  %s %s %s: %s\n", label, o.Method, o.Path, indent(o.Message))
+		if caused[i] > 0 {
+			fmt.Fprintf(w, "    %d later request(s) differ because of this change\n", caused[i])
+		}
 	}
 	switch more := n - shown; {
 	case more <= 0:
