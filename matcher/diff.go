@@ -170,11 +170,7 @@ func JoinKey(path, key string) string {
 
 // render shows a value compactly as JSON, cut to maxShown characters.
 func render(v any) string {
-	b := AppendCanonical(nil, v)
-	if n, ok := v.(json.Number); ok {
-		b = []byte(n) // show the number as it was written
-	}
-	return truncate(string(b))
+	return truncate(string(appendJSON(nil, v, false))) // numbers as they were sent
 }
 
 // truncate cuts s to maxShown characters, saying how long it was.
