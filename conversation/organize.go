@@ -4,9 +4,7 @@
 package conversation
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -41,7 +39,7 @@ type Organizer struct {
 	sessions []*orgSession
 	tagged   map[string]*orgInvocation
 	names    map[string]string // AgentKey -> agent name
-	unnamed  int
+	unnamed  map[string]int    // model -> the highest number of an agent named after it (names.go)
 }
 
 type orgSession struct {
@@ -69,7 +67,7 @@ type Token struct {
 
 // NewOrganizer returns an empty organizer.
 func NewOrganizer() *Organizer {
-	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}}
+	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}, unnamed: map[string]int{}}
 }
 
 // Place assigns a call to its invocation. tag is the client's
@@ -90,7 +88,7 @@ func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 		o.names[c.AgentKey] = taskName
 	}
 	return cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
-		Step: c.Step, Agent: o.nameOf(c.AgentKey)}, Token{inv: inv, slot: slot, agent: c.AgentKey}
+		Step: c.Step, Agent: o.nameOf(c)}, Token{inv: inv, slot: slot, agent: c.AgentKey}
 }
 
 // Restore registers a call that was placed in an earlier run (a cassette
@@ -129,9 +127,7 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	inv.pending = append(inv.pending, calls...)
 	if p.Agent != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = p.Agent
-		if p.Agent == "agent" || strings.HasPrefix(p.Agent, "agent-") && len(p.Agent) > 6 {
-			o.unnamed++
-		}
+		o.restoredName(c.Model, p.Agent)
 	}
 }
 
@@ -216,19 +212,6 @@ func (o *Organizer) start(c *Call, tag string) *orgInvocation {
 		o.tagged[tag] = inv
 	}
 	return inv
-}
-
-func (o *Organizer) nameOf(agentKey string) string {
-	if n := o.names[agentKey]; n != "" {
-		return n
-	}
-	o.unnamed++
-	n := "agent"
-	if o.unnamed > 1 {
-		n = fmt.Sprintf("agent-%d", o.unnamed)
-	}
-	o.names[agentKey] = n
-	return n
 }
 
 // Calls records the function calls a placed step's response made, so a
