@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -86,5 +87,46 @@ func TestSummaryFoldsFollowOnMismatches(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "\n    2 later request(s) differ because of this change\n") {
 		t.Errorf("no follow-on count:\n%s", r.stderr)
+	}
+}
+
+// A mismatch's detail prints as lines in the text log, and stays one
+// escaped value a line with --log-format json (or ADKPROXY_LOG_FORMAT).
+func TestLogDetailLinesAndJSON(t *testing.T) {
+	dir := recordQuestions(t, "first question")
+	changed := []string{"QUESTION=first question", `EXTRA=,"generationConfig":{"temperature":0.5}`}
+	text := adkproxy(t, changed, append([]string{"replay", "--mode", "lenient", "--cassettes", dir}, self("ask")...)...)
+	if !strings.Contains(text.stderr, "\n  detail: cassette \"default\", session 1") ||
+		!strings.Contains(text.stderr, "\n      generationConfig: added {\"temperature\":0.5}\n") || strings.Contains(text.stderr, `detail="`) {
+		t.Errorf("text log:\n%s", text.stderr)
+	}
+	for _, run := range [][]string{
+		append(append([]string{}, changed...), "ADKPROXY_LOG_FORMAT=json"),
+		changed,
+	} {
+		args := []string{"replay", "--mode", "lenient", "--cassettes", dir}
+		if len(run) == len(changed) {
+			args = append(args, "--log-format", "json")
+		}
+		r := adkproxy(t, run, append(args, self("ask")...)...)
+		records := 0
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if !strings.HasPrefix(line, "{") {
+				continue
+			}
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Errorf("not JSON: %q", line)
+			}
+			if d, _ := rec["detail"].(string); strings.Contains(d, "\n  generationConfig: added") {
+				records++
+			}
+		}
+		if records != 1 {
+			t.Errorf("%v: %d JSON records with the detail:\n%s", run, records, r.stderr)
+		}
+	}
+	if bad := adkproxy(t, nil, "replay", "--log-format", "xml", "--cassettes", dir); bad.code != exitUsage || !strings.Contains(bad.stderr, "--log-format must be text or json") {
+		t.Errorf("bad --log-format: exit %d, %s", bad.code, bad.stderr)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/clilog"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -131,9 +132,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, err
 	}
-	logger, err := newLogger(c.App.ErrWriter, c.String("log-level"))
+	logger, err := clilog.New(c.App.ErrWriter, c.String("log-format"), c.String("log-level"))
 	if err != nil {
-		return proxy.Config{}, err
+		return proxy.Config{}, withCode(exitUsage, err)
 	}
 	if _, err := cassettes.FileName(c.String("cassette")); err != nil {
 		return proxy.Config{}, usageErrorf("--cassette: %v", err)
@@ -210,14 +211,6 @@ func hintsFor(mode proxy.Mode, replay proxy.ReplayMode) proxy.Hints {
 		UsedUp:   "pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
 		TooLarge: "raise --max-body",
 	}
-}
-
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, usageErrorf("--log-level must be debug, info, warn or error, not %q", level)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
 // warnIfExposed warns when the proxy is reachable from other machines:
