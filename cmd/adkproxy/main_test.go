@@ -183,7 +183,7 @@ func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
 func TestReplaySetsPlaceholderKeyOnlyWhenUnset(t *testing.T) {
 	dir := t.TempDir()
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)
-	if r.code != 0 || r.stdout != replayPlaceholderKey+"|"+replayPlaceholderKey {
+	if r.code != 0 || r.stdout != replayPlaceholderKey+"|" {
 		t.Fatalf("exit %d, keys %q", r.code, r.stdout)
 	}
 	r = adkproxy(t, []string{"GOOGLE_API_KEY=mine"}, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)

@@ -229,10 +229,10 @@ func childEnv(mode proxy.Mode, base string) []string {
 		"ADKPROXY_URL="+base,
 	)
 	// SDKs refuse to start without a key. When the user set neither
-	// variable, both get the placeholder; when the user set one, the other
-	// stays unset, since SDKs warn when both are present.
+	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
+	// ADK-JS and Python genai all read it, and all warn when both are set.
 	if mode == proxy.ModeReplay && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+replayPlaceholderKey, "GEMINI_API_KEY="+replayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+replayPlaceholderKey)
 	}
 	return env
 }
