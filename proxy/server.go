@@ -292,6 +292,9 @@ func cassetteName(r *http.Request, fallback string) string {
 func (s *Server) capture(r *http.Request, body []byte) cassettes.Request {
 	red := s.cfg.Redactor
 	red.Learn(r.Header, r.URL.RawQuery)
+	if cassettes.HasCredential(r.Header, r.URL.RawQuery) {
+		s.report.sawKey()
+	}
 	return cassettes.Request{
 		Method: r.Method,
 		Path:   red.String(r.URL.EscapedPath()),

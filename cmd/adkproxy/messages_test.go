@@ -130,3 +130,29 @@ func TestLogDetailLinesAndJSON(t *testing.T) {
 		t.Errorf("bad --log-format: exit %d, %s", bad.code, bad.stderr)
 	}
 }
+
+// A recording whose command fails before any key reached adkproxy (the SDK
+// found none) says so and names the variables; a failure with a key, or a
+// run without a failure, does not.
+func TestRecordWithoutAKeySaysSo(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	record := func(env []string, command ...string) result {
+		return adkproxy(t, env, append([]string{"record", "--cassettes", t.TempDir(), "--upstream", up.URL, "--"}, command...)...)
+	}
+	client := []string{"env", clientModeEnv + "=ask", os.Args[0]}
+	const none = "no API key reached adkproxy"
+	r := record(nil, "env", clientModeEnv+"=exit3", os.Args[0])
+	if r.code != 3 || !strings.Contains(r.stderr, none) || !strings.Contains(r.stderr, "GOOGLE_API_KEY or GEMINI_API_KEY") || !strings.Contains(r.stderr, "x-goog-api-key") {
+		t.Errorf("no request: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := record([]string{"QUESTION=hi"}, append([]string{"sh", "-c", `"$@"; exit 3`, "sh"}, client...)...); r.code != 3 || !strings.Contains(r.stderr, none) {
+		t.Errorf("a request without a key: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := record([]string{"QUESTION=hi", "GOOGLE_API_KEY=" + testutil.SecretAPIKey}, append([]string{"sh", "-c", `"$@"; exit 3`, "sh"}, client...)...); r.code != 3 || strings.Contains(r.stderr, none) {
+		t.Errorf("a request with a key: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := record([]string{"QUESTION=hi"}, client...); r.code != 0 || strings.Contains(r.stderr, none) {
+		t.Errorf("a run that passed: exit %d\n%s", r.code, r.stderr)
+	}
+}

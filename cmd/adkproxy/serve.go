@@ -110,6 +110,11 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	flushErr := srv.Close()
 	report := srv.Report()
 	summarize(stderr, report, srv.Stats(), c.String("report"))
+	if mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 {
+		fmt.Fprintf(stderr, "adkproxy: no API key reached adkproxy: none of the requests carried %s. "+
+			"Set GOOGLE_API_KEY or GEMINI_API_KEY (the variables the Gemini SDKs read) for adkproxy record, which passes them on to the command, or give the client a key.\n",
+			cassettes.CredentialPlaces)
+	}
 	if f := c.String("report"); f != "" {
 		if err := writeReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
