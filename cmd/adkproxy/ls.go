@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/runview"
 	"github.com/urfave/cli/v2"
 )
@@ -26,22 +25,19 @@ func lsCommand() *cli.Command {
 			"when they are unusual. Requests that are not model calls are listed under 'other'. Long values\n" +
 			"are cut with …; --json prints everything, uncut.\n\n" + lsExitStatusHelp,
 		Flags: []cli.Flag{
-			stringFlag("cassettes", "", "`DIR` holding the cassettes (required)"),
+			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			boolFlag("json", "print a JSON document instead of the table"),
 		},
+		ArgsUsage:    "[PATH]",
 		Action:       runLs,
 		OnUsageError: commandUsageError,
 	}
 }
 
 func runLs(c *cli.Context) error {
-	dir, err := cassettesDir(c, "give the folder with --cassettes DIR")
+	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
-	}
-	loaded, err := cassettes.LoadDir(dir)
-	if err != nil {
-		return withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
 	}
 	run := runview.Build(dir, loaded)
 	var out bytes.Buffer
