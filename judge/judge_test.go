@@ -279,6 +279,7 @@ func TestJudgedReplayNamesWhatChanged(t *testing.T) {
 		if m.Status != scoring.NotEvaluated || m.Score != nil {
 			t.Fatalf("status %v score %v, want NOT_EVALUATED without a score", m.Status, m.Score)
 		}
+		t.Logf("reason: %s", m.Reason)
 		for _, want := range []string{`rubric "gives_wind" changed`, `case "paris", invocation 1, rubric_based_final_response_quality_v1, sample 1`, "humidity"} {
 			if !strings.Contains(m.Reason, want) {
 				t.Errorf("reason lacks %q:\n%s", want, m.Reason)

@@ -45,19 +45,24 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 		m.Reason = "no invocations to judge"
 		return nil
 	}
-	var pooled []float64
-	perRubric := map[string][]float64{}
-	var order []string
+	// Every invocation's rubrics are checked before the first call: a bad
+	// rubric costs no judge call.
+	each := make([][]rubric, len(r.c.Actual))
 	for i := range r.c.Actual {
-		act := &r.c.Actual[i]
 		var exp *scoring.Invocation
 		if i < len(r.c.Expected) {
 			exp = &r.c.Expected[i]
 		}
-		rubrics, err := rubricsFor(r.metric, r.opts.Rubrics, exp, i+1)
-		if err != nil {
+		var err error
+		if each[i], err = rubricsFor(r.metric, r.opts.Rubrics, exp, i+1); err != nil {
 			return err
 		}
+	}
+	var pooled []float64
+	perRubric := map[string][]float64{}
+	var order []string
+	for i := range r.c.Actual {
+		act, rubrics := &r.c.Actual[i], each[i]
 		for _, rb := range rubrics {
 			if _, ok := perRubric[rb.ID]; !ok {
 				perRubric[rb.ID] = nil

@@ -75,7 +75,9 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 		}
 		mode = m
 	}
-	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor()}
+	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
+	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor(),
+		Hints: proxy.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord}}
 	backoff := judge.DefaultBackoff
 	if mode == proxy.ModeRecord {
 		if key == "" {
