@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"google.golang.org/genai"
 
@@ -42,7 +43,18 @@ type key struct {
 }
 
 func (k key) String() string {
-	return fmt.Sprintf("%s/%d/%s/%s", k.Case, k.Invocation, k.Criterion, k.Sample)
+	return headerSafe(fmt.Sprintf("%s/%d/%s/%s", k.Case, k.Invocation, k.Criterion, k.Sample))
+}
+
+// headerSafe makes s a valid header value: control characters (which an
+// eval id rarely holds) become spaces.
+func headerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // describe names the call for a person.
@@ -103,7 +115,7 @@ func (j *Judge) call(ctx context.Context, cassette string, k key, model string, 
 	}
 	cfg := &genai.GenerateContentConfig{
 		HTTPOptions: &genai.HTTPOptions{Headers: http.Header{
-			"X-Adkproxy-Cassette":   {cassette},
+			"X-Adkproxy-Cassette":   {headerSafe(cassette)},
 			"X-Adkproxy-Invocation": {k.String()},
 		}},
 		AutomaticContinuation: genai.Ptr(false), // one request per sample

@@ -100,6 +100,10 @@ func TestScoreJudgedCriteriaReplayWithoutKeyOrNetwork(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table.stdout)
 		}
 	}
+	md := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", config, "--judge-cassettes", judgeDir, "--format", "markdown")
+	if !strings.Contains(md.stdout, "- `final_response_match_v2`: invocation 2: valid \\(3 of 3 samples\\): Same facts as the reference.") {
+		t.Errorf("markdown lacks the verdict:\n%s", md.stdout)
+	}
 }
 
 func withoutRunID(b []byte) []byte {
