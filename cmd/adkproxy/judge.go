@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"os"
@@ -41,6 +42,8 @@ type judgeRun struct {
 	mode  proxy.Mode
 	srv   *proxy.Server
 	judge *judge.Judge
+	// release gives up the recording lock (a no-op in replay).
+	release func()
 }
 
 // apiKey is the key the genai SDK would use.
@@ -92,8 +95,16 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 		key = replayKey
 		backoff = func(int) time.Duration { return 0 } // nothing to wait for
 	}
+	// Two recording runs into one folder would overwrite each other's cases.
+	lcfg := pcfg
+	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	release, err := lockForRecording(lcfg)
+	if err != nil {
+		return nil, err
+	}
 	srv, err := proxy.New(pcfg)
 	if err != nil {
+		release()
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, withCode(exitDataErr, fmt.Errorf("--judge-cassettes: %w (record the judge's verdicts first: --judge-mode record with a key)", err))
 		}
@@ -106,9 +117,10 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 		HTTPClient:  &http.Client{Transport: srv.Transport()},
 	})
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("score: the judge's client: %w", err)
 	}
-	j := &judgeRun{dir: dir, mode: mode, srv: srv, judge: judge.New(client, judge.Options{Backoff: backoff})}
+	j := &judgeRun{dir: dir, mode: mode, srv: srv, release: release, judge: judge.New(client, judge.Options{Backoff: backoff})}
 	cfg.Judge = j.judge
 	return j, nil
 }
@@ -118,7 +130,9 @@ func (j *judgeRun) finish(c *cli.Context, cfg *scoring.Config) error {
 	if j == nil {
 		return nil
 	}
-	if err := j.srv.Close(); err != nil {
+	err := j.srv.Close()
+	j.release()
+	if err != nil {
 		return withCode(exitCantWrite, fmt.Errorf("--judge-cassettes: %w", err))
 	}
 	fmt.Fprintln(c.App.ErrWriter, "adkproxy: "+j.costLine(cfg))
@@ -136,6 +150,9 @@ func (j *judgeRun) costLine(cfg *scoring.Config) string {
 		how = fmt.Sprintf("%d calls replayed from %s", st.Replayed, j.dir)
 		if miss := st.Mismatched + st.Unmatched; miss > 0 {
 			how += fmt.Sprintf(", %d not recorded", miss)
+		}
+		if st.Unused > 0 {
+			how += fmt.Sprintf(", %d recorded calls unused", st.Unused)
 		}
 	}
 	var total scoring.Usage

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 )
@@ -125,6 +126,16 @@ func TestScoreJudgeUsageErrors(t *testing.T) {
 	}
 	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--judge-mode", "replay"); r.code != exitUsage {
 		t.Errorf("--judge-mode without --judge-cassettes: exit %d, stderr %s", r.code, r.stderr)
+	}
+	// Another recorder holds the folder: exit 75, nothing written.
+	l, _, err := cassettes.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "score", "--cassettes", weatherCassette, "--judge-cassettes", dir)
+	l.Release()
+	if r.code != exitTempFail {
+		t.Errorf("recording into a locked folder: exit %d, stderr %s", r.code, r.stderr)
 	}
 	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--judge-cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr ||
 		!strings.Contains(r.stderr, "--judge-cassettes") {

@@ -20,7 +20,8 @@ const scoreExitStatusHelp = `EXIT STATUS:
    1    a criterion FAILED or was NOT_EVALUATED, or no case could be scored
    64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette, the --config file or the --expected file is missing, unreadable or invalid
-   73   the --out file could not be written`
+   73   the --out file or a judge cassette could not be written
+   75   --judge-mode record: another adkproxy is recording into the --judge-cassettes folder`
 
 // scoreWriters are the --format values of score.
 var scoreWriters = map[string]func(io.Writer, *scoring.Result) error{
