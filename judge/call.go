@@ -108,18 +108,21 @@ func (j *Judge) Usage() Usage {
 
 // call sends parts as one user turn to model and returns the answer's
 // text, retrying per Attempts. cassette names the case's cassette.
-func (j *Judge) call(ctx context.Context, cassette string, k key, model string, parts []string) (string, error) {
+func (j *Judge) call(ctx context.Context, cassette string, k key, o *options, parts []string) (string, error) {
+	model := o.Model
 	content := &genai.Content{Role: genai.RoleUser}
 	for _, p := range parts {
 		content.Parts = append(content.Parts, &genai.Part{Text: p})
 	}
-	cfg := &genai.GenerateContentConfig{
-		HTTPOptions: &genai.HTTPOptions{Headers: http.Header{
-			"X-Adkproxy-Cassette":   {headerSafe(cassette)},
-			"X-Adkproxy-Invocation": {k.String()},
-		}},
-		AutomaticContinuation: genai.Ptr(false), // one request per sample
+	cfg := &genai.GenerateContentConfig{}
+	if o.Config != nil {
+		*cfg = *o.Config
 	}
+	cfg.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{
+		"X-Adkproxy-Cassette":   {headerSafe(cassette)},
+		"X-Adkproxy-Invocation": {k.String()},
+	}}
+	cfg.AutomaticContinuation = genai.Ptr(false) // one request per sample
 	var err error
 	attempt := 1
 	for ; ; attempt++ {

@@ -65,7 +65,7 @@ func (r *caseRun) key(inv int, sample string) key {
 
 // sample makes call number s (from 1) of invocation inv.
 func (r *caseRun) sample(ctx context.Context, inv, s int, parts []string) (string, error) {
-	return r.j.call(ctx, r.cassette, r.key(inv, strconv.Itoa(s)), r.opts.Model, parts)
+	return r.j.call(ctx, r.cassette, r.key(inv, strconv.Itoa(s)), &r.opts, parts)
 }
 
 // fatal says whether a call's error makes the whole metric NOT_EVALUATED

@@ -76,7 +76,7 @@ func (r *caseRun) hallucinations(ctx context.Context, m *scoring.MetricResult) e
 		var worst string
 		for n, resp := range nlResponses(&r.c.Actual[i], r.opts.Intermediate) {
 			call := func(kind string, parts string) (string, error) {
-				return r.j.call(ctx, r.cassette, r.key(i+1, strconv.Itoa(n+1)+"."+kind), r.opts.Model, []string{parts})
+				return r.j.call(ctx, r.cassette, r.key(i+1, strconv.Itoa(n+1)+"."+kind), &r.opts, []string{parts})
 			}
 			prompt, err := render("hallucinations_v1_segmenter", "main", map[string]string{"Response": resp.Text})
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	"math"
 	"strings"
 
+	"google.golang.org/genai"
+
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -27,6 +29,57 @@ type options struct {
 	// Intermediate: hallucinations_v1 also judges the texts the agent
 	// wrote before its final response.
 	Intermediate bool
+	// Config is judge_model_options.judge_model_config: the generation
+	// settings of every judge call (temperature, …); nil for none.
+	Config *genai.GenerateContentConfig
+}
+
+// modelConfig reads a GenerateContentConfig written in snake_case (as ADK's
+// pydantic model dumps it) or camelCase; an unknown field is an error.
+func modelConfig(v any) (*genai.GenerateContentConfig, error) {
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("want an object (a GenerateContentConfig)")
+	}
+	b, err := json.Marshal(camelKeys(v))
+	if err != nil {
+		return nil, err
+	}
+	var cfg genai.GenerateContentConfig
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// camelKeys re-cases every object key from snake_case to camelCase.
+func camelKeys(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[camel(k)] = camelKeys(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = camelKeys(x)
+		}
+		return out
+	}
+	return v
+}
+
+func camel(snake string) string {
+	parts := strings.Split(snake, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }
 
 // rubric is ADK's Rubric: an id and the property text the judge checks.
@@ -41,13 +94,7 @@ func field(o map[string]any, snake string) (any, bool) {
 	if v, ok := o[snake]; ok {
 		return v, true
 	}
-	parts := strings.Split(snake, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	v, ok := o[strings.Join(parts, "")]
+	v, ok := o[camel(snake)]
 	return v, ok
 }
 
@@ -79,6 +126,13 @@ func readOptions(cr *scoring.Criterion) (options, error) {
 				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model: want a model name", cr.Metric)
 			}
 			o.Model = s
+		}
+		if v, ok := field(m, "judge_model_config"); ok && v != nil {
+			cfg, err := modelConfig(v)
+			if err != nil {
+				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model_config: %v", cr.Metric, err)
+			}
+			o.Config = cfg
 		}
 		if v, ok := field(m, "num_samples"); ok && v != nil {
 			n, ok := number(v)

@@ -111,6 +111,8 @@ func TestRubricErrorsAreNotEvaluated(t *testing.T) {
 		"no rubrics": {`{"criteria": {"rubric_based_final_response_quality_v1": 1}}`, "invocation 1: no rubrics"},
 		"bad num_samples": {`{"criteria": {"final_response_match_v2": {"threshold": 1, "judge_model_options": {"num_samples": 0}}}}`,
 			"criteria.final_response_match_v2.judge_model_options.num_samples: want a whole number from 1 to 100"},
+		"bad judge_model_config": {`{"criteria": {"final_response_match_v2": {"threshold": 1, "judge_model_options": {"judge_model_config": {"temprature": 0}}}}}`,
+			`criteria.final_response_match_v2.judge_model_options.judge_model_config: json: unknown field "temprature"`},
 		"bad rubric": {`{"criteria": {"rubric_based_tool_use_quality_v1": {"threshold": 1, "rubrics": [{"rubric_id": "x"}]}}}`,
 			"criteria.rubric_based_tool_use_quality_v1.rubrics[0].rubric_content"},
 	} {
@@ -174,5 +176,31 @@ func TestJudgeRetryIsRecordedAndReplayed(t *testing.T) {
 	}
 	if string(stripVolatile(recJSON)) != string(stripVolatile(repJSON)) {
 		t.Error("replay differs from the recording")
+	}
+}
+
+// judge_model_options.judge_model_config, in ADK's snake_case, goes into
+// every judge request (and so into its recording).
+func TestJudgeModelConfigIsSent(t *testing.T) {
+	fake := &fakejudge.Handler{Script: func(string, int) fakejudge.Reply {
+		return fakejudge.Reply{Text: `{"is_the_agent_response_valid": "valid"}`}
+	}}
+	up := httptest.NewServer(fake)
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	j, srv := judgeVia(t, proxy.ModeRecord, dir, up.URL)
+	config := `{"criteria": {"final_response_match_v2": {"threshold": 1, "judge_model_options": {
+	  "judge_model": "gemini-2.5-pro", "num_samples": 2, "judge_model_config": {"temperature": 0.25, "max_output_tokens": 64}}}}}`
+	res, _ := score(t, config, j, []scoring.Case{weatherCase("paris", "Paris", "Sunny.")})
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Cases[0].Metrics[0]; m.Score == nil || *m.Score != 1 {
+		t.Fatalf("%v %q", m.Score, m.Reason)
+	}
+	for needle, want := range map[string]int{`"temperature": 0.25`: 2, `"maxOutputTokens": 64`: 2, "/models/gemini-2.5-pro:generateContent": 2} {
+		if n := testutil.CountInDir(t, dir, needle); n != want {
+			t.Errorf("%s appears %d times in the cassette, want %d", needle, n, want)
+		}
 	}
 }
