@@ -146,7 +146,7 @@ func (j *Judge) call(ctx context.Context, cassette string, k key, o *options, pa
 		case <-time.After(j.backoff(attempt)):
 		}
 	}
-	return "", fmt.Errorf("%s: the judge failed (%d attempt(s)): %v", k.describe(), attempt, err)
+	return "", fmt.Errorf("%s: the judge failed (%d attempt(s)): %w", k.describe(), attempt, err)
 }
 
 func (j *Judge) count(model string, resp *genai.GenerateContentResponse) {

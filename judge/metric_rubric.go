@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -145,7 +146,8 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 				}
 			}
 		}
-		note := fmt.Sprintf("invocation %d: %d of %d rubrics met (majority of %d samples)", i+1, met, len(rubrics), r.opts.NumSamples)
+		note := fmt.Sprintf("invocation %d: %d of %s met (majority of %s)", i+1, met,
+			textfmt.Plural(len(rubrics), "rubric"), textfmt.Plural(r.opts.NumSamples, "sample"))
 		if judged < len(rubrics) {
 			note += fmt.Sprintf("; %d without a verdict", len(rubrics)-judged)
 		}
@@ -156,7 +158,9 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 				note += ": " + short(rat)
 			}
 		}
-		m.Notes = append(m.Notes, note)
+		if judged > 0 {
+			m.Notes = append(m.Notes, note)
+		}
 		if s.Score == nil {
 			s.Reason = fmt.Sprintf("invocation %d: no sample gave a verdict the parser reads (ID:, Property:, Rationale:, Verdict: lines)", i+1)
 		} else if *s.Score < 1 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -86,7 +87,7 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 						}
 					}
 				}
-				note := fmt.Sprintf("invocation %d: %s (%d of %d samples)", i+1, verdict, agree, len(scores))
+				note := fmt.Sprintf("invocation %d: %s (%d of %s)", i+1, verdict, agree, textfmt.Plural(len(scores), "sample"))
 				if first != "" {
 					note += ": " + short(first)
 				}

@@ -4,7 +4,10 @@
 
 package scoring
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // ADK's LLM-judged metrics, computed when Config.Judge is set (package
 // judge implements it); without one they are NOT_EVALUATED.
@@ -62,3 +65,23 @@ func (cfg *Config) CostOf(model string, u Usage) (float64, bool) {
 
 // judgeMissing is why a judged metric is NOT_EVALUATED without a judge.
 const judgeMissing = "it needs an LLM judge and none was given (adkproxy score --judge-cassettes DIR replays or records one)"
+
+// outNotes are m's notes that its reasons (outReasons) do not already
+// tell, for the table and markdown formats.
+func outNotes(m MetricResult) []string {
+	reasons := outReasons(m)
+	var out []string
+	for _, n := range m.Notes {
+		told := false
+		for _, r := range reasons {
+			if strings.Contains(r, n) {
+				told = true
+				break
+			}
+		}
+		if !told {
+			out = append(out, n)
+		}
+	}
+	return out
+}

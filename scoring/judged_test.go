@@ -72,3 +72,26 @@ func TestCostOfUsesThePriceTable(t *testing.T) {
 		t.Error("a model without a price was priced")
 	}
 }
+
+// The table shows a judge's notes below its metric whatever the status,
+// but never a note its reasons already tell.
+func TestTableShowsJudgeNotesOnce(t *testing.T) {
+	c := &Case{ID: "c", Actual: []Invocation{{}, {}}}
+	res := &Result{Cases: []CaseResult{{Case: c, Status: Failed, Metrics: []MetricResult{
+		{Metric: FinalResponseMatchV2, Score: Float(1), Threshold: 0.5, Status: Passed, Notes: []string{"invocation 1: valid (5 of 5 samples): fine"}},
+		{Metric: HallucinationsV1, Score: Float(0), Threshold: 0.5, Status: Failed,
+			Reason:        "hallucinations_v1 0 is below the threshold 0.5: invocation 2: 0 of 1 sentences supported",
+			PerInvocation: []InvocationScore{{Index: 1, Score: Float(0), Status: Failed, Reason: "invocation 2: 0 of 1 sentences supported"}},
+			Notes:         []string{"invocation 1: no sentence", "invocation 2: 0 of 1 sentences supported"}},
+	}}}}
+	var b strings.Builder
+	if err := WriteTable(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for want, n := range map[string]int{"invocation 1: valid (5 of 5 samples): fine": 1, "invocation 2: 0 of 1 sentences supported": 1, "invocation 1: no sentence\n": 1} {
+		if got := strings.Count(out, want); got != n {
+			t.Errorf("%q appears %d times, want %d:\n%s", want, got, n, out)
+		}
+	}
+}

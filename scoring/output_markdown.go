@@ -55,7 +55,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 			for _, reason := range outReasons(m) {
 				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(reason))
 			}
-			for _, note := range m.Notes {
+			for _, note := range outNotes(m) {
 				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(note))
 			}
 		}

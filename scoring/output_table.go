@@ -87,7 +87,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			for _, reason := range outReasons(m) {
 				outIndented(bw, "      ", "        ", reason)
 			}
-			for _, note := range m.Notes {
+			for _, note := range outNotes(m) {
 				outIndented(bw, "      ", "        ", note)
 			}
 		}

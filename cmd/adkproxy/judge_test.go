@@ -96,7 +96,7 @@ func TestScoreJudgedCriteriaReplayWithoutKeyOrNetwork(t *testing.T) {
 	// The table shows the majority and a rationale per invocation.
 	table := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", config, "--judge-cassettes", judgeDir)
 	for _, want := range []string{"final_response_match_v2", "invocation 1: valid (3 of 3 samples): Same facts as the reference.",
-		"invocation 2: 1 of 1 rubrics met (majority of 1 samples): it holds", "invocation 1: 1 of 1 sentences supported"} {
+		"invocation 2: 1 of 1 rubric met (majority of 1 sample): it holds", "invocation 1: 1 of 1 sentences supported"} {
 		if !strings.Contains(table.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, table.stdout)
 		}
