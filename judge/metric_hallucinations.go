@@ -147,6 +147,12 @@ func (r *caseRun) hallucinations(ctx context.Context, m *scoring.MetricResult) e
 	m.Score = meanOf(invScores)
 	if m.Score == nil && m.Reason == "" {
 		m.Reason = "no sentence of any response could be judged"
+		for _, p := range m.PerInvocation {
+			if p.Reason != "" {
+				m.Reason += ": " + p.Reason
+				break
+			}
+		}
 	}
 	return nil
 }
