@@ -59,7 +59,7 @@ func camelKeys(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[camel(k)] = camelKeys(x)
+			out[scoring.ToCamel(k)] = camelKeys(x)
 		}
 		return out
 	case []any:
@@ -72,16 +72,6 @@ func camelKeys(v any) any {
 	return v
 }
 
-func camel(snake string) string {
-	parts := strings.Split(snake, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
-}
-
 // rubric is ADK's Rubric: an id and the property text the judge checks.
 type rubric struct {
 	ID   string
@@ -89,12 +79,13 @@ type rubric struct {
 	Type string
 }
 
-// field finds a key in snake_case or its camelCase spelling.
+// field finds a key in its camelCase spelling or in snake_case.
 func field(o map[string]any, snake string) (any, bool) {
-	if v, ok := o[snake]; ok {
+	// As pydantic's populate_by_name: the camelCase alias first.
+	if v, ok := o[scoring.ToCamel(snake)]; ok {
 		return v, true
 	}
-	v, ok := o[camel(snake)]
+	v, ok := o[snake]
 	return v, ok
 }
 
