@@ -227,3 +227,24 @@ func rubricsFor(metric string, criterion []rubric, inv *scoring.Invocation, invN
 	}
 	return out, nil
 }
+
+// CheckConfig reads the options of every LLM-judged criterion of cfg, so
+// that a bad one stops the run naming the file and field instead of
+// costing judge calls. Rubric problems that depend on the eval set (a
+// duplicate id, none at all) are found per case and leave the criterion
+// NOT_EVALUATED, as ADK does.
+func CheckConfig(cfg *scoring.Config) error {
+	for i := range cfg.Criteria {
+		cr := &cfg.Criteria[i]
+		if !scoring.IsJudged(cr.Metric) || cr.Adkproxy {
+			continue
+		}
+		if _, err := readOptions(cr); err != nil {
+			if cfg.File != "" {
+				return fmt.Errorf("%s: %w", cfg.File, err)
+			}
+			return err
+		}
+	}
+	return nil
+}

@@ -66,6 +66,9 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 		}
 		return nil, nil
 	}
+	if err := judge.CheckConfig(cfg); err != nil {
+		return nil, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+	}
 	key := apiKey()
 	mode := proxy.ModeReplay
 	if key != "" {

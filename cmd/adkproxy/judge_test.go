@@ -137,6 +137,12 @@ func TestScoreJudgeUsageErrors(t *testing.T) {
 	if r.code != exitTempFail {
 		t.Errorf("recording into a locked folder: exit %d, stderr %s", r.code, r.stderr)
 	}
+	bad := filepath.Join(dir, "bad_config.json")
+	os.WriteFile(bad, []byte(`{"criteria": {"final_response_match_v2": {"threshold": 1, "judge_model_options": {"num_samples": 2.5}}}}`), 0o644)
+	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--config", bad, "--judge-cassettes", dir); r.code != exitDataErr ||
+		!strings.Contains(r.stderr, "bad_config.json: criteria.final_response_match_v2.judge_model_options.num_samples: want a whole number") {
+		t.Errorf("bad judge options: exit %d, stderr %s", r.code, r.stderr)
+	}
 	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--judge-cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr ||
 		!strings.Contains(r.stderr, "--judge-cassettes") {
 		t.Errorf("replay from a missing folder: exit %d, stderr %s", r.code, r.stderr)
