@@ -52,6 +52,11 @@ func (j *Journal) appendStreamed(x *Exchange) error {
 		j.markIncompleteLocked()
 		return err
 	}
+	defer func() {
+		if j.idle() {
+			j.release() // else the committer releases it when it is done
+		}
+	}()
 	w := bufio.NewWriterSize(j.f, 256<<10)
 	fmt.Fprintf(w, "%d %08x\n", sum.n, sum.h.Sum32())
 	err := writeExchangeJSON(w, x)

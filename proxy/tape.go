@@ -5,7 +5,6 @@ package proxy
 
 import (
 	"bytes"
-	"errors"
 	"hash/maphash"
 	"runtime"
 	"sort"
@@ -276,10 +275,10 @@ func (t *tape) record(x *cassettes.Exchange) error {
 	if err != nil {
 		return err
 	}
-	err = j.Append(x) // outside the lock: syncing is the slow part
-	// Closed between exchanges: descriptors must not grow with the number
-	// of cassettes recorded in one run.
-	return errors.Join(err, j.Release())
+	// Outside the lock: syncing is the slow part. The journal closes its
+	// file when no append is waiting, so descriptors do not grow with the
+	// number of cassettes recorded in one run.
+	return j.Append(x)
 }
 
 // saved drops the journal once the cassette it protects is on disk.

@@ -1,0 +1,106 @@
+// Group commit: exchanges appended to one journal at the same time share
+// one write and one fsync, made by a committer that runs while there is
+// work and releases the file when it goes idle.
+
+package cassettes
+
+import (
+	"fmt"
+	"sync"
+)
+
+// groupQueue gathers records while the committer is writing or syncing.
+type groupQueue struct {
+	mu      sync.Mutex
+	next    *group // records for the committer's next write, nil if none
+	running bool   // a committer goroutine owns the file
+}
+
+// group is records written and synced together; done is closed once they
+// are on disk (err nil) or failed.
+type group struct {
+	buf  []byte
+	done chan struct{}
+	err  error
+}
+
+// commit appends record and returns once it is synced. It joins the group
+// the committer will write next, and starts the committer if none runs: a
+// busy disk therefore gathers every exchange that finishes meanwhile into
+// one write + fsync, and no exchange's answer is released before its record
+// is synced.
+func (j *Journal) commit(record []byte) error {
+	q := &j.queue
+	q.mu.Lock()
+	g := q.next
+	if g == nil {
+		g = &group{done: make(chan struct{})}
+		q.next = g
+	}
+	g.buf = append(g.buf, record...)
+	if !q.running {
+		q.running = true
+		go j.committer()
+	}
+	q.mu.Unlock()
+	<-g.done
+	return g.err
+}
+
+// committer writes and syncs groups until none is waiting, then releases
+// the file, so descriptors stay bounded however many cassettes a run
+// records into, without reopening the file for every exchange under load.
+func (j *Journal) committer() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	q := &j.queue
+	for {
+		q.mu.Lock()
+		g := q.next
+		q.next = nil
+		q.mu.Unlock()
+		err := j.writeSynced(g.buf)
+		q.mu.Lock()
+		last := q.next == nil
+		if last {
+			q.running = false
+		}
+		q.mu.Unlock()
+		if last {
+			// Before the last group returns, so that a journal nobody is
+			// appending to holds no descriptor.
+			j.release()
+		}
+		g.err = err
+		close(g.done)
+		if last {
+			return
+		}
+	}
+}
+
+// writeSynced appends buf to the file and syncs it; on failure the journal
+// is marked incomplete. j.mu is held.
+func (j *Journal) writeSynced(buf []byte) error {
+	if err := j.reopen(); err != nil {
+		j.markIncompleteLocked()
+		return err
+	}
+	_, err := j.f.Write(buf)
+	if err == nil {
+		err = j.f.Sync()
+	}
+	if err != nil {
+		j.markIncompleteLocked()
+		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
+	}
+	return nil
+}
+
+// idle reports whether no committer owns the file, so a writer outside
+// the group (appendStreamed) releases it itself.
+func (j *Journal) idle() bool {
+	j.queue.mu.Lock()
+	defer j.queue.mu.Unlock()
+	return !j.queue.running
+}
