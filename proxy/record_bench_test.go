@@ -27,9 +27,9 @@ func (u fixedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // benchRecord forwards the 4 KB request through the record handler. Every
 // request carries the same X-Adkproxy-Invocation, so the organiser files
-// them all in one invocation and its cost does not grow with b.N (without
-// the header each identical call opens a session, and placing a call scans
-// every session; see BENCHMARKS.md).
+// them all in one invocation (without the header each identical call opens
+// a session of its own; conversation's BenchmarkFileUntaggedCall measures
+// filing those).
 func benchRecord(b *testing.B, mode proxy.RecordMode) {
 	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, RecordMode: mode, Dir: b.TempDir(),
 		Upstream: &url.URL{Scheme: "http", Host: "upstream.invalid"}, Transport: fixedUpstream{workload.JSONResponse()}})
