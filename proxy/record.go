@@ -141,6 +141,7 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 	out.End = cassettes.EndComplete
 	last := start
 	events := newEventReader(&capReader{r: resp.Body, left: s.cfg.MaxBody + 1})
+	defer events.Close()
 	for {
 		ev, err := events.Next()
 		if len(ev) > 0 {
