@@ -6,6 +6,7 @@ package cassettes
 
 import (
 	"fmt"
+	"os"
 	"sync"
 )
 
@@ -59,7 +60,10 @@ func (j *Journal) committer() {
 		g := q.next
 		q.next = nil
 		q.mu.Unlock()
-		err := j.writeSynced(g.buf)
+		err := j.writeSynced(func(f *os.File) error {
+			_, err := f.Write(g.buf)
+			return err
+		})
 		q.mu.Lock()
 		last := q.next == nil
 		if last {
@@ -79,14 +83,14 @@ func (j *Journal) committer() {
 	}
 }
 
-// writeSynced appends buf to the file and syncs it; on failure the journal
-// is marked incomplete. j.mu is held.
-func (j *Journal) writeSynced(buf []byte) error {
+// writeSynced reopens the file, writes to it with write and syncs it; on
+// failure the journal is marked incomplete. j.mu is held.
+func (j *Journal) writeSynced(write func(f *os.File) error) error {
 	if err := j.reopen(); err != nil {
 		j.markIncompleteLocked()
 		return err
 	}
-	_, err := j.f.Write(buf)
+	err := write(j.f)
 	if err == nil {
 		err = j.f.Sync()
 	}
