@@ -12,17 +12,24 @@ import (
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
-// fixedUpstream answers every request in-process with the 2 KB JSON, so a
-// benchmark measures the proxy's own work and not a second server.
-type fixedUpstream struct{ body []byte }
+// fixedUpstream answers every request in-process with body (the 2 KB
+// JSON, or with sse the 20-event stream, chunked), so a benchmark measures
+// the proxy's own work and not a second server.
+type fixedUpstream struct {
+	body []byte
+	sse  bool
+}
 
 func (u fixedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 	io.Copy(io.Discard, r.Body)
 	r.Body.Close()
-	body := u.body
+	kind, size := workload.JSONContentType, int64(len(u.body))
+	if u.sse {
+		kind, size = workload.SSEContentType, -1
+	}
 	return &http.Response{StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {workload.JSONContentType}},
-		ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+		Header:        http.Header{"Content-Type": {kind}},
+		ContentLength: size, Body: io.NopCloser(bytes.NewReader(u.body)), Request: r}, nil
 }
 
 // benchRecord forwards the 4 KB request through the record handler. Every
@@ -31,7 +38,7 @@ func (u fixedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 // a session of its own; conversation's BenchmarkFileUntaggedCall measures
 // filing those).
 func benchRecord(b *testing.B, mode proxy.RecordMode) {
-	rb := newRecordBench(b, mode, fixedUpstream{workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
+	rb := newRecordBench(b, mode, fixedUpstream{body: workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
 	for b.Loop() {
 		if !rb.send(b) {
 			return

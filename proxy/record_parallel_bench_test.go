@@ -12,7 +12,7 @@ import (
 // one cassette: with the journal, concurrent exchanges share its writes and
 // fsyncs (group commit).
 func benchRecordParallel(b *testing.B, mode proxy.RecordMode) {
-	rb := newRecordBench(b, mode, fixedUpstream{workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
+	rb := newRecordBench(b, mode, fixedUpstream{body: workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
 	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() && rb.send(b) {
