@@ -65,15 +65,18 @@ func cassettePathOf(journal string) string {
 	return filepath.Join(filepath.Dir(journal), strings.TrimSuffix(base[1:], JournalSuffix))
 }
 
-// Journal appends exchanges durably. Safe for concurrent use.
+// Journal appends exchanges durably. Safe for concurrent use: exchanges
+// appended at the same time share one write and one fsync (see commit).
 type Journal struct {
-	mu         sync.Mutex
+	mu         sync.Mutex  // held for every use of the file
 	f          *os.File    // nil while released (see Release)
 	info       os.FileInfo // the file it started, which reopen insists on
 	path       string
 	scan       *Redactor
 	flagAt     int64 // offset of the completeness digit
 	incomplete bool
+
+	queue groupQueue // records waiting for the committer (journal_group.go)
 }
 
 // OpenJournal starts a new journal for the cassette at path, replacing any
@@ -121,7 +124,8 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 	return &Journal{f: f, info: info, path: jp, scan: r, flagAt: int64(len(prefix))}, nil
 }
 
-// Append writes one exchange and syncs it to disk before returning.
+// Append writes one exchange and syncs it to disk before returning;
+// exchanges appended concurrently share the write and the fsync.
 func (j *Journal) Append(x *Exchange) error {
 	if bodyBytes(x) >= streamedRecord {
 		return j.appendStreamed(x)
@@ -138,19 +142,7 @@ func (j *Journal) Append(x *Exchange) error {
 	}
 	record := fmt.Appendf(nil, "%d %08x\n", len(payload), crc32.ChecksumIEEE(payload))
 	record = append(append(record, payload...), '\n')
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if err = j.reopen(); err == nil {
-		_, err = j.f.Write(record)
-	}
-	if err == nil {
-		err = j.f.Sync()
-	}
-	if err != nil {
-		j.markIncompleteLocked()
-		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
-	}
-	return nil
+	return j.commit(record)
 }
 
 // MarkIncomplete records in the journal that it does not hold the whole
@@ -239,9 +231,9 @@ func (j *Journal) Close() error {
 	return j.release()
 }
 
-// Release closes the journal's file between appends, so a recording into
-// many cassettes does not hold a descriptor for each; the next Append
-// opens it again.
+// Release closes the journal's file between appends; the next Append
+// opens it again. Appends release it themselves once none is waiting, so a
+// recording into many cassettes does not hold a descriptor for each.
 func (j *Journal) Release() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"os"
 )
 
 // streamedRecord is the body size from which a record is streamed: below
@@ -48,27 +49,18 @@ func (j *Journal) appendStreamed(x *Exchange) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := j.reopen(); err != nil {
-		j.markIncompleteLocked()
+	return j.writeSynced(func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 256<<10)
+		fmt.Fprintf(w, "%d %08x\n", sum.n, sum.h.Sum32())
+		err := writeExchangeJSON(w, x)
+		if err == nil {
+			err = w.WriteByte('\n')
+		}
+		if err == nil {
+			err = w.Flush()
+		}
 		return err
-	}
-	w := bufio.NewWriterSize(j.f, 256<<10)
-	fmt.Fprintf(w, "%d %08x\n", sum.n, sum.h.Sum32())
-	err := writeExchangeJSON(w, x)
-	if err == nil {
-		err = w.WriteByte('\n')
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = j.f.Sync()
-	}
-	if err != nil {
-		j.markIncompleteLocked()
-		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
-	}
-	return nil
+	})
 }
 
 type checksum struct {

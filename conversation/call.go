@@ -4,6 +4,7 @@
 package conversation
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -202,9 +203,16 @@ type FunctionCall struct {
 	Args string
 }
 
+// functionCallKey is in every answer that makes a function call (Gemini
+// never escapes the characters of a key).
+var functionCallKey = []byte(`"functionCall"`)
+
 // ResponseCalls lists the function calls in a model response body, or in
 // one SSE event's JSON payload.
 func ResponseCalls(body []byte) []FunctionCall {
+	if !bytes.Contains(body, functionCallKey) {
+		return nil // most events and answers: no need to parse them
+	}
 	var resp struct {
 		Candidates []struct {
 			Content struct {

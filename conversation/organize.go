@@ -4,7 +4,6 @@
 package conversation
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -41,11 +40,13 @@ type Organizer struct {
 	names    map[string]string // AgentKey -> agent name
 	unnamed  map[string]int    // model -> the highest number of an agent named after it (names.go)
 	tools    toolFiling
+	index    openIndex // where rules 1 to 4 look (index.go)
 }
 
 type orgSession struct {
 	id          int
 	invocations []*orgInvocation
+	seq         string // its invocations' user texts, as seqKey
 }
 
 type orgInvocation struct {
@@ -54,8 +55,10 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
+	turn    string         // user and earlier, as turnKey (index.go)
 	taken   map[string]int // Call.Slot -> steps holding it
 	agents  map[string]int // AgentKey -> steps it holds here
+	keys    map[string]int // Call.Key -> steps it holds here
 	pending []FunctionCall
 }
 
@@ -70,7 +73,7 @@ type Token struct {
 
 // NewOrganizer returns an empty organizer.
 func NewOrganizer() *Organizer {
-	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}, unnamed: map[string]int{}}
+	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}, unnamed: map[string]int{}, index: newOpenIndex()}
 }
 
 // Place assigns a call to its invocation. tag is the client's
@@ -83,8 +86,7 @@ func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 	if inv == nil {
 		inv = o.start(c, tag)
 	}
-	inv.taken[slot]++
-	inv.agents[c.AgentKey]++
+	o.index.take(inv, c.Key, slot, c.AgentKey)
 	if c.AgentName != "" {
 		o.names[c.AgentKey] = c.AgentName
 	} else if taskName != "" && o.names[c.AgentKey] == "" {
@@ -108,28 +110,25 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	}
 	s := o.sessions[p.Session-1]
 	for len(s.invocations) < p.Invocation {
-		s.invocations = append(s.invocations, &orgInvocation{session: s, id: len(s.invocations) + 1, taken: map[string]int{}, agents: map[string]int{}})
+		s.invocations = append(s.invocations, newInvocation(s, "", nil, ""))
+		o.index.turnChanged(s, true)
 	}
 	inv := s.invocations[p.Invocation-1]
 	if inv.user == "" {
 		inv.user, inv.earlier, inv.tag = p.User, c.EarlierUserTexts, p.Tag
+		inv.turn = turnKey(inv.user, inv.earlier)
 		if p.Tag != "" {
 			o.tagged[p.Tag] = inv
 		}
+		o.index.turnChanged(s, false)
 	}
 	if !failed(&x.Response) { // as Finish left it when the call was recorded
-		inv.taken[c.Slot()]++
-		inv.agents[c.AgentKey]++
+		o.index.take(inv, c.Key, c.Slot(), c.AgentKey)
 	}
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
-		for i, pc := range inv.pending {
-			if pc.Args == c.TaskArgs {
-				inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
-				break
-			}
-		}
+		inv.removePending(c.TaskArgs)
 	}
-	inv.pending = append(inv.pending, calls...)
+	o.index.addPending(inv, calls)
 	o.tools.placed(inv, c, p)
 	if len(calls) > 0 {
 		o.tools.called(inv, c, p)
@@ -171,33 +170,19 @@ func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 	if tag != "" {
 		return o.tagged[tag], ""
 	}
-	for _, s := range o.sessions { // rule 1
-		for _, inv := range s.invocations {
-			if inv.holdsKey(c.Key) && inv.taken[slot] == 0 {
-				return inv, ""
-			}
-		}
+	if inv := o.index.continuing(c.Key, slot); inv != nil { // rule 1
+		return inv, ""
 	}
 	if c.TaskArgs != "" { // rule 2
-		for _, s := range o.sessions {
-			for _, inv := range s.invocations {
-				for i, p := range inv.pending {
-					if p.Args == c.TaskArgs {
-						inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
-						return inv, p.Name
-					}
-				}
-			}
+		if inv, name := o.index.consume(c.TaskArgs); inv != nil {
+			return inv, name
 		}
 	}
 	if c.UserTurn < 0 {
 		return nil, ""
 	}
-	for _, s := range o.sessions { // rule 3
-		last := s.invocations[len(s.invocations)-1]
-		if last.user == c.UserText && slices.Equal(last.earlier, c.EarlierUserTexts) && last.agents[c.AgentKey] == 0 {
-			return last, ""
-		}
+	if s := o.index.joining(c.UserText, c.EarlierUserTexts, c.AgentKey); s != nil { // rule 3
+		return s.last(), ""
 	}
 	return nil, ""
 }
@@ -206,24 +191,24 @@ func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 func (o *Organizer) start(c *Call, tag string) *orgInvocation {
 	var session *orgSession
 	if len(c.EarlierUserTexts) > 0 {
-		for _, s := range o.sessions {
-			if len(s.invocations) == len(c.EarlierUserTexts) && s.userTexts(c.EarlierUserTexts) {
-				session = s
-				break
-			}
-		}
+		session = o.index.following(c.EarlierUserTexts)
 	}
 	if session == nil {
 		session = &orgSession{id: len(o.sessions) + 1}
 		o.sessions = append(o.sessions, session)
 	}
-	inv := &orgInvocation{session: session, id: len(session.invocations) + 1, tag: tag,
-		user: c.UserText, earlier: c.EarlierUserTexts, taken: map[string]int{}, agents: map[string]int{}}
+	inv := newInvocation(session, c.UserText, c.EarlierUserTexts, tag)
 	session.invocations = append(session.invocations, inv)
+	o.index.turnChanged(session, true)
 	if tag != "" {
 		o.tagged[tag] = inv
 	}
 	return inv
+}
+
+func newInvocation(s *orgSession, user string, earlier []string, tag string) *orgInvocation {
+	return &orgInvocation{session: s, id: len(s.invocations) + 1, tag: tag, user: user, earlier: earlier, turn: turnKey(user, earlier),
+		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}}
 }
 
 // Calls records the function calls a placed step's response made, so a
@@ -234,7 +219,7 @@ func (o *Organizer) Calls(t Token, calls []FunctionCall) {
 		return
 	}
 	o.mu.Lock()
-	t.inv.pending = append(t.inv.pending, calls...)
+	o.index.addPending(t.inv, calls)
 	o.tools.called(t.inv, t.call, t.place)
 	o.mu.Unlock()
 }
@@ -257,8 +242,7 @@ func (o *Organizer) Abandon(t Token) {
 	}
 	o.mu.Lock()
 	if t.inv.taken[t.slot] > 0 {
-		t.inv.taken[t.slot]--
-		t.inv.agents[t.agent]--
+		o.index.untake(t.inv, t.call.Key, t.slot, t.agent)
 	}
 	o.mu.Unlock()
 }
@@ -267,24 +251,6 @@ func (o *Organizer) Abandon(t Token) {
 // is not taken, and its retry takes its place.
 func failed(r *cassettes.Response) bool {
 	return r.Status != 200 || r.End == cassettes.EndReset
-}
-
-func (inv *orgInvocation) holdsKey(key string) bool {
-	for slot, n := range inv.taken {
-		if n > 0 && len(slot) > len(key) && slot[:len(key)] == key && slot[len(key)] == '/' {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *orgSession) userTexts(want []string) bool {
-	for i, inv := range s.invocations {
-		if inv.user != want[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func anyUnplaced(exchanges []*cassettes.Exchange) bool {

@@ -31,8 +31,11 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 		return
 	}
+	// Analysed before the request goes upstream, not when the answer's
+	// head is back: parsing the body would otherwise hold up the first
+	// event of a stream. Placing it (cheap) still waits for the head.
+	call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
 	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
-		call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
 		if !ok {
 			return conversation.Token{}
 		}
@@ -145,6 +148,7 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 	out.End = cassettes.EndComplete
 	last := start
 	events := newEventReader(&capReader{r: resp.Body, left: s.cfg.MaxBody + 1})
+	defer events.Close()
 	for {
 		ev, err := events.Next()
 		if len(ev) > 0 {

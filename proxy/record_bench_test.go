@@ -12,44 +12,74 @@ import (
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
-// fixedUpstream answers every request in-process with the 2 KB JSON, so a
-// benchmark measures the proxy's own work and not a second server.
-type fixedUpstream struct{ body []byte }
+// fixedUpstream answers every request in-process with body (the 2 KB
+// JSON, or with sse the 20-event stream, chunked), so a benchmark measures
+// the proxy's own work and not a second server.
+type fixedUpstream struct {
+	body []byte
+	sse  bool
+}
 
 func (u fixedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 	io.Copy(io.Discard, r.Body)
 	r.Body.Close()
-	body := u.body
+	kind, size := workload.JSONContentType, int64(len(u.body))
+	if u.sse {
+		kind, size = workload.SSEContentType, -1
+	}
 	return &http.Response{StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {workload.JSONContentType}},
-		ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+		Header:        http.Header{"Content-Type": {kind}},
+		ContentLength: size, Body: io.NopCloser(bytes.NewReader(u.body)), Request: r}, nil
 }
 
 // benchRecord forwards the 4 KB request through the record handler. Every
 // request carries the same X-Adkproxy-Invocation, so the organiser files
-// them all in one invocation and its cost does not grow with b.N (without
-// the header each identical call opens a session, and placing a call scans
-// every session; see BENCHMARKS.md).
+// them all in one invocation (without the header each identical call opens
+// a session of its own; conversation's BenchmarkFileUntaggedCall measures
+// filing those).
 func benchRecord(b *testing.B, mode proxy.RecordMode) {
+	rb := newRecordBench(b, mode, fixedUpstream{body: workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
+	for b.Loop() {
+		if !rb.send(b) {
+			return
+		}
+	}
+}
+
+// recordBench sends the 4 KB request through a record handler whose
+// upstream is in-process, and checks each answer's status and size.
+type recordBench struct {
+	srv  *proxy.Server
+	path string
+	body []byte
+	want int
+}
+
+func newRecordBench(b *testing.B, mode proxy.RecordMode, upstream http.RoundTripper, path string, want int) *recordBench {
 	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, RecordMode: mode, Dir: b.TempDir(),
-		Upstream: &url.URL{Scheme: "http", Host: "upstream.invalid"}, Transport: fixedUpstream{workload.JSONResponse()}})
+		Upstream: &url.URL{Scheme: "http", Host: "upstream.invalid"}, Transport: upstream})
 	if err != nil {
 		b.Fatal(err)
 	}
 	body := workload.Request()
-	want := len(workload.JSONResponse())
 	b.SetBytes(int64(len(body) + want))
 	b.ReportAllocs()
-	for b.Loop() {
-		r := httptest.NewRequest(http.MethodPost, workload.JSONPath, bytes.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set(proxy.HeaderInvocation, "bench")
-		w := &discardWriter{h: http.Header{}}
-		srv.ServeHTTP(w, r)
-		if w.status != http.StatusOK || w.n != want {
-			b.Fatalf("status %d, %d bytes", w.status, w.n)
-		}
+	return &recordBench{srv: srv, path: path, body: body, want: want}
+}
+
+// send makes one request; it reports a wrong answer with b.Error, safe
+// from RunParallel's goroutines, and returns whether the answer was right.
+func (rb *recordBench) send(b *testing.B) bool {
+	r := httptest.NewRequest(http.MethodPost, rb.path, bytes.NewReader(rb.body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set(proxy.HeaderInvocation, "bench")
+	w := &discardWriter{h: http.Header{}}
+	rb.srv.ServeHTTP(w, r)
+	if w.status != http.StatusOK || w.n != rb.want {
+		b.Errorf("status %d, %d bytes", w.status, w.n)
+		return false
 	}
+	return true
 }
 
 // BenchmarkRecordPassthroughJSON is the record handler without keeping

@@ -6,6 +6,7 @@ package proxy
 import (
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 )
@@ -18,17 +19,33 @@ import (
 type eventReader struct {
 	r       io.Reader
 	buf     []byte
-	scanned int // bytes of buf known to hold no event end
+	scanned int     // bytes of buf known to hold no event end
+	chunk   *[]byte // read buffer from chunks, returned by Close
 	err     error
 }
 
+// chunks are eventReaders' read buffers: a stream reads into one buffer,
+// reused from stream to stream, instead of allocating one per event.
+var chunks = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 func newEventReader(r io.Reader) *eventReader { return &eventReader{r: r} }
+
+// Close gives the read buffer back; events already returned stay valid.
+func (e *eventReader) Close() {
+	if e.chunk != nil {
+		chunks.Put(e.chunk)
+		e.chunk = nil
+	}
+}
 
 // Next returns the next complete event. At the end of the body it returns
 // any unterminated remainder together with the reading error (io.EOF for a
 // clean close), and after that (nil, err).
 func (e *eventReader) Next() ([]byte, error) {
-	chunk := make([]byte, 32<<10)
+	if e.chunk == nil {
+		e.chunk = chunks.Get().(*[]byte)
+	}
+	chunk := *e.chunk
 	for {
 		if end := eventEnd(e.buf, e.scanned, e.err != nil); end > 0 {
 			return e.take(end), nil

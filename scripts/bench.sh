@@ -107,7 +107,7 @@ export ADKPROXY_CA_DIR=$WORK/ca
 echo "$(cut -d' ' -f1-3 /proc/loadavg)" >"$WORK/loadavg-start"
 log "building"
 # bench/ is a module of its own (go-vcr stays out of the product's go.mod); it uses this tree's adkproxy.
-(cd bench && go build -o "$BIN/" ./loadgen ./static ./govcr ./benchtool)
+(cd bench && go build -o "$BIN/" ./loadgen ./static ./govcr ./benchtool ./revproxy)
 go build -o "$BIN/adkproxy" ./cmd/adkproxy
 log "installing the peers (npm ci in bench/peers)"
 (cd bench/peers && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -185,6 +185,7 @@ done
 # --- 2. recording overhead: loadgen -> adkproxy record -> static, vs loadgen -> static --------------
 # overwrite (the default) journals every exchange with an fsync before the client sees its end;
 # passthrough forwards without recording, so the difference is the cost of keeping the exchange.
+# bench/revproxy (httputil.ReverseProxy) is the reference forwarder passthrough is measured against.
 # The tagged runs send X-Adkproxy-Invocation, which files every call in one invocation; without it each
 # identical call opens a session of its own and placing a call scans all of them (the untagged run).
 start_target static-event # the live API flushes each event
@@ -196,6 +197,13 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			log "recording overhead: $payload c=$c, repetition $rep of $REPS"
 			loadgen -url "http://$STATIC" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) \
 				-tags "kind=record,target=direct,payload=$payload,rep=$rep"
+			# The reference forwarder: httputil.ReverseProxy, keeping nothing.
+			start revproxy "$BIN/revproxy" -upstream "http://$STATIC" -addr-file "$WORK/revproxy.addr"
+			wait_addr "$WORK/revproxy.addr" "$PID" revproxy
+			rm -f "$WORK/revproxy.addr"
+			loadgen -url "http://$ADDR" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) \
+				-tags "kind=record,target=revproxy,payload=$payload,rep=$rep"
+			stop "$PID"
 			for variant in passthrough overwrite overwrite-untagged; do
 				mode=${variant%-untagged}
 				header=(-header "X-Adkproxy-Invocation: bench-$rep")

@@ -60,8 +60,9 @@ func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string 
 			loadRun("replay", "go-vcr", payload, c, static*0.7, p50*1.3)
 
 			loadRun("record", "direct", payload, c, static, p50)
+			loadRun("record", "revproxy", payload, c, static*0.55, p50+80)
 			loadRun("record", "adkproxy-passthrough", payload, c, static*0.5, p50+90)
-			loadRun("record", "adkproxy-overwrite", payload, c, static*0.2, p50+400)
+			loadRun("record", "adkproxy-overwrite", payload, c, static*0.5*adk.rps*0.85, p50+400)
 			loadRun("record", "adkproxy-overwrite-untagged", payload, c, static*0.18, p50+450)
 		}
 	}

@@ -28,7 +28,11 @@ type reportData struct {
 	ScoringFloors []scoringFloor
 	// InterceptFloors and Intercept: BenchmarkInterceptedReplay (intercept.go).
 	InterceptFloors []ratioFloor
-	Intercept       []interceptRow
+	// ForwardFloors: passthrough against httputil.ReverseProxy; KeepFloors:
+	// recording (overwrite) against passthrough, c=16.
+	ForwardFloors []ratioFloor
+	KeepFloors    []ratioFloor
+	Intercept     []interceptRow
 
 	RecN, RecWarmup float64
 	Record          []recordRow
@@ -49,6 +53,7 @@ type reportData struct {
 	ProfileLoad, PlanColdStart string // set when a cold-start floor was missed
 	PlanSSE                    string // set when the first-SSE-event floor was missed
 	PlanRecordRSS              string // set when the recording-memory floor was missed
+	PlanRecording              string // set when a forwarding or keeping floor was missed
 	RecordNote                 string
 
 	Machine machineRow
@@ -59,6 +64,14 @@ type replayRow struct {
 	C                                       int
 	P50, P50x, P99, P99x, RPS, RPSx, Spread float64 // Spread in per cent
 }
+
+// minForwardRatio and minKeepRatio are the recording floors (issue 15):
+// passthrough against the ReverseProxy reference, and keeping exchanges at
+// c=16 against passthrough.
+const (
+	minForwardRatio = 0.8
+	minKeepRatio    = 0.7
+)
 
 // ratioFloor is a throughput floor: A / B req/s = Ratio×.
 type ratioFloor struct {
@@ -276,6 +289,7 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 	// Recording.
 	recordPaths := []struct{ id, label string }{
 		{"direct", "direct to static"},
+		{"revproxy", "httputil.ReverseProxy (reference forwarder)"},
 		{"adkproxy-passthrough", "adkproxy record --mode passthrough"},
 		{"adkproxy-overwrite", "adkproxy record (overwrite: journal + fsync)"},
 		{"adkproxy-overwrite-untagged", "adkproxy record (overwrite), untagged"},
@@ -310,6 +324,30 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 				}
 			}
 			d.Journal = append(d.Journal, journalRow{Append: g.ns / 1e3, Handler: (rj - rp) / 1e3})
+		}
+	}
+	for _, payload := range payloads {
+		for _, c := range []int{1, 16} {
+			pt, ok1 := r.cell("record", "adkproxy-passthrough", payload, c)
+			rp, ok2 := r.cell("record", "revproxy", payload, c)
+			if ok1 && ok2 {
+				f := ratioFloor{Payload: payload, C: c, A: pt.rps, B: rp.rps, Ratio: pt.rps / rp.rps}
+				f.Met = f.Ratio >= minForwardRatio
+				d.ForwardFloors = append(d.ForwardFloors, f)
+				if !f.Met {
+					missed = append(missed, "recording")
+				}
+			}
+		}
+		ow, ok1 := r.cell("record", "adkproxy-overwrite", payload, 16)
+		pt, ok2 := r.cell("record", "adkproxy-passthrough", payload, 16)
+		if ok1 && ok2 {
+			f := ratioFloor{Payload: payload, C: 16, A: ow.rps, B: pt.rps, Ratio: ow.rps / pt.rps}
+			f.Met = f.Ratio >= minKeepRatio
+			d.KeepFloors = append(d.KeepFloors, f)
+			if !f.Met {
+				missed = append(missed, "recording")
+			}
 		}
 	}
 	ow16, _ := r.cell("record", "adkproxy-overwrite", "json", 16)
@@ -361,6 +399,9 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 	}
 	if slices.Contains(missed, "recordrss") {
 		d.PlanRecordRSS = planRecordRSS
+	}
+	if slices.Contains(missed, "recording") {
+		d.PlanRecording = planRecording
 	}
 	if slices.Contains(missed, "sse") {
 		d.PlanSSE = planSSE

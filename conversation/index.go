@@ -1,0 +1,278 @@
+// The organizer's index of open invocations: where rules 1 to 4 find
+// their candidate in O(1) on average instead of scanning every session.
+
+package conversation
+
+import (
+	"container/heap"
+	"strconv"
+	"strings"
+)
+
+// openIndex answers the Organizer's four questions (see Organizer) from
+// candidate queues kept in file order (session, then invocation), so the
+// earliest candidate wins, as a scan would find it: identical parallel
+// sessions stay first come, first served. A queue is lazy: an entry that
+// stopped being a candidate is dropped when it reaches the front, and an
+// entry is pushed again whenever it becomes a candidate again. Callers
+// hold the Organizer's lock.
+type openIndex struct {
+	// Rule 1: per slot, invocations holding the slot's key with the slot
+	// free; holders lists every invocation that came to hold a key, to
+	// start the queue of a slot seen for the first time.
+	free    map[string]*firstOf[*orgInvocation]
+	slots   map[string][]string // key -> slots with a queue
+	holders map[string][]*orgInvocation
+	// Rule 2: invocations with a pending function call, by its arguments.
+	pending map[string]*firstOf[*orgInvocation]
+	// Rule 3: per (user text and earlier turns, agent), sessions whose
+	// latest invocation has that text and no step by that agent; lastIs
+	// lists the sessions whose latest invocation came to have the text.
+	joinable map[agentTurn]*firstOf[*orgSession]
+	agents   map[string][]string // turn key -> agents with a queue
+	lastIs   map[string][]*orgSession
+	// Rule 4: sessions by the user texts of all their invocations.
+	bySeq map[string]*firstOf[*orgSession]
+}
+
+func newOpenIndex() openIndex {
+	return openIndex{free: map[string]*firstOf[*orgInvocation]{}, slots: map[string][]string{},
+		holders: map[string][]*orgInvocation{}, pending: map[string]*firstOf[*orgInvocation]{},
+		joinable: map[agentTurn]*firstOf[*orgSession]{}, agents: map[string][]string{},
+		lastIs: map[string][]*orgSession{}, bySeq: map[string]*firstOf[*orgSession]{}}
+}
+
+// --- rule 1: the agent's next step --------------------------------------
+
+// continuing is the earliest invocation holding key with slot free.
+func (x *openIndex) continuing(key, slot string) *orgInvocation {
+	q := x.slotQueue(key, slot)
+	inv, _ := q.first(func(inv *orgInvocation) bool { return inv.keys[key] > 0 && inv.taken[slot] == 0 })
+	return inv
+}
+
+func (x *openIndex) slotQueue(key, slot string) *firstOf[*orgInvocation] {
+	q := x.free[slot]
+	if q == nil {
+		q = newFirstOf(invocationBefore)
+		for _, inv := range x.holders[key] {
+			q.push(inv)
+		}
+		x.free[slot] = q
+		x.slots[key] = append(x.slots[key], slot)
+	}
+	return q
+}
+
+// take notes that inv took slot (of key) for agent.
+func (x *openIndex) take(inv *orgInvocation, key, slot, agent string) {
+	inv.taken[slot]++
+	inv.agents[agent]++
+	if inv.keys[key]++; inv.keys[key] == 1 {
+		x.holders[key] = append(x.holders[key], inv)
+		for _, s := range x.slots[key] {
+			if inv.taken[s] == 0 {
+				x.free[s].push(inv)
+			}
+		}
+	}
+}
+
+// untake undoes take: a failed step frees its slot for the retry.
+func (x *openIndex) untake(inv *orgInvocation, key, slot, agent string) {
+	inv.taken[slot]--
+	inv.agents[agent]--
+	inv.keys[key]--
+	if inv.taken[slot] == 0 && inv.keys[key] > 0 {
+		x.slotQueue(key, slot).push(inv)
+	}
+	if inv.agents[agent] == 0 && inv == inv.session.last() {
+		if q := x.joinable[agentTurn{inv.turn, agent}]; q != nil {
+			q.push(inv.session)
+		}
+	}
+}
+
+// --- rule 2: a delegated task --------------------------------------------
+
+// addPending notes function calls inv's steps made.
+func (x *openIndex) addPending(inv *orgInvocation, calls []FunctionCall) {
+	inv.pending = append(inv.pending, calls...)
+	for _, c := range calls {
+		q := x.pending[c.Args]
+		if q == nil {
+			q = newFirstOf(invocationBefore)
+			x.pending[c.Args] = q
+		}
+		q.push(inv)
+	}
+}
+
+// consume removes the earliest pending call with args, returning its
+// invocation and name.
+func (x *openIndex) consume(args string) (*orgInvocation, string) {
+	q := x.pending[args]
+	if q == nil {
+		return nil, ""
+	}
+	inv, ok := q.first(func(inv *orgInvocation) bool { return inv.pendingIndex(args) >= 0 })
+	if !ok {
+		return nil, ""
+	}
+	return inv, inv.removePending(args)
+}
+
+func (inv *orgInvocation) pendingIndex(args string) int {
+	for i, p := range inv.pending {
+		if p.Args == args {
+			return i
+		}
+	}
+	return -1
+}
+
+// removePending drops inv's first pending call with args, returning its
+// name ("" if there was none).
+func (inv *orgInvocation) removePending(args string) string {
+	i := inv.pendingIndex(args)
+	if i < 0 {
+		return ""
+	}
+	name := inv.pending[i].Name
+	inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
+	return name
+}
+
+// --- rules 3 and 4: the user's turn ----------------------------------------
+
+// joining is the earliest session whose latest invocation is the turn
+// (user, earlier) with no step by agent.
+func (x *openIndex) joining(user string, earlier []string, agent string) *orgSession {
+	turn := turnKey(user, earlier)
+	key := agentTurn{turn, agent}
+	q := x.joinable[key]
+	if q == nil {
+		q = newFirstOf(sessionBefore)
+		for _, s := range x.lastIs[turn] {
+			q.push(s)
+		}
+		x.joinable[key] = q
+		x.agents[turn] = append(x.agents[turn], agent)
+	}
+	s, _ := q.first(func(s *orgSession) bool {
+		last := s.last()
+		return last.turn == turn && last.agents[agent] == 0
+	})
+	return s
+}
+
+// following is the earliest session whose invocations' user texts are
+// earlier, which a new turn after them continues.
+func (x *openIndex) following(earlier []string) *orgSession {
+	seq := seqKey(earlier)
+	q := x.bySeq[seq]
+	if q == nil {
+		return nil
+	}
+	s, _ := q.first(func(s *orgSession) bool { return s.seq == seq })
+	return s
+}
+
+// turnChanged re-indexes s after an invocation was added to it
+// (appended) or its latest one learned its user text (Restore).
+func (x *openIndex) turnChanged(s *orgSession, appended bool) {
+	if appended {
+		s.seq += seqKey([]string{s.last().user})
+	} else {
+		texts := make([]string, len(s.invocations))
+		for i, inv := range s.invocations {
+			texts[i] = inv.user
+		}
+		s.seq = seqKey(texts)
+	}
+	q := x.bySeq[s.seq]
+	if q == nil {
+		q = newFirstOf(sessionBefore)
+		x.bySeq[s.seq] = q
+	}
+	q.push(s)
+	last := s.last()
+	turn := last.turn
+	x.lastIs[turn] = append(x.lastIs[turn], s)
+	for _, agent := range x.agents[turn] {
+		if last.agents[agent] == 0 {
+			x.joinable[agentTurn{turn, agent}].push(s)
+		}
+	}
+}
+
+func (s *orgSession) last() *orgInvocation { return s.invocations[len(s.invocations)-1] }
+
+// seqKey encodes a list of texts one to one (each length-prefixed).
+func seqKey(texts []string) string {
+	var b strings.Builder
+	for _, t := range texts {
+		b.WriteString(strconv.Itoa(len(t)))
+		b.WriteByte(':')
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+func turnKey(user string, earlier []string) string {
+	return seqKey(append([]string{user}, earlier...))
+}
+
+// agentTurn keys rule 3's queues: a turn (turnKey) and an agent.
+type agentTurn struct{ turn, agent string }
+
+// --- queues in file order ---------------------------------------------------
+
+func invocationBefore(a, b *orgInvocation) bool {
+	if a.session.id != b.session.id {
+		return a.session.id < b.session.id
+	}
+	return a.id < b.id
+}
+
+func sessionBefore(a, b *orgSession) bool { return a.id < b.id }
+
+// firstOf is a min-heap in file order with lazy deletion (see openIndex).
+type firstOf[T any] struct {
+	items  []T
+	before func(a, b T) bool
+}
+
+func newFirstOf[T any](before func(a, b T) bool) *firstOf[T] {
+	return &firstOf[T]{before: before}
+}
+
+func (q *firstOf[T]) push(v T) { heap.Push((*heapOf[T])(q), v) }
+
+// first is the earliest entry still valid, dropping those before it that
+// are not.
+func (q *firstOf[T]) first(valid func(T) bool) (T, bool) {
+	for len(q.items) > 0 {
+		if valid(q.items[0]) {
+			return q.items[0], true
+		}
+		heap.Pop((*heapOf[T])(q))
+	}
+	var zero T
+	return zero, false
+}
+
+// heapOf is firstOf as a container/heap.Interface.
+type heapOf[T any] firstOf[T]
+
+func (h *heapOf[T]) Len() int           { return len(h.items) }
+func (h *heapOf[T]) Less(i, j int) bool { return h.before(h.items[i], h.items[j]) }
+func (h *heapOf[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *heapOf[T]) Push(v any)         { h.items = append(h.items, v.(T)) }
+func (h *heapOf[T]) Pop() any {
+	v := h.items[len(h.items)-1]
+	var zero T
+	h.items[len(h.items)-1] = zero
+	h.items = h.items[:len(h.items)-1]
+	return v
+}
