@@ -114,14 +114,16 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 					toolChanges = append(toolChanges, Change{Kind: ToolMoved, Agent: agent, Tool: new[b].Name,
 						Old: position(a), New: position(b)})
 				}
+				var argChanges []Change
 				for _, diff := range argDiff(a, b) {
 					if status == Same {
 						status = string(ArgsChanged)
 					}
-					toolChanges = append(toolChanges, changeOf(ArgsChanged, agent, new[b].Name, diff))
+					argChanges = append(argChanges, changeOf(ArgsChanged, agent, new[b].Name, diff))
 				}
+				toolChanges = append(toolChanges, argChanges...)
 				resultChanges = append(resultChanges, opt.resultDiff(agent, old[a], new[b])...)
-				steps = append(steps, ToolStep{Status: status, Agent: agent, Name: new[b].Name, Args: new[b].Args, OldIndex: a, NewIndex: b})
+				steps = append(steps, ToolStep{Status: status, Agent: agent, Name: new[b].Name, Args: new[b].Args, OldIndex: a, NewIndex: b, ArgChanges: argChanges})
 			case op.Kind == Insert:
 				b := ni[op.New]
 				toolChanges = append(toolChanges, Change{Kind: ToolAdded, Agent: agent, Tool: new[b].Name, New: callText(new[b])})

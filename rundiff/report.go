@@ -131,6 +131,9 @@ type ToolStep struct {
 	Args     map[string]any `json:"args"`
 	OldIndex int            `json:"old_index"`
 	NewIndex int            `json:"new_index"`
+	// ArgChanges are this call's args_changed changes (also in the
+	// invocation's Changes), for views that show them on the call's line.
+	ArgChanges []Change `json:"-"`
 }
 
 // Figures are one side's cost.

@@ -6,13 +6,14 @@ import (
 	"bytes"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/htmlreport"
 	"github.com/adkproxy/adkproxy/runview"
 	"github.com/urfave/cli/v2"
 )
 
 const lsExitStatusHelp = `EXIT STATUS:
    0    success
-   64   usage error (unknown flag, missing --cassettes)
+   64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette is unreadable, corrupt or of an unknown version, or the folder is missing`
 
 func lsCommand() *cli.Command {
@@ -24,10 +25,11 @@ func lsCommand() *cli.Command {
 			"text, agents, step count, tool calls and tokens, and each step with its agent, the tool results\n" +
 			"it received, the tool calls and text it answered with, and its finish reason and HTTP status\n" +
 			"when they are unusual. Requests that are not model calls are listed under 'other'. Long values\n" +
-			"are cut with …; --json prints everything, uncut.\n\n" + lsExitStatusHelp,
+			"are cut with …; --json prints everything, uncut; --format html writes one self-contained page.\n\n" + lsExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("cassettes", "", "`DIR` holding the cassettes (required)"),
-			boolFlag("json", "print a JSON document instead of the table"),
+			boolFlag("json", "print a JSON document instead of the table (same as --format json)"),
+			stringFlag("format", "table", "output `FORMAT`: table, json, or html (one self-contained page, each conversation as a timeline)"),
 		},
 		Action:       runLs,
 		OnUsageError: commandUsageError,
@@ -39,18 +41,29 @@ func runLs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	format := c.String("format")
+	if c.Bool("json") {
+		format = "json"
+	}
+	if format != "table" && format != "json" && format != "html" {
+		return usageErrorf("ls: --format %q: want table, json or html", format)
+	}
 	loaded, err := cassettes.LoadDir(dir)
 	if err != nil {
 		return withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
 	}
 	run := runview.Build(dir, loaded)
 	var out bytes.Buffer
-	if c.Bool("json") {
-		if err := runview.WriteJSON(&out, run); err != nil {
-			return err
-		}
-	} else {
+	switch format {
+	case "json":
+		err = runview.WriteJSON(&out, run)
+	case "html":
+		err = htmlreport.WriteRun(&out, dir, run)
+	default:
 		runview.WriteTable(&out, dir, run)
+	}
+	if err != nil {
+		return err
 	}
 	_, err = c.App.Writer.Write(out.Bytes())
 	return err

@@ -46,7 +46,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), scoreCommand(), exportCommand(), caCommand()},
+		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), diffCommand(), scoreCommand(), exportCommand(), caCommand()},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v (see 'adkproxy --help')", err)
 		},
