@@ -58,7 +58,7 @@ func diffCassette(name string, o, n *runview.Cassette, opt *Options) CassetteDif
 		news = n.Sessions
 	}
 	for _, p := range pairSessions(olds, news) {
-		cd.Sessions = append(cd.Sessions, diffSession(p.old, p.new, opt))
+		cd.Sessions = append(cd.Sessions, diffSession(p.old, p.new, o == nil || n == nil, opt))
 	}
 	switch {
 	case o == nil:
@@ -122,7 +122,9 @@ func firstUser(s *runview.Session) string {
 	return s.Invocations[0].User
 }
 
-func diffSession(o, n *runview.Session, opt *Options) SessionDiff {
+// diffSession compares two sessions; inCassetteChange says the cassette
+// itself is added or removed, which is the one change reported.
+func diffSession(o, n *runview.Session, inCassetteChange bool, opt *Options) SessionDiff {
 	sd := SessionDiff{Status: Same, Changes: []Change{}, Invocations: []InvocationDiff{}}
 	var oi, ni []runview.Invocation
 	if o != nil {
@@ -158,10 +160,14 @@ func diffSession(o, n *runview.Session, opt *Options) SessionDiff {
 	switch {
 	case o == nil:
 		sd.Status = Added
-		sd.Changes = append(sd.Changes, Change{Kind: SessionAdded, New: sd.User})
+		if !inCassetteChange {
+			sd.Changes = append(sd.Changes, Change{Kind: SessionAdded, New: sd.User})
+		}
 	case n == nil:
 		sd.Status = Removed
-		sd.Changes = append(sd.Changes, Change{Kind: SessionRemoved, Old: sd.User})
+		if !inCassetteChange {
+			sd.Changes = append(sd.Changes, Change{Kind: SessionRemoved, Old: sd.User})
+		}
 	}
 	return sd
 }

@@ -90,14 +90,16 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 	for _, agent := range agents {
 		oi, ni := indexesOf(old, agent), indexesOf(new, agent)
 		argDiff := func(a, b int) []matcher.Difference { return opt.argsDiff(old[a], new[b]) }
+		// Identical calls are kept first (so a swap reads as a move, not
+		// as two argument changes), then calls of the same name pair up.
 		weight := func(a, b int) int {
-			if old[a].Name != new[b].Name {
+			switch {
+			case old[a].Name != new[b].Name:
 				return 0
+			case len(argDiff(a, b)) == 0:
+				return 1 << 20
 			}
-			if len(argDiff(a, b)) == 0 {
-				return 1<<20 + 1 // the name first, then the arguments
-			}
-			return 1 << 20
+			return 1
 		}
 		equal := func(a, b int) bool { return old[a].Name == new[b].Name && len(argDiff(a, b)) == 0 }
 		ops := Align(oi, ni, weight, equal)
