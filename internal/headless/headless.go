@@ -150,7 +150,9 @@ func (b *Browser) read() {
 		case "Runtime.exceptionThrown":
 			b.errs = append(b.errs, "exception: "+string(m.Params))
 		case "Log.entryAdded":
-			var p struct{ Entry struct{ Level, Text, URL string } }
+			var p struct {
+				Entry struct{ Level, Text, URL string }
+			}
 			json.Unmarshal(m.Params, &p)
 			if p.Entry.Level == "error" {
 				b.errs = append(b.errs, "log: "+p.Entry.Text+" "+p.Entry.URL)
