@@ -85,14 +85,16 @@ type sessionPair struct{ old, new *runview.Session }
 // left is added or removed. Pairs come in NEW's order, removed ones last.
 func pairSessions(old, new []runview.Session) []sessionPair {
 	pairedOld := make([]bool, len(old))
+	byUser := map[string][]int{} // unpaired old sessions by first user turn, in order
+	for i := range old {
+		byUser[firstUser(&old[i])] = append(byUser[firstUser(&old[i])], i)
+	}
 	pairs := make([]sessionPair, len(new))
 	for j := range new {
 		pairs[j].new = &new[j]
-		for i := range old {
-			if !pairedOld[i] && firstUser(&old[i]) == firstUser(&new[j]) {
-				pairedOld[i], pairs[j].old = true, &old[i]
-				break
-			}
+		if q := byUser[firstUser(&new[j])]; len(q) > 0 {
+			pairedOld[q[0]], pairs[j].old = true, &old[q[0]]
+			byUser[firstUser(&new[j])] = q[1:]
 		}
 	}
 	i := 0

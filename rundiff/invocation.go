@@ -139,7 +139,7 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 			}
 		}
 	}
-	return steps, append(toolChanges, resultChanges...)
+	return steps, append(append([]Change{}, toolChanges...), resultChanges...)
 }
 
 // findMoves pairs deleted and inserted calls that are equal: moved[j] is
