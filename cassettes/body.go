@@ -1,3 +1,6 @@
+// How a body is stored in YAML: as text, indented JSON or base64, whichever
+// is most readable and still reads back as the exact bytes on the wire.
+
 package cassettes
 
 import (

@@ -1,3 +1,6 @@
+// The package's sentinel errors, in one place so callers see every kind of
+// failure they can test for with errors.Is.
+
 package cassettes
 
 import "errors"
@@ -14,6 +17,10 @@ var (
 	ErrUnsafeName = errors.New("unsafe cassette name")
 	// ErrSecretLeak: a cassette about to be written still holds a secret.
 	ErrSecretLeak = errors.New("cassette would contain a secret")
+	// ErrSymlink: a path adkproxy would write (a journal, a cassette or a
+	// folder below the cassettes folder) is a symbolic link; adkproxy never
+	// writes through one.
+	ErrSymlink = errors.New("refusing to write through a symbolic link")
 	// ErrWrite: a cassette could not be written to disk.
 	ErrWrite = errors.New("cassette could not be written")
 )

@@ -1,3 +1,7 @@
+// The recorded data itself: an Exchange (request, response, SSE events and
+// its place in the conversation) and the Cassette that lists them, the
+// types every other package passes around.
+
 package cassettes
 
 import (
@@ -83,4 +87,7 @@ type Cassette struct {
 	// File is the path the cassette was loaded from ("" when built in
 	// memory). It is not stored in the file.
 	File string
+	// Warnings say what Load left out (an incomplete journal); they are
+	// for the log, and not stored either.
+	Warnings []string
 }

@@ -1,3 +1,7 @@
+// The recording journal: a synced, append-only file beside a cassette that
+// keeps each finished exchange safe until the YAML is saved, and reading
+// one back after a crash.
+
 package cassettes
 
 import (
@@ -9,12 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // A journal makes recording crash-safe. Each completed exchange is appended
@@ -28,7 +34,19 @@ import (
 // its SHA-256 ("none" when there was none). Once the YAML has been saved
 // its hash changes, so a journal that outlived its save (a crash between
 // the two) is recognised as stale and ignored instead of duplicated.
-const journalMagic = "adkproxy-journal 1"
+//
+// It also says whether the journal is complete: "complete=1" when it is
+// made, overwritten in place with "complete=0" (one byte, so it works on
+// a full disk) as soon as the run knows the journal is not the whole
+// recording: an append failed or the save at exit failed. A complete
+// journal is what a crash left, and Load folds it in as its mode says. An
+// incomplete one never replaces a saved cassette (see foldJournal).
+const journalMagic = "adkproxy-journal 2"
+
+// journalMagicV1 journals have no completeness field; they are complete.
+const journalMagicV1 = "adkproxy-journal 1"
+
+const completeField = "complete="
 
 // JournalSuffix ends journal file names; the leading dot hides them.
 const JournalSuffix = ".journal"
@@ -49,10 +67,12 @@ func cassettePathOf(journal string) string {
 
 // Journal appends exchanges durably. Safe for concurrent use.
 type Journal struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	scan *Redactor
+	mu         sync.Mutex
+	f          *os.File
+	path       string
+	scan       *Redactor
+	flagAt     int64 // offset of the completeness digit
+	incomplete bool
 }
 
 // OpenJournal starts a new journal for the cassette at path, replacing any
@@ -71,12 +91,19 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 	if err := os.MkdirAll(filepath.Dir(jp), 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
-	f, err := os.OpenFile(jp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err := setAsideIfIncomplete(jp); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
+	}
+	f, err := createFresh(jp)
+	if errors.Is(err, ErrSymlink) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	quoted, _ := json.Marshal(name)
-	if _, err := fmt.Fprintf(f, "%s %s %s %s\n", journalMagic, mode, base, quoted); err != nil {
+	prefix := fmt.Sprintf("%s %s %s", journalMagic, mode, completeField)
+	if _, err := fmt.Fprintf(f, "%s1 %s %s\n", prefix, base, quoted); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
@@ -85,7 +112,7 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	syncDir(filepath.Dir(jp))
-	return &Journal{f: f, path: jp, scan: r}, nil
+	return &Journal{f: f, path: jp, scan: r, flagAt: int64(len(prefix))}, nil
 }
 
 // Append writes one exchange and syncs it to disk before returning.
@@ -96,6 +123,7 @@ func (j *Journal) Append(x *Exchange) error {
 	}
 	if j.scan != nil {
 		if err := j.scan.Scan(payload); err != nil {
+			j.MarkIncomplete()
 			return fmt.Errorf("journal %s: %w", j.path, err)
 		}
 	}
@@ -103,13 +131,34 @@ func (j *Journal) Append(x *Exchange) error {
 	record = append(append(record, payload...), '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if _, err := j.f.Write(record); err != nil {
-		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
+	_, err = j.f.Write(record)
+	if err == nil {
+		err = j.f.Sync()
 	}
-	if err := j.f.Sync(); err != nil {
+	if err != nil {
+		j.markIncompleteLocked()
 		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
 	}
 	return nil
+}
+
+// MarkIncomplete records in the journal that it does not hold the whole
+// recording (an exchange missed it, or saving the cassette failed), so a
+// later Load never lets it replace the saved cassette.
+func (j *Journal) MarkIncomplete() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.markIncompleteLocked()
+}
+
+func (j *Journal) markIncompleteLocked() {
+	if j.incomplete {
+		return
+	}
+	j.incomplete = true
+	if _, err := j.f.WriteAt([]byte("0"), j.flagAt); err == nil {
+		j.f.Sync()
+	}
 }
 
 // Remove closes and deletes the journal, once its cassette is saved.
@@ -124,6 +173,43 @@ func (j *Journal) Remove() error {
 	return nil
 }
 
+// RemoveJournal deletes the leftover journal of the cassette at path, once
+// what Load folded in from it is saved. A journal marked incomplete may
+// hold exchanges Load left out, so it is set aside instead (see
+// setAsideIfIncomplete).
+func RemoveJournal(path string) error {
+	jp := JournalPath(path)
+	if err := setAsideIfIncomplete(jp); err != nil {
+		return err
+	}
+	if err := os.Remove(jp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	syncDir(filepath.Dir(jp))
+	return nil
+}
+
+// setAsideIfIncomplete renames a journal marked incomplete to
+// "<journal>.incomplete-<UTC time>", which nothing reads or deletes:
+// adkproxy never deletes exchanges it did not save. Other journals (and
+// links, which are never touched) are left where they are.
+func setAsideIfIncomplete(jp string) error {
+	if info, err := os.Lstat(jp); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(jp)
+	if err != nil {
+		return nil
+	}
+	head := make([]byte, 64) // the flag comes before the hash
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if !bytes.HasPrefix(head[:n], []byte(journalMagic+" ")) || !bytes.Contains(head[:n], []byte(" "+completeField+"0 ")) {
+		return nil
+	}
+	return os.Rename(jp, jp+".incomplete-"+time.Now().UTC().Format("20060102T150405.000000000Z"))
+}
+
 // Close closes the journal and keeps the file.
 func (j *Journal) Close() error {
 	j.mu.Lock()
@@ -133,22 +219,24 @@ func (j *Journal) Close() error {
 
 // journalState is what a leftover journal says about its cassette.
 type journalState struct {
-	name      string
-	replace   bool
-	stale     bool // the YAML was saved after the journal began
-	exchanges []*Exchange
-	torn      int // bytes of an unfinished last record, ignored
+	name       string
+	replace    bool
+	incomplete bool // see MarkIncomplete
+	stale      bool // the YAML was saved after the journal began
+	exchanges  []*Exchange
+	torn       int // bytes of an unfinished last record, ignored
 }
 
-// HasJournal reports whether a journal exists beside the cassette at path.
+// HasJournal reports whether a journal (or a link in its place) exists
+// beside the cassette at path.
 func HasJournal(path string) bool {
-	_, err := os.Stat(JournalPath(path))
+	_, err := os.Lstat(JournalPath(path))
 	return err == nil
 }
 
 // readJournal reads the journal of the cassette at path, if any.
 func readJournal(path string) (*journalState, error) {
-	data, err := os.ReadFile(JournalPath(path))
+	data, err := readNoFollow(JournalPath(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -157,9 +245,18 @@ func readJournal(path string) (*journalState, error) {
 	}
 	br := bufio.NewReader(bytes.NewReader(data))
 	header, err := br.ReadString('\n')
-	fields := strings.SplitN(strings.TrimSuffix(header, "\n"), " ", 5)
+	fields := strings.SplitN(strings.TrimSuffix(header, "\n"), " ", 6)
+	incomplete := false
+	if len(fields) == 6 && fields[0]+" "+fields[1] == journalMagic && strings.HasPrefix(fields[3], completeField) {
+		incomplete = fields[3] != completeField+"1"
+		fields = append(fields[:3], fields[4:]...)
+	} else if len(fields) >= 5 && fields[0]+" "+fields[1] == journalMagicV1 {
+		fields = append(fields[:4], strings.Join(fields[4:], " "))
+	} else {
+		fields = nil
+	}
 	var name string
-	if err != nil || len(fields) != 5 || fields[0]+" "+fields[1] != journalMagic || json.Unmarshal([]byte(fields[4]), &name) != nil {
+	if err != nil || len(fields) != 5 || json.Unmarshal([]byte(fields[4]), &name) != nil {
 		// A journal cut before its header was synced holds no exchange.
 		return &journalState{stale: true}, nil
 	}
@@ -167,7 +264,7 @@ func readJournal(path string) (*journalState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &journalState{name: name, replace: fields[2] == "replace", stale: fields[3] != base}
+	st := &journalState{name: name, replace: fields[2] == "replace", incomplete: incomplete, stale: fields[3] != base}
 	rest := data[len(header):]
 	for len(rest) > 0 {
 		x, n, ok := nextRecord(rest)
@@ -179,6 +276,38 @@ func readJournal(path string) (*journalState, error) {
 		rest = rest[n:]
 	}
 	return st, nil
+}
+
+// foldJournal adds a leftover journal's exchanges to c, the cassette as
+// last saved (empty when it never was). A complete journal (a crash)
+// extends or replaces it as its mode says. An incomplete one (a failed
+// append or save) only adds: in extend mode its exchanges are appended, and
+// in replace mode they stand in for a cassette that was never saved, but
+// never replace a saved one. What is left out stays in the journal file
+// and is named in c.Warnings.
+func foldJournal(c *Cassette, j *journalState, journal string, saved bool) {
+	switch {
+	case !j.replace:
+		c.Exchanges = append(c.Exchanges, j.exchanges...)
+	case !j.incomplete || !saved:
+		c.Exchanges = j.exchanges
+	default:
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"%d exchange(s) in %s were not folded in: the recording that was to replace the cassette failed to save, so the cassette is as last saved. The journal is kept (the next recording of the cassette renames it to *.incomplete-<time>); re-record the cassette, or delete the journal",
+			len(j.exchanges), journal))
+		return
+	}
+	if j.incomplete {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"%s is from a recording that failed to save: its %d exchange(s) were folded in, but some of that recording is missing. Re-record the cassette",
+			journal, len(j.exchanges)))
+	}
+	if j.torn > 0 && j.incomplete {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s ends in %d byte(s) of an unfinished record, ignored", journal, j.torn))
+	}
+	if c.Name == "" {
+		c.Name = j.name
+	}
 }
 
 // nextRecord decodes "<len> <crc32>\n<payload>\n" at the start of b.

@@ -1,3 +1,6 @@
+// Reading YAML block literals (the bodies) without yaml.v3, for the session
+// splitter: the plainest form only, anything else is left to yaml.v3.
+
 package cassettes
 
 import (

@@ -1,3 +1,6 @@
+// Cassette names and the files they map to: safe paths that cannot escape
+// the cassette folder, distinct for distinct names.
+
 package cassettes
 
 import (
@@ -5,7 +8,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultName is the cassette used when a request names none.
@@ -16,6 +21,53 @@ const Extension = ".yaml"
 
 // maxSegment keeps each path segment well inside every file system's limit.
 const maxSegment = 100
+
+// Caps on cassette names, checked before anything is forwarded. A name is
+// at most MaxNameBytes long, and the longest path adkproxy writes for it
+// (the folder, the file, and its temporary sibling ".<file>.tmp-<10 digits>")
+// at most MaxPathBytes: PATH_MAX on macOS, the smallest of the usual
+// systems, so a cassette recorded on Linux can be checked out there. Each
+// path segment is at most maxSegment bytes plus a 9-byte hash and the
+// extension, about 130 bytes with the temporary suffix: under the 255-byte
+// limit of every common file system.
+const (
+	MaxNameBytes = 1024
+	MaxPathBytes = 1024
+)
+
+// tmpOverhead is what the longest file written for a cassette adds to its
+// path: "." + ".tmp-" + up to 10 digits (os.CreateTemp).
+const tmpOverhead = 1 + len(".tmp-") + 10
+
+// ShortName quotes a cassette name for a message, cut to 64 bytes with a
+// marker and the full length when longer, so no error or log line echoes
+// a huge name.
+func ShortName(name string) string {
+	const keep = 64
+	if len(name) <= keep {
+		return strconv.Quote(name)
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…(%d bytes)", strconv.Quote(name[:cut]), len(name))
+}
+
+// PathFor is the file of cassette name below dir, once the name and the
+// path it makes are within the caps.
+func PathFor(dir, name string) (string, error) {
+	rel, err := FileName(name)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, rel)
+	if n := len(path) + tmpOverhead; n > MaxPathBytes {
+		return "", fmt.Errorf("%w: %s would be written to a path of %d bytes; the limit is %d. Use a shorter name or a shorter --cassettes path",
+			ErrUnsafeName, ShortName(name), n, MaxPathBytes)
+	}
+	return path, nil
+}
 
 // FileName maps a cassette name to a path relative to the cassette folder.
 // A "/" in the name makes subfolders (test names like "TestX/case" keep
@@ -29,16 +81,19 @@ func FileName(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("%w: the name is empty", ErrUnsafeName)
 	}
+	if len(name) > MaxNameBytes {
+		return "", fmt.Errorf("%w: %s is longer than %d bytes", ErrUnsafeName, ShortName(name), MaxNameBytes)
+	}
 	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) {
-		return "", fmt.Errorf("%w: %q is absolute; use a relative name like \"suite/test\"", ErrUnsafeName, name)
+		return "", fmt.Errorf("%w: %s is absolute; use a relative name like \"suite/test\"", ErrUnsafeName, ShortName(name))
 	}
 	segments := strings.Split(name, "/")
 	for i, seg := range segments {
 		switch seg {
 		case "":
-			return "", fmt.Errorf("%w: %q has an empty path segment", ErrUnsafeName, name)
+			return "", fmt.Errorf("%w: %s has an empty path segment", ErrUnsafeName, ShortName(name))
 		case ".", "..":
-			return "", fmt.Errorf("%w: %q contains %q", ErrUnsafeName, name, seg)
+			return "", fmt.Errorf("%w: %s contains %q", ErrUnsafeName, ShortName(name), seg)
 		}
 		segments[i] = safeSegment(seg)
 	}

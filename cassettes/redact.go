@@ -1,3 +1,7 @@
+// Secret redaction: the Redactor that learns credentials from requests,
+// removes them and --redact values from what is stored, and scans what is
+// about to be written for any that slipped through.
+
 package cassettes
 
 import (

@@ -1,3 +1,7 @@
+// The fast way to load a large version 2 cassette: its sessions cut apart
+// as the text is read and parsed on every core; anything unusual goes to
+// the reference reader (decode.go) instead.
+
 package cassettes
 
 import (

@@ -1,3 +1,6 @@
+// Cassette files on disk: finding them in a folder, loading them (with a
+// leftover journal folded in) and saving them atomically.
+
 package cassettes
 
 import (
@@ -28,20 +31,14 @@ func Load(path string) (*Cassette, error) {
 	if j == nil || j.stale {
 		return c, err
 	}
+	saved := err == nil
 	switch {
 	case errors.Is(err, ErrNotFound):
 		c = &Cassette{Name: j.name}
 	case err != nil:
 		return nil, err
 	}
-	if j.replace {
-		c.Exchanges = j.exchanges
-	} else {
-		c.Exchanges = append(c.Exchanges, j.exchanges...)
-	}
-	if c.Name == "" {
-		c.Name = j.name
-	}
+	foldJournal(c, j, JournalPath(path), saved)
 	c.File = path
 	return c, nil
 }

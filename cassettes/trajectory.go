@@ -1,3 +1,7 @@
+// What a model call did, derived from its recorded bodies (never stored):
+// the tool results it was sent, the tool calls and text it answered with,
+// and its usage.
+
 package cassettes
 
 import (

@@ -1,3 +1,6 @@
+// The canonical form of JSON bodies: parsed with exact numbers, keys
+// sorted, numbers normalised, so equal requests are equal bytes.
+
 package matcher
 
 import (

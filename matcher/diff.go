@@ -1,3 +1,6 @@
+// Explaining a mismatch: how a request differs from a recording, field by
+// JSON path, and which recording it comes closest to.
+
 package matcher
 
 import (

@@ -1,3 +1,6 @@
+// Fingerprints: the hash that makes two requests interchangeable for
+// replay, over method, path, sorted query and canonical body.
+
 package matcher
 
 import (

@@ -1,3 +1,6 @@
+// Ignore paths: the fields left out of matching by default and by
+// --ignore, their syntax, and removing them from a parsed body.
+
 package matcher
 
 import (

@@ -1,3 +1,6 @@
+// The Matcher: one set of ignored fields applied alike to parsing,
+// fingerprints and diffs, so what matches and what is reported agree.
+
 package matcher
 
 import (

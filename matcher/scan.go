@@ -1,3 +1,6 @@
+// Replay's hot path: the canonical form of a JSON body written straight
+// from its bytes in one pass, ignored fields left out, without a tree.
+
 package matcher
 
 import (

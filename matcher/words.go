@@ -1,3 +1,6 @@
+// Word diffs of long changed strings, in git's word-diff style, so a
+// mismatch in prose shows the words that changed.
+
 package matcher
 
 import "strings"

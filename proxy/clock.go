@@ -1,3 +1,6 @@
+// The clock replay timing waits on, an interface so tests can see the
+// waits without spending them.
+
 package proxy
 
 import (

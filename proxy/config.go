@@ -1,3 +1,6 @@
+// The Server's configuration: its fields, their defaults, and the hints
+// the program around the server adds to failure messages.
+
 package proxy
 
 import (

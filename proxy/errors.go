@@ -1,3 +1,6 @@
+// The errors adkproxy answers with itself, in the Gemini API's error shape
+// so SDKs surface them as they surface the API's.
+
 package proxy
 
 import (

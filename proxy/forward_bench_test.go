@@ -12,8 +12,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/workload"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -1,3 +1,6 @@
+// Headers: the ones that name a cassette or invocation, the ones never
+// passed on or stored, and copying the rest.
+
 package proxy
 
 import (

@@ -1,3 +1,6 @@
+// Recording: forwarding a request upstream, streaming the answer back as
+// it arrives, and keeping the exchange, placed in its conversation.
+
 package proxy
 
 import (

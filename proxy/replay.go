@@ -1,3 +1,7 @@
+// Replay's answers: a recorded response served as it was recorded, and a
+// request with no recording compared with the one at its place, then
+// refused (strict) or served (lenient) with the differences.
+
 package proxy
 
 import (

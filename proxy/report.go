@@ -1,3 +1,7 @@
+// What happened to each request (matched, mismatched, unmatched, unused,
+// recorded): the outcomes kept while serving, the --report document and
+// the counts.
+
 package proxy
 
 import (

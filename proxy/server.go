@@ -1,3 +1,6 @@
+// The Server: each request routed to its cassette and to record or replay,
+// cassettes opened on first use and written back by Flush and Close.
+
 package proxy
 
 import (
@@ -48,6 +51,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		for name, c := range loaded {
+			s.logWarnings(c)
 			t := newTape(name, c.File, s.m, c.Exchanges)
 			t.role = cfg.roleFor(true)
 			s.tapes[name] = t
@@ -94,6 +98,7 @@ func (s *Server) Flush() error {
 			t.mu.Lock()
 			t.dirty = true // keep it in memory (and the journal on disk) for a later attempt
 			t.mu.Unlock()
+			t.saveFailed()
 			errs = append(errs, err)
 			continue
 		}
@@ -140,11 +145,10 @@ func (s *Server) pathFor(name string) (string, error) {
 	if p, ok := s.paths.Load(name); ok {
 		return p.(string), nil
 	}
-	rel, err := cassettes.FileName(name)
+	p, err := cassettes.PathFor(s.cfg.Dir, name)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(s.cfg.Dir, rel)
 	s.paths.Store(name, p)
 	return p, nil
 }
@@ -175,7 +179,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := s.tapeFor(name, path)
 	if err != nil {
 		s.report.failed()
-		if errors.Is(err, errNameClash) {
+		if errors.Is(err, errNameClash) || errors.Is(err, cassettes.ErrSymlink) {
 			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 			return
 		}
@@ -183,8 +187,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t == nil {
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %q: there is no such cassette in %s (it has: %s)",
-			name, s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
+		s.paths.Delete(name) // remember no name that has no cassette
+		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if t.replaying {
@@ -213,6 +218,9 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	if err := s.checkCase(name, path); err != nil {
 		return nil, err
 	}
+	if err := s.checkWritable(name, path); err != nil {
+		return nil, err
+	}
 	var existing []*cassettes.Exchange
 	found := false
 	if s.cfg.readsExisting() {
@@ -220,6 +228,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		switch {
 		case err == nil:
 			existing, found = c.Exchanges, true
+			s.logWarnings(c)
 		case !errors.Is(err, cassettes.ErrNotFound):
 			if s.fatal == nil {
 				s.fatal = err
@@ -233,7 +242,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing}, s.cfg.Redactor); err != nil {
 			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
 		}
-		os.Remove(cassettes.JournalPath(path)) // stale now; removing it is tidiness, not safety
+		cassettes.RemoveJournal(path) // stale now; removing it is tidiness, not safety
 	}
 	t := newTape(name, path, s.m, existing)
 	if len(existing) > 0 {

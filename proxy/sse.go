@@ -1,3 +1,6 @@
+// Server-sent events: splitting a stream into events with their exact
+// bytes, as soon as each is complete.
+
 package proxy
 
 import (

@@ -1,3 +1,6 @@
+// One cassette in memory while serving: its recordings indexed by
+// fingerprint and by place, handed out in turn, and new ones journalled.
+
 package proxy
 
 import (

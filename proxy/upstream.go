@@ -1,3 +1,6 @@
+// Where forwarded requests go: the Gemini API base URL (checked when
+// given as a flag) and the Vertex AI host a request's path calls for.
+
 package proxy
 
 import (

@@ -1,3 +1,6 @@
+// Replay --watch: reloading cassettes edited on disk while serving, the
+// last good version serving on when an edit does not load.
+
 package proxy
 
 import (

@@ -1,3 +1,6 @@
+// Argument matchers (adkproxy.arg_matchers): how each tool argument is
+// compared in the partial-credit trajectory metrics, and parsing them.
+
 package scoring
 
 import (

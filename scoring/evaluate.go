@@ -1,3 +1,6 @@
+// The evaluation engine: every metric run on every case, and the statuses
+// judged from scores and thresholds by ADK's rules.
+
 package scoring
 
 import (

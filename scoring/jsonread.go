@@ -1,3 +1,6 @@
+// Reading eval set and eval config JSON: key order kept, and every error
+// naming the file, line and JSON path.
+
 package scoring
 
 import (

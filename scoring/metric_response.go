@@ -1,3 +1,6 @@
+// ADK's response_match_score: ROUGE-1 of each final response, with the
+// words that differ as the reason.
+
 package scoring
 
 import (

@@ -1,3 +1,6 @@
+// The run metrics: tokens, cost, latency, cache and thinking ratios and
+// tool use, computed from the recorded model calls.
+
 package scoring
 
 import (

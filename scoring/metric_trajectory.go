@@ -1,3 +1,6 @@
+// The tool-trajectory metrics: ADK's tool_trajectory_avg_score, adkproxy's
+// trajectory precision, recall and F1, and single_tool_use.
+
 package scoring
 
 import (
@@ -301,4 +304,23 @@ func singleToolUse(cr *Criterion, c *Case, m *MetricResult) {
 		m.PerInvocation = append(m.PerInvocation, s)
 	}
 	m.Score = meanOf(m.PerInvocation)
+}
+
+// formatCall renders a tool call for reasons: get_weather(city="London")
+// (see textfmt.Call; long values cut at 60 runes).
+func formatCall(c ToolCall) string { return textfmt.Call(c.Name, c.Args, 60) }
+
+// formatCalls renders a list of calls: [a(x=1), b()], or "no tool calls".
+func formatCalls(calls []ToolCall) string {
+	if len(calls) == 0 {
+		return "no tool calls"
+	}
+	parts := make([]string, len(calls))
+	for i, c := range calls {
+		parts[i] = formatCall(c)
+	}
+	if len(parts) > 8 {
+		parts = append(parts[:8], "…")
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

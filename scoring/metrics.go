@@ -1,3 +1,6 @@
+// The metric names, ADK's and adkproxy's: what each computes, needs and
+// allows, and why adkproxy does not compute some of ADK's.
+
 package scoring
 
 import (

@@ -1,3 +1,5 @@
+// What the output formats share, and the verdict on a whole run.
+
 package scoring
 
 import (

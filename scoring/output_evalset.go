@@ -1,3 +1,6 @@
+// Writing recorded sessions as an ADK eval set, so a golden run becomes
+// the expectations.
+
 package scoring
 
 import (

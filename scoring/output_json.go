@@ -1,3 +1,7 @@
+// The json output format: a scoring run as ADK's EvalSetResult, with
+// Invocations as ADK writes them (also used by the eval set export and
+// custom metrics' input).
+
 package scoring
 
 import (

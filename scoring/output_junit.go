@@ -1,3 +1,6 @@
+// The junit output format: a scoring run as JUnit XML for CI test
+// reports.
+
 package scoring
 
 import (

@@ -1,3 +1,6 @@
+// The markdown output format: a scoring run as GitHub-flavoured Markdown
+// for pull request comments and job summaries.
+
 package scoring
 
 import (

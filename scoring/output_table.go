@@ -1,3 +1,5 @@
+// The table output format: a scoring run as text for people.
+
 package scoring
 
 import (

@@ -1,3 +1,6 @@
+// Pairing recorded sessions with expected eval cases (by name, then by
+// first user turn) into the cases to evaluate.
+
 package scoring
 
 import (

@@ -1,3 +1,5 @@
+// NLTK's Porter stemmer, reproduced exactly, for ROUGE.
+
 package scoring
 
 import "strings"

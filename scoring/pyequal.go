@@ -1,3 +1,5 @@
+// Python's == on JSON values, which is how ADK compares tool arguments.
+
 package scoring
 
 import (
@@ -6,8 +8,6 @@ import (
 	"math/big"
 	"reflect"
 	"strings"
-
-	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // PyEqual reports whether two JSON-like values are equal as Python's ==
@@ -230,23 +230,4 @@ func number(v any) (float64, bool) {
 		return f, true
 	}
 	return float64(n.small), true
-}
-
-// formatCall renders a tool call for reasons: get_weather(city="London")
-// (see textfmt.Call; long values cut at 60 runes).
-func formatCall(c ToolCall) string { return textfmt.Call(c.Name, c.Args, 60) }
-
-// formatCalls renders a list of calls: [a(x=1), b()], or "no tool calls".
-func formatCalls(calls []ToolCall) string {
-	if len(calls) == 0 {
-		return "no tool calls"
-	}
-	parts := make([]string, len(calls))
-	for i, c := range calls {
-		parts[i] = formatCall(c)
-	}
-	if len(parts) > 8 {
-		parts = append(parts[:8], "…")
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }

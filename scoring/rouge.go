@@ -1,3 +1,6 @@
+// ROUGE-1 exactly as Python's rouge_score computes it, and when ADK stems
+// the words first.
+
 package scoring
 
 import (

@@ -1,3 +1,6 @@
+// The scoring data model: invocations, steps, sessions and cases going in,
+// and the statuses and results coming out.
+
 package scoring
 
 import (

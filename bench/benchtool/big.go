@@ -1,3 +1,7 @@
+// Large cassettes for the benchmarks: loadgen's request mix padded to N
+// interactions, and N interactions copied from the real Gemini fixtures,
+// written a chunk of sessions at a time so 100k interactions fit in memory.
+
 package main
 
 import (

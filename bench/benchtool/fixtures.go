@@ -1,3 +1,7 @@
+// The fixtures the replay throughput runs serve: the request body, and the
+// same JSON and SSE exchanges as an adkproxy cassette and as proxay's and
+// talkback's tapes, so every peer replays identical traffic.
+
 package main
 
 import (

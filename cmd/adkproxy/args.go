@@ -1,3 +1,6 @@
+// What the commands that read a cassette folder share: the required
+// --cassettes argument, and output to stdout or atomically to --out.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// The record and replay commands: their flags and help; both run the
+// proxy with runProxy (serve.go).
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// Exit statuses: their numbers, how an error maps to one, and the help
+// text that documents them.
+
 package main
 
 import (
@@ -17,6 +20,7 @@ const (
 	exitUsage     = 64 // EX_USAGE: bad flags or arguments
 	exitDataErr   = 65 // EX_DATAERR: a cassette is unreadable, corrupt or of an unknown version
 	exitCantWrite = 73 // EX_CANTCREAT: a cassette could not be written (or would have leaked a secret)
+	exitTempFail  = 75 // EX_TEMPFAIL: another recorder holds the cassettes folder; try again later
 	exitUnmatched = 76 // EX_PROTOCOL: the run failed by its mode's rules (proxy.Server.Failure)
 	exitNoCommand = 127
 )
@@ -62,6 +66,7 @@ const exitStatusHelp = `EXIT STATUS:
    65   a cassette is unreadable, corrupt or of an unknown version, or a local CA file
         (--ca-dir) is missing, unreadable or malformed
    73   a cassette could not be written, or would have contained a secret
+   75   another adkproxy is recording into the cassettes folder (named with its PID)
    76   strict replay (or record --mode once on a cassette that exists) saw a mismatched or
         unmatched request, or left a recording unused, while COMMAND exited 0
    127  COMMAND could not be started`

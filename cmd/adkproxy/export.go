@@ -1,3 +1,6 @@
+// The 'adkproxy export' command: flags and wiring; the eval set it writes
+// is scoring's.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// Flag construction (every flag gets its ADKPROXY_ variable) and the
+// flags record and replay share.
+
 package main
 
 import (

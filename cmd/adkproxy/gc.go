@@ -1,3 +1,6 @@
+// Pacing garbage collection by memory while replay loads its cassettes:
+// it only tunes start-up time, so it stays out of the loading code.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// The 'adkproxy score' command: flags, wiring and exit status; pairing,
+// metrics and output formats are scoring's.
+
 package main
 
 import (

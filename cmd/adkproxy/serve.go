@@ -1,3 +1,7 @@
+// Running record or replay: the proxy's config from flags, listening,
+// wrapping a command (or serving until a signal), then shutting down,
+// writing cassettes and summing up the run.
+
 package main
 
 import (
@@ -31,6 +35,11 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	if err != nil {
 		return err
 	}
+	release, err := lockForRecording(cfg)
+	if err != nil {
+		return err
+	}
+	defer release()
 	stderr := c.App.ErrWriter
 	fwd, err := setupForwarding(c, &cfg) // forward.go
 	if err != nil {

@@ -1,3 +1,6 @@
+// Loopback test servers that count their connections, so a test can prove
+// that replay opened none.
+
 package testutil
 
 import (

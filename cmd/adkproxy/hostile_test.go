@@ -1,0 +1,43 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+)
+
+// TestJournalSymlinkDoesNotOverwriteItsTarget is issue 11's reproduction:
+// `ln -s ../outside/victim.txt cas/.name.yaml.journal`, then record the
+// cassette "name". The victim stays as it was, nothing is forwarded for a
+// cassette that cannot be written safely, and the run says what it refused.
+func TestJournalSymlinkDoesNotOverwriteItsTarget(t *testing.T) {
+	upstream := &fakegemini.Handler{}
+	up := httptest.NewServer(upstream)
+	defer up.Close()
+	root := t.TempDir()
+	cas, outside := filepath.Join(root, "cas"), filepath.Join(root, "outside")
+	os.MkdirAll(cas, 0o755)
+	os.MkdirAll(outside, 0o755)
+	victim := filepath.Join(outside, "victim.txt")
+	os.WriteFile(victim, []byte("precious\n"), 0o644)
+	if err := os.Symlink("../outside/victim.txt", filepath.Join(cas, ".name.yaml.journal")); err != nil {
+		t.Fatal(err)
+	}
+	r := adkproxy(t, []string{"QUESTION=hi"}, append([]string{"record", "--cassettes", cas, "--cassette", "name", "--upstream", up.URL}, self("ask")...)...)
+	if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
+		t.Fatalf("victim.txt was overwritten through the journal link: %q\nstderr %s", got, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "symbolic link") || !strings.Contains(r.stderr, ".name.yaml.journal") {
+		t.Errorf("the run does not say what it refused:\n%s", r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "400 ") || !strings.Contains(r.stdout, "symbolic link") {
+		t.Errorf("the client was not told: %s", r.stdout)
+	}
+	if n := len(upstream.Requests()); n != 0 {
+		t.Errorf("%d request(s) forwarded for a cassette that cannot be written", n)
+	}
+}
