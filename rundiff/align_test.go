@@ -1,3 +1,5 @@
+// The aligner: fuzzed, and an extra turn.
+
 package rundiff
 
 import (

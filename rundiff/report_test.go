@@ -1,3 +1,5 @@
+// The JSON document against its schema, and the 10k-invocation benchmark.
+
 package rundiff
 
 import (

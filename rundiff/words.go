@@ -101,7 +101,7 @@ func latency(a, b float64) string {
 // CostText is one line of cost: tokens, model calls and latency.
 func CostText(c Cost) string {
 	o, n := c.Old, c.New
-	return fmt.Sprintf("tokens %s (prompt %s, output %s, thoughts %s), model calls %s, latency %s",
+	return fmt.Sprintf("tokens %s; prompt %s; output %s; thoughts %s; model calls %s; latency %s",
 		figure(o.Total, n.Total), figure(o.Prompt, n.Prompt), figure(o.Output, n.Output), figure(o.Thoughts, n.Thoughts),
 		figure(int64(o.Calls), int64(n.Calls)), latency(o.LatencyMs, n.LatencyMs))
 }

@@ -1,3 +1,5 @@
+// The HTML pages of diff and ls in a real browser (headless Chromium).
+
 package main
 
 import (

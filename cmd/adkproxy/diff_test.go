@@ -1,3 +1,7 @@
+// The diff command on recorded runs: the three-change scenario in
+// every format, every kind of change, identical runs, ignore paths and
+// argument matchers, version 1 files, exit statuses.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// Helpers of the diff tests: temporary files, and a recorded cassette
+// rewritten as a version 1 file.
+
 package main
 
 import (

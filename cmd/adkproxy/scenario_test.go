@@ -1,11 +1,11 @@
-package main
-
 // Recorded runs for the diff tests: a scripted model (an httptest server
 // in the test process) and a wrapped agent (this test binary in
 // "scenario" client mode, using the real genai client) recorded through
 // the real adkproxy. What the model answers and what the tools return come
 // from a scenario, so two scenarios differing in one thing give two runs
 // differing in exactly that.
+
+package main
 
 import (
 	"context"
