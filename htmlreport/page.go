@@ -56,10 +56,11 @@ type Invocation struct {
 	Sides         []Side
 }
 
-// Change is one highlighted difference.
+// Change is one highlighted difference, or one verdict of a score; Class
+// styles it (a score's passed, failed or not_evaluated).
 type Change struct {
-	Kind, Text string
-	Words      template.HTML
+	Kind, Class, Text string
+	Words             template.HTML
 }
 
 // Side is one run's timeline of an invocation.

@@ -152,3 +152,50 @@ func TestLsPageInChromium(t *testing.T) {
 		t.Errorf("console errors: %v", errs)
 	}
 }
+
+// score --format html puts each invocation's verdicts and reasons beside
+// the recorded trajectory and the expected one (here a golden run's).
+func TestScorePageInChromium(t *testing.T) {
+	b := startChromium(t)
+	golden := recordScenario(t, "golden", weatherScenario())
+	new := recordScenario(t, "new", refactoredScenario())
+	page := filepath.Join(testutil.OutDir(t), "score.html")
+	if r := adkproxy(t, nil, "score", "--cassettes", new, "--expected", golden, "--format", "html", "--out", page); r.code != 1 {
+		t.Fatalf("exit %d, want 1 (a tool call was added): %s", r.code, r.stderr)
+	}
+	if err := b.Open(page, 1280, 900); err != nil {
+		t.Fatal(err)
+	}
+	var dom struct {
+		Open     []string
+		Verdicts []string
+		Sides    []string
+		Expected []string
+	}
+	if err := b.Eval(`(() => {
+		const all = s => [...document.querySelectorAll(s)];
+		return {
+			open: all('details[open] > summary').map(e => e.textContent),
+			verdicts: all('details[open] li.change').map(e => e.className + ': ' + e.textContent),
+			sides: all('details[open] .side h3').map(e => e.textContent),
+			expected: all('details[open] .side:nth-child(2) .call').map(e => e.textContent),
+		};
+	})()`, &dom); err != nil {
+		t.Fatal(err)
+	}
+	if len(dom.Open) != 1 || !strings.Contains(dom.Open[0], "What is the weather in Paris?") || !strings.Contains(dom.Open[0], "failed") {
+		t.Errorf("open invocations %v, want the failed one", dom.Open)
+	}
+	if len(dom.Verdicts) != 2 || !strings.Contains(dom.Verdicts[0], "tool_trajectory_avg_score failed") ||
+		!strings.Contains(dom.Verdicts[0], `expected 1 tool call [get_weather(city="Paris", units="celsius")]`) ||
+		!strings.Contains(dom.Verdicts[1], "response_match_score passed") {
+		t.Errorf("verdicts %q", dom.Verdicts)
+	}
+	if strings.Join(dom.Sides, ",") != "recorded,expected" || len(dom.Expected) != 1 || !strings.Contains(dom.Expected[0], `units="celsius"`) {
+		t.Errorf("sides %v, expected calls %v", dom.Sides, dom.Expected)
+	}
+	b.Screenshot(filepath.Join(filepath.Dir(page), "score-desktop.png"))
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
