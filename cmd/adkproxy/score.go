@@ -98,7 +98,9 @@ func runScore(c *cli.Context) error {
 	}
 
 	if format == "html" {
-		write = func(w io.Writer, r *scoring.Result) error { return htmlreport.WriteScores(w, r, runview.Build(dir, loaded)) }
+		write = func(w io.Writer, r *scoring.Result) error {
+			return htmlreport.WriteScores(w, r, runview.Build(dir, loaded))
+		}
 	}
 	var out bytes.Buffer
 	if err := write(&out, result); err != nil {
