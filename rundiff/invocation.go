@@ -59,7 +59,7 @@ func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {
 		d.NewUser = n.User
 	}
 	d.Tools, d.Changes = diffTools(callsOf(o), callsOf(n), opt)
-	or, nr := o.FinalResponse(), n.FinalResponse()
+	or, nr := finalResponses(o, n)
 	if or != "" && nr != "" {
 		f := scoring.Rouge1(or, nr, scoring.UseStemmerFor(nr, or)).FMeasure
 		d.Similarity = &f
@@ -73,6 +73,25 @@ func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {
 		d.Status = Changed
 	}
 	return d
+}
+
+// finalResponses are the final responses to compare. Parallel agents
+// finish in any order, and ADK's final response is whichever answered
+// last: when the two runs' last answers come from different agents and
+// OLD also has an answer from NEW's final agent, that agent's answers are
+// compared.
+func finalResponses(o, n *runview.Invocation) (string, string) {
+	of, nf := o.FinalStep(), n.FinalStep()
+	if of < 0 || nf < 0 || o.Steps[of].Agent == n.Steps[nf].Agent {
+		return o.FinalResponse(), n.FinalResponse()
+	}
+	agent := n.Steps[nf].Agent
+	for i := len(o.Steps) - 1; i >= 0; i-- {
+		if s := o.Steps[i]; s.Agent == agent && s.Text != "" && len(s.ToolCalls) == 0 {
+			return s.Text, n.Steps[nf].Text
+		}
+	}
+	return o.Steps[of].Text, n.Steps[nf].Text
 }
 
 // diffTools aligns each agent's calls (agents in order of appearance, so

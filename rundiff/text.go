@@ -61,15 +61,10 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	fmt.Fprintf(w, "%s\n", strings.TrimPrefix(SummaryLine(r), "diff: "))
 	fmt.Fprintf(w, "cost: %s\n", CostText(r.Summary.Cost))
 	for _, c := range r.Cassettes {
+		// An added or removed cassette or session is its heading's status.
 		fmt.Fprintf(w, "\n%s %s\n", t.paint(bold, "CASSETTE "+textfmt.OneLine(c.Name)), t.status(c.Status))
-		for _, ch := range c.Changes {
-			fmt.Fprintf(w, "  %s\n", t.change(ch))
-		}
 		for _, s := range c.Sessions {
 			fmt.Fprintf(w, "  session %s %s %s\n", ids(s.OldID, s.NewID), quote(s.User), t.status(s.Status))
-			for _, ch := range s.Changes {
-				fmt.Fprintf(w, "    %s\n", t.change(ch))
-			}
 			if s.Status == Same || s.Status == Added || s.Status == Removed {
 				continue
 			}

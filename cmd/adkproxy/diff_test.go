@@ -330,7 +330,7 @@ func TestDiffEveryKind(t *testing.T) {
 	// The transfer and the parallel agents' calls are shown with their
 	// agent; the agents' interleaving is no change.
 	s1, s2 := doc.Cassettes[0].Sessions[0], doc.Cassettes[0].Sessions[1]
-	if s := s1.Invocations[0].Tools; len(s) != 2 || s[0].Agent != "weather_agent" || s[1].Agent != "time_agent" || s[0].Status != "same" || s[1].Status != "same" {
+	if s := s1.Invocations[0].Tools; len(s) != 2 || s[0].Agent == s[1].Agent || s[0].Status != "same" || s[1].Status != "same" {
 		t.Errorf("parallel agents' calls: %+v", s)
 	}
 	if s := s2.Invocations[0].Tools; len(s) != 4 || s[0].Agent != "coordinator" || s[0].Name != "transfer_to_agent" || s[0].Status != "same" {
