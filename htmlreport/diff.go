@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/textfmt"
@@ -28,21 +27,17 @@ func WriteDiff(w io.Writer, r *rundiff.Report) error {
 			p.Counts = append(p.Counts, Count{string(k), n})
 		}
 	}
-	o, n := s.Cost.Old, s.Cost.New
-	for _, row := range []struct {
-		name string
-		a, b int64
-	}{{"tokens", o.Total, n.Total}, {"prompt tokens", o.Prompt, n.Prompt}, {"output tokens", o.Output, n.Output},
-		{"thought tokens", o.Thoughts, n.Thoughts}, {"model calls", int64(o.Calls), int64(n.Calls)}} {
-		p.Cost = append(p.Cost, CostRow{row.name, fmt.Sprint(row.a), fmt.Sprint(row.b), fmt.Sprintf("%+d", row.b-row.a)})
+	for _, row := range s.Cost.Rows() {
+		p.Cost = append(p.Cost, CostRow{row.Name, fmt.Sprint(row.Old), fmt.Sprint(row.New), fmt.Sprintf("%+d", row.New-row.Old)})
 	}
+	o, n := s.Cost.Old, s.Cost.New
 	p.Cost = append(p.Cost, CostRow{"latency", fmt.Sprintf("%.1f ms", o.LatencyMs), fmt.Sprintf("%.1f ms", n.LatencyMs), fmt.Sprintf("%+.1f ms", n.LatencyMs-o.LatencyMs)})
 	for _, c := range r.Cassettes {
 		if len(c.Sessions) == 0 {
 			p.Blocks = append(p.Blocks, Block{Title: "cassette " + c.Name, Status: c.Status, Changes: changes(c.Changes, nil)})
 		}
 		for i, sd := range c.Sessions {
-			b := Block{Title: fmt.Sprintf("cassette %s · session %s · %s", c.Name, ids(sd.OldID, sd.NewID), textfmt.Truncate(textfmt.OneLine(sd.User), 80)),
+			b := Block{Title: fmt.Sprintf("cassette %s · session %s · %s", c.Name, rundiff.IDs(sd.OldID, sd.NewID), textfmt.Truncate(textfmt.OneLine(sd.User), 80)),
 				Status: sd.Status, Changes: changes(sd.Changes, nil)}
 			if i == 0 {
 				b.Changes = append(changes(c.Changes, nil), b.Changes...)
@@ -57,7 +52,7 @@ func WriteDiff(w io.Writer, r *rundiff.Report) error {
 }
 
 func invocation(d *rundiff.InvocationDiff) Invocation {
-	title := "invocation " + ids(d.OldID, d.NewID) + ": " + textfmt.Truncate(textfmt.OneLine(d.User), 100)
+	title := "invocation " + rundiff.IDs(d.OldID, d.NewID) + ": " + textfmt.Truncate(textfmt.OneLine(d.User), 100)
 	if d.NewUser != "" {
 		title += " → " + textfmt.Truncate(textfmt.OneLine(d.NewUser), 100)
 	}
@@ -123,14 +118,12 @@ func changes(cs []rundiff.Change, similarity *float64) []Change {
 	return out
 }
 
-var wordMarks = regexp.MustCompile(`\[-(.*?)-\]|\{\+(.*?)\+\}`)
-
 // wordsHTML turns a word diff's [-removed-] and {+added+} into <del> and
 // <ins>, everything escaped.
 func wordsHTML(s string) template.HTML {
 	var b strings.Builder
 	last := 0
-	for _, m := range wordMarks.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range rundiff.WordMarks.FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(template.HTMLEscapeString(s[last:m[0]]))
 		if m[2] >= 0 {
 			b.WriteString("<del>" + template.HTMLEscapeString(s[m[2]:m[3]]) + "</del>")
@@ -141,17 +134,4 @@ func wordsHTML(s string) template.HTML {
 	}
 	b.WriteString(template.HTMLEscapeString(s[last:]))
 	return template.HTML(b.String())
-}
-
-// ids names a session or invocation by its id on each side.
-func ids(old, new int) string {
-	switch {
-	case old <= 0:
-		return fmt.Sprintf("(new %d)", new)
-	case new <= 0:
-		return fmt.Sprintf("(old %d)", old)
-	case old == new:
-		return fmt.Sprint(old)
-	}
-	return fmt.Sprintf("%d → %d", old, new)
 }

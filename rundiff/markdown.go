@@ -18,14 +18,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	s := r.Summary
 	fmt.Fprintf(w, "## adkproxy diff\n\n`%s` → `%s`\n\n**%s**\n\n", mdCode(r.Old), mdCode(r.New), strings.TrimPrefix(SummaryLine(r), "diff: "))
 	fmt.Fprintf(w, "| cost | old | new | change |\n|---|---:|---:|---:|\n")
-	o, n := s.Cost.Old, s.Cost.New
-	for _, row := range []struct {
-		name string
-		a, b int64
-	}{{"tokens", o.Total, n.Total}, {"prompt tokens", o.Prompt, n.Prompt}, {"output tokens", o.Output, n.Output},
-		{"thought tokens", o.Thoughts, n.Thoughts}, {"model calls", int64(o.Calls), int64(n.Calls)}} {
-		fmt.Fprintf(w, "| %s | %d | %d | %+d (%s) |\n", row.name, row.a, row.b, row.b-row.a, percent(row.a, row.b))
+	for _, row := range s.Cost.Rows() {
+		fmt.Fprintf(w, "| %s | %d | %d | %+d (%s) |\n", row.Name, row.Old, row.New, row.New-row.Old, percent(row.Old, row.New))
 	}
+	o, n := s.Cost.Old, s.Cost.New
 	fmt.Fprintf(w, "| latency | %.1f ms | %.1f ms | %+.1f ms |\n", o.LatencyMs, n.LatencyMs, n.LatencyMs-o.LatencyMs)
 	for _, c := range r.Cassettes {
 		if c.Status == Same {
@@ -39,7 +35,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			if sd.Status == Same {
 				continue
 			}
-			fmt.Fprintf(w, "\n**session %s** %s: %s\n", ids(sd.OldID, sd.NewID), mdText(quote(sd.User)), sd.Status)
+			fmt.Fprintf(w, "\n**session %s** %s: %s\n", IDs(sd.OldID, sd.NewID), mdText(quote(sd.User)), sd.Status)
 			for _, ch := range sd.Changes {
 				fmt.Fprintf(w, "\n- %s\n", mdText(Describe(ch)))
 			}
@@ -61,7 +57,7 @@ func writeMarkdownInvocation(w io.Writer, d *InvocationDiff) {
 	if d.NewUser != "" {
 		counts = strings.TrimPrefix(counts+", user text changed", ", ")
 	}
-	fmt.Fprintf(w, "\n<details><summary>invocation %s %s: %s</summary>\n\n", ids(d.OldID, d.NewID), mdText(quote(d.User)), mdText(counts))
+	fmt.Fprintf(w, "\n<details><summary>invocation %s %s: %s</summary>\n\n", IDs(d.OldID, d.NewID), mdText(quote(d.User)), mdText(counts))
 	fmt.Fprintf(w, "```diff\n")
 	if d.NewUser != "" {
 		fmt.Fprintf(w, "- user: %s\n+ user: %s\n", fence(d.User), fence(d.NewUser))

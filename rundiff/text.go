@@ -36,14 +36,16 @@ func (t *textWriter) paint(color, s string) string {
 	return color + s + reset
 }
 
-var wordMarks = regexp.MustCompile(`\[-(.*?)-\]|\{\+(.*?)\+\}`)
+// WordMarks finds the [-removed-] (group 1) and {+added+} (group 2) words
+// of a word diff (matcher.WordDiff).
+var WordMarks = regexp.MustCompile(`\[-(.*?)-\]|\{\+(.*?)\+\}`)
 
 // words colours a word diff's [-removed-] and {+added+} words.
 func (t *textWriter) words(s string) string {
 	if !t.color {
 		return s
 	}
-	return wordMarks.ReplaceAllStringFunc(s, func(m string) string {
+	return WordMarks.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "[-") {
 			return red + m + reset
 		}
@@ -64,7 +66,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		// An added or removed cassette or session is its heading's status.
 		fmt.Fprintf(w, "\n%s %s\n", t.paint(bold, "CASSETTE "+textfmt.OneLine(c.Name)), t.status(c.Status))
 		for _, s := range c.Sessions {
-			fmt.Fprintf(w, "  session %s %s %s\n", ids(s.OldID, s.NewID), quote(s.User), t.status(s.Status))
+			fmt.Fprintf(w, "  session %s %s %s\n", IDs(s.OldID, s.NewID), quote(s.User), t.status(s.Status))
 			if s.Status == Same || s.Status == Added || s.Status == Removed {
 				continue
 			}
@@ -82,7 +84,7 @@ func (t *textWriter) invocation(d *InvocationDiff) {
 	if d.NewUser != "" {
 		user += " → " + quote(d.NewUser)
 	}
-	fmt.Fprintf(w, "    invocation %s %s %s\n", ids(d.OldID, d.NewID), user, t.status(d.Status))
+	fmt.Fprintf(w, "    invocation %s %s %s\n", IDs(d.OldID, d.NewID), user, t.status(d.Status))
 	if d.Status == Same {
 		return
 	}
@@ -182,9 +184,9 @@ func (t *textWriter) status(s string) string {
 	return s
 }
 
-// ids names a session or invocation by its id on each side: "2", "2 → 3",
+// IDs names a session or invocation by its id on each side: "2", "2 → 3",
 // "(new 4)", "(old 4)".
-func ids(old, new int) string {
+func IDs(old, new int) string {
 	switch {
 	case old <= 0:
 		return "(new " + strconv.Itoa(new) + ")"

@@ -98,6 +98,20 @@ func latency(a, b float64) string {
 	return fmt.Sprintf("%.1f → %.1f ms (%+.1f ms, %s)", a, b, b-a, p)
 }
 
+// CostRow is one count of a cost table, old and new.
+type CostRow struct {
+	Name     string
+	Old, New int64
+}
+
+// Rows are the counts of a cost table: tokens of each kind and model
+// calls (latency, a duration, is the views' own last row).
+func (c Cost) Rows() []CostRow {
+	o, n := c.Old, c.New
+	return []CostRow{{"tokens", o.Total, n.Total}, {"prompt tokens", o.Prompt, n.Prompt}, {"output tokens", o.Output, n.Output},
+		{"thought tokens", o.Thoughts, n.Thoughts}, {"model calls", int64(o.Calls), int64(n.Calls)}}
+}
+
 // CostText is one line of cost: tokens, model calls and latency.
 func CostText(c Cost) string {
 	o, n := c.Old, c.New
