@@ -159,15 +159,8 @@ func (t *textWriter) change(c Change) string {
 	if c.Kind == ResponseChanged || c.Kind == InstructionChange {
 		line = t.words(textfmt.OneLine(c.Words))
 	}
-	switch c.Kind {
-	case ModelChanged:
-		line = "model: " + line
-	case ConfigChanged:
-		line = "generation config " + line
-	case InstructionChange:
+	if c.Kind == InstructionChange {
 		line = "system instruction: " + line
-	case ToolsChanged:
-		line = "tool declaration " + line
 	}
 	return line
 }

@@ -135,6 +135,7 @@ func Describe(c Change) string {
 		w := kindWords[c.Kind]
 		return w[0] + " " + w[1] + ": " + textfmt.Truncate(textfmt.OneLine(c.Old+c.New), 80)
 	}
+	b.WriteString(map[Kind]string{ModelChanged: "model: ", ConfigChanged: "generation config ", ToolsChanged: "tool declaration "}[c.Kind])
 	if c.Tool != "" {
 		b.WriteString(c.Tool + " ")
 	}
