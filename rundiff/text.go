@@ -85,20 +85,14 @@ func (t *textWriter) invocation(d *InvocationDiff) {
 		user += " → " + quote(d.NewUser)
 	}
 	fmt.Fprintf(w, "    invocation %s %s %s\n", IDs(d.OldID, d.NewID), user, t.status(d.Status))
-	if d.Status == Same {
-		return
-	}
-	for _, ch := range d.Changes {
-		if ch.Kind == InvocationAdded || ch.Kind == InvocationRemoved {
-			return // its content is the one change
-		}
+	if d.Status != Changed {
+		return // same, or added or removed: the heading says it all
 	}
 	var rest []Change
 	for _, ch := range d.Changes {
-		if ch.Kind == ArgsChanged || ch.Kind == ToolMoved {
-			continue // shown on the call's line
-		}
-		if ch.Kind != ToolAdded && ch.Kind != ToolRemoved {
+		switch ch.Kind {
+		case ArgsChanged, ToolMoved, ToolAdded, ToolRemoved: // shown on the calls' lines
+		default:
 			rest = append(rest, ch)
 		}
 	}
