@@ -10,8 +10,9 @@ export ADKPROXY_TEST_OUT ?= $(CURDIR)/.test-out
 
 all: build
 
+## build: -buildvcs=auto so that --version names the checkout's revision even where GOFLAGS turns it off.
 build:
-	$(GO) build -o $(BIN) ./cmd/adkproxy
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/adkproxy
 
 ## test: lint, then every test with the race detector (npm packages installed first), in the product
 ## module and in bench/ (its own module: the report's golden tests live there).

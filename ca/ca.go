@@ -188,6 +188,7 @@ func Create(dir string) (*Authority, error) {
 // replaced. Several adkproxy processes starting at once (parallel CI jobs
 // sharing a home) end up with the one CA the first of them wrote.
 func Ensure(dir string) (a *Authority, created bool, err error) {
+	reread := false
 	for range 40 { // about a second of waiting, at most
 		a, err = Load(dir)
 		switch {
@@ -201,6 +202,11 @@ func Ensure(dir string) (a *Authority, created bool, err error) {
 			// Another process is between writing the key and the
 			// certificate; a CA left like that by a crash stays an error.
 			time.Sleep(25 * time.Millisecond)
+		case errors.Is(err, ErrBroken) && !reread && bothWritten(dir):
+			// The certificate appeared between Load's reading and the
+			// check above: another process finished. Read it once more;
+			// a CA that stays broken with both files is an error.
+			reread = true
 		default:
 			return a, false, err
 		}
@@ -215,6 +221,14 @@ func halfWritten(dir string) bool {
 	_, errC := os.Lstat(c)
 	_, errK := os.Lstat(k)
 	return errK == nil && errors.Is(errC, fs.ErrNotExist)
+}
+
+// bothWritten: the key and the certificate are both there.
+func bothWritten(dir string) bool {
+	c, k := paths(dir)
+	_, errC := os.Lstat(c)
+	_, errK := os.Lstat(k)
+	return errC == nil && errK == nil
 }
 
 // newKey makes a P-256 key and a random serial for its certificate.

@@ -147,11 +147,11 @@ func (r reader) sessions(n *yaml.Node) ([]*Exchange, error) {
 			}
 			for ti, tn := range steps {
 				where := fmt.Sprintf("%s step %d", where, ti+1)
-				x, err := r.exchange(tn, where, "request", "response", "step", "agent", "trajectory")
+				x, err := r.exchange(tn, where, stepFields...)
 				if err != nil {
 					return nil, err
 				}
-				sf, _ := r.fields(tn, where, "request", "response", "step", "agent", "trajectory")
+				sf, _ := r.fields(tn, where, stepFields...)
 				p := place
 				if p.Step, err = r.integer(sf["step"], where+" step"); err != nil {
 					return nil, err
@@ -164,6 +164,11 @@ func (r reader) sessions(n *yaml.Node) ([]*Exchange, error) {
 				}
 				x.Place = &p
 				out = append(out, x)
+				calls, err := r.httpCalls(sf["http_calls"], where, &p)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, calls...)
 			}
 		}
 	}
@@ -200,9 +205,18 @@ func (r reader) exchange(n *yaml.Node, where string, known ...string) (*Exchange
 }
 
 func (r reader) request(n *yaml.Node, where string, req *Request) error {
-	f, err := r.fields(n, where, "method", "path", "query", "headers", "body", "body_encoding")
+	f, err := r.fields(n, where, "scheme", "host", "method", "path", "query", "headers", "body", "body_encoding")
 	if err != nil {
 		return err
+	}
+	if req.Scheme, err = r.str(f["scheme"], where+" scheme"); err != nil {
+		return err
+	}
+	if req.Host, err = r.str(f["host"], where+" host"); err != nil {
+		return err
+	}
+	if err := checkTool(req); err != nil {
+		return r.errorf(n, "%s: %v", where, err)
 	}
 	if req.Method, err = r.str(f["method"], where+" method"); err != nil {
 		return err

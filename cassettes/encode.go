@@ -91,12 +91,17 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 	steps := map[invKey]*yaml.Node{}
 	invocations := map[int][]numbered{}
 	var sessionIDs []int
+	var tools toolSteps
 	for i, x := range exchanges {
 		n, err := exchangeNode(x)
 		if err != nil {
 			return nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
 		}
 		p := x.Place
+		if p != nil && x.IsTool() {
+			tools.file(x, n)
+			continue
+		}
 		if p == nil {
 			other.Content = append(other.Content, n)
 			continue
@@ -133,7 +138,9 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 		step := mapping("step", intNode(p.Step), "agent", agent, "trajectory", trajectoryNode(TrajectoryOf(x)))
 		step.Content = append(step.Content, n.Content...)
 		steps[k].Content = append(steps[k].Content, step)
+		tools.step(p, step)
 	}
+	other.Content = append(other.Content, tools.attach()...)
 	sort.Ints(sessionIDs)
 	for _, id := range sessionIDs {
 		invs := invocations[id]
@@ -264,6 +271,9 @@ func checkExchange(x *Exchange) error {
 	case !validStatus(x.Response.Status):
 		return fmt.Errorf("status %d is not an HTTP status", x.Response.Status)
 	}
+	if err := checkTool(&x.Request); err != nil {
+		return err
+	}
 	switch x.Response.End {
 	case "", EndComplete, EndEOF, EndReset:
 		return nil
@@ -283,7 +293,15 @@ func exchangeNode(x *Exchange) (*yaml.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := mapping("method", method, "path", path)
+	req := mapping()
+	if x.IsTool() {
+		host, err := textNode(x.Request.Host, "the tool request's host")
+		if err != nil {
+			return nil, err
+		}
+		req.Content = append(req.Content, strNode("scheme"), strNode(x.Request.Scheme), strNode("host"), host)
+	}
+	req.Content = append(req.Content, mapping("method", method, "path", path).Content...)
 	if x.Request.Query != "" {
 		q, err := textNode(x.Request.Query, "the request query")
 		if err != nil {

@@ -36,6 +36,11 @@ type Place struct {
 
 // Request is what a client sent, with secrets already removed.
 type Request struct {
+	// Scheme and Host are set only for a tool exchange (see IsTool): a
+	// request to a host other than Gemini's, intercepted by the forward
+	// proxy. Host is lower-case, without the scheme's default port.
+	Scheme string `json:",omitempty"`
+	Host   string `json:",omitempty"`
 	Method string
 	Path   string
 	// Query is the raw query string without auth parameters, as sent.

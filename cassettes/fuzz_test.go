@@ -77,6 +77,7 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte("version: 1\nname: &a x\ninteractions: [*a]\n"))
 	f.Add([]byte("version: 1\ninteractions:\n  - request: {method: GET, path: /, headers: {A: [x, {base64: /w==}]}}\n    response: {status: 200, sse: [{data: x, sep: lf, after_ms: 1.5}, {raw: /w==, encoding: base64}], end: eof, latency_ms: 3}\n"))
 	f.Add([]byte("version: 1\ninteractions:\n  - request: {method: POST, path: /x, body: '{\"a\": 1}', body_encoding: json}\n    response: {status: 200, body: aGk=, body_encoding: base64}\n"))
+	f.Add([]byte("version: 2\nname: t\nsessions:\n  - id: 1\n    invocations:\n      - id: 1\n        user: u\n        steps:\n          - step: 0\n            agent: a\n            request: {method: POST, path: /x}\n            response: {status: 200}\n            http_calls:\n              - request: {scheme: https, host: 'w.example:8443', method: GET, path: /v1, query: a=1}\n                response: {status: 200, body: ok}\nother:\n  - request: {scheme: http, host: h, method: GET, path: /}\n    response: {status: 204}\n"))
 	for _, s := range trickyStrings[:20] {
 		if data, err := Marshal(fuzzCassette([]byte(s), []byte(s), []byte(s), s, 1)); err == nil {
 			f.Add(data)

@@ -54,6 +54,8 @@ func diffCassettes(want, got *Cassette) string {
 
 func diffExchanges(w, g *Exchange) string {
 	switch {
+	case w.Request.Scheme != g.Request.Scheme || w.Request.Host != g.Request.Host:
+		return "scheme and host: want " + q(w.Request.Scheme+"://"+w.Request.Host) + ", got " + q(g.Request.Scheme+"://"+g.Request.Host)
 	case w.Request.Method != g.Request.Method:
 		return "method: want " + q(w.Request.Method) + ", got " + q(g.Request.Method)
 	case w.Request.Path != g.Request.Path:

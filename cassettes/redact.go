@@ -23,14 +23,15 @@ const Placeholder = "REDACTED"
 // Credential carriers. Their values are dropped from what is stored, and
 // credential values are remembered so they are also scrubbed from bodies.
 var (
-	// credentialHeaders carry keys and tokens.
-	credentialHeaders = []string{"X-Goog-Api-Key", "Authorization", "Proxy-Authorization"}
+	// credentialHeaders carry keys and tokens (the last two are how tools'
+	// APIs commonly take theirs).
+	credentialHeaders = []string{"X-Goog-Api-Key", "Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"}
 	// droppedHeaders are never stored but are not secrets in themselves:
 	// a quota project id also appears in Vertex paths, so scrubbing it from
 	// paths would break replay on machines that do not send the header.
 	droppedHeaders = []string{"X-Goog-User-Project"}
 	// credentialParams are query parameters that carry keys and tokens.
-	credentialParams = []string{"key", "access_token"}
+	credentialParams = []string{"key", "access_token", "api_key", "apikey", "token"}
 )
 
 // minLearned is the shortest credential worth remembering: shorter values

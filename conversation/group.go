@@ -26,6 +26,9 @@ type Invocation struct {
 	// Steps are the invocation's model calls in file order (by every
 	// agent, retries included); each has a Place.
 	Steps []*cassettes.Exchange
+	// HTTPCalls are the tool exchanges filed in the invocation, in file
+	// order; each one's Place names the step it follows.
+	HTTPCalls []*cassettes.Exchange
 }
 
 // Group reads a cassette as replay sees it: its sessions in id order, each
@@ -52,6 +55,10 @@ func Group(c *cassettes.Cassette) (sessions []Session, other []*cassettes.Exchan
 		}
 		if inv.User == "" {
 			inv.User = p.User
+		}
+		if x.IsTool() {
+			inv.HTTPCalls = append(inv.HTTPCalls, x)
+			continue
 		}
 		inv.Steps = append(inv.Steps, x)
 	}

@@ -42,6 +42,7 @@ type Organizer struct {
 	tagged   map[string]*orgInvocation
 	names    map[string]string // AgentKey -> agent name
 	unnamed  int
+	tools    toolFiling
 }
 
 type orgSession struct {
@@ -65,6 +66,8 @@ type Token struct {
 	inv   *orgInvocation
 	slot  string
 	agent string
+	call  *Call
+	place cassettes.Place
 }
 
 // NewOrganizer returns an empty organizer.
@@ -89,8 +92,10 @@ func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 	} else if taskName != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = taskName
 	}
-	return cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
-		Step: c.Step, Agent: o.nameOf(c.AgentKey)}, Token{inv: inv, slot: slot, agent: c.AgentKey}
+	place := cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
+		Step: c.Step, Agent: o.nameOf(c.AgentKey)}
+	o.tools.placed(inv, c, place)
+	return place, Token{inv: inv, slot: slot, agent: c.AgentKey, call: c, place: place}
 }
 
 // Restore registers a call that was placed in an earlier run (a cassette
@@ -127,6 +132,10 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 		}
 	}
 	inv.pending = append(inv.pending, calls...)
+	o.tools.placed(inv, c, p)
+	if len(calls) > 0 {
+		o.tools.called(inv, c, p)
+	}
 	if p.Agent != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = p.Agent
 		if p.Agent == "agent" || strings.HasPrefix(p.Agent, "agent-") && len(p.Agent) > 6 {
@@ -144,6 +153,9 @@ func Organize(m *matcher.Matcher, exchanges []*cassettes.Exchange) {
 	}
 	org := NewOrganizer()
 	for _, x := range exchanges {
+		if x.IsTool() {
+			continue // filed when recorded (FileTool), never placed afterwards
+		}
 		c, ok := Analyze(m, x.Request.Path, x.Request.Body)
 		if !ok {
 			continue
@@ -240,6 +252,7 @@ func (o *Organizer) Calls(t Token, calls []FunctionCall) {
 	}
 	o.mu.Lock()
 	t.inv.pending = append(t.inv.pending, calls...)
+	o.tools.called(t.inv, t.call, t.place)
 	o.mu.Unlock()
 }
 
@@ -284,7 +297,7 @@ func (s *orgSession) userTexts(want []string) bool {
 
 func anyUnplaced(exchanges []*cassettes.Exchange) bool {
 	for _, x := range exchanges {
-		if x.Place == nil && isModelCall(x.Request.Path) {
+		if x.Place == nil && !x.IsTool() && isModelCall(x.Request.Path) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ package proxy
 
 import (
 	"crypto/x509"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -56,6 +57,9 @@ type Config struct {
 	MaxBody      int64
 	// Hints end failure messages with what the user can do about them.
 	Hints Hints
+	// ControlToken, when set, lets peers that send it as a bearer token use
+	// the control API (control.go); without it only loopback peers may.
+	ControlToken string
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette
 	// was replaced (or removed, with its file), else the reason, naming
@@ -68,6 +72,9 @@ type Config struct {
 func (c *Config) setDefaults() error {
 	if c.DefaultCassette == "" {
 		c.DefaultCassette = cassettes.DefaultName
+	}
+	if _, err := cassettes.FileName(c.DefaultCassette); err != nil {
+		return fmt.Errorf("default cassette: %w", err)
 	}
 	if c.Mode == ModeReplay {
 		// Replay answers from cassettes only: no upstream, no client.
@@ -125,6 +132,8 @@ type Hints struct {
 	UsedUp string
 	// TooLarge: a request body larger than MaxBody.
 	TooLarge string
+	// Control: a control request refused for lack of a control token.
+	Control string
 }
 
 // hinted ends msg with hint, after sep, when there is one.

@@ -15,6 +15,8 @@ const (
 	statusInvalidArgument    = "INVALID_ARGUMENT"
 	statusUnavailable        = "UNAVAILABLE"
 	statusInternal           = "INTERNAL"
+	statusPermissionDenied   = "PERMISSION_DENIED"
+	statusNotFound           = "NOT_FOUND"
 )
 
 // geminiError is the body shape of every error the Gemini API returns, so

@@ -113,66 +113,6 @@ var weather = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, `{"host":"`+r.Host+`","city":"`+r.URL.Query().Get("city")+`","temp_c":18}`)
 })
 
-// TestForwardProxyToolTraffic: a tool's HTTPS call is intercepted with a
-// leaf from the local CA and, while recording, forwarded to its host (by
-// --connect-to, trusting --upstream-ca); a plain-HTTP absolute-form call
-// likewise. In replay both get a 502 naming the host, fail the run, and no
-// connection reaches either host.
-func TestForwardProxyToolTraffic(t *testing.T) {
-	dir := testutil.OutDir(t)
-	local, public := newCA(t), newCA(t)
-	secure := testutil.StartCounting(t, weather, public.Leaf)
-	plain := testutil.StartCounting(t, weather, nil)
-	routes := []proxy.ConnectTo{
-		{From: "weather.example.test:443", To: secure.Addr()},
-		{From: "plain.example.test:80", To: plain.Addr()},
-	}
-	const secureURL, plainURL = "https://weather.example.test/v1/current?city=Paris", "http://plain.example.test/v1/current?city=Oslo"
-
-	_, recHTTP := serveForward(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, ConnectTo: routes, UpstreamRoots: poolOf(public), Forward: &proxy.ForwardProxy{Leaf: local.Leaf}})
-	client := proxiedClient(recHTTP.URL, poolOf(local))
-	for _, c := range []struct{ url, want string }{
-		{secureURL, `{"host":"weather.example.test","city":"Paris","temp_c":18}`},
-		{plainURL, `{"host":"plain.example.test","city":"Oslo","temp_c":18}`},
-	} {
-		resp, err := client.Get(c.url)
-		if err != nil {
-			t.Fatalf("GET %s while recording: %v", c.url, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || string(body) != c.want {
-			t.Errorf("GET %s while recording: %d %s, want 200 %s", c.url, resp.StatusCode, body, c.want)
-		}
-		if resp.TLS != nil && resp.TLS.PeerCertificates[0].Issuer.CommonName != local.Cert.Subject.CommonName {
-			t.Errorf("the tool saw a certificate issued by %q, not by the local CA: not intercepted", resp.TLS.PeerCertificates[0].Issuer.CommonName)
-		}
-	}
-	recHTTP.Close()
-
-	before, plainBefore := secure.Conns(), plain.Conns()
-	rep, repHTTP := serveForward(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConnectTo: routes, Forward: &proxy.ForwardProxy{Leaf: local.Leaf}})
-	client = proxiedClient(repHTTP.URL, poolOf(local))
-	for _, u := range []string{secureURL, plainURL} {
-		resp, err := client.Get(u)
-		if err != nil {
-			t.Fatalf("GET %s in replay: %v", u, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		host := strings.Split(strings.SplitN(u, "//", 2)[1], "/")[0]
-		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), host) || !strings.Contains(string(body), dir) {
-			t.Errorf("GET %s in replay: %d %s; want 502 naming %s and the cassette folder", u, resp.StatusCode, body, host)
-		}
-	}
-	if st := rep.Stats(); st.Unmatched != 2 {
-		t.Errorf("replay counted %d unmatched requests, want 2 (the run must fail)", st.Unmatched)
-	}
-	if n, m := secure.Conns()-before, plain.Conns()-plainBefore; n+m != 0 {
-		t.Errorf("replay opened %d connection(s) to the HTTPS tool host and %d to the HTTP one, want none", n, m)
-	}
-}
-
 // TestForwardProxyTunnel: a --tunnel host is passed through untouched (the
 // client sees the host's own certificate, end to end), nothing about it is
 // written, and in replay its CONNECT is refused without a connection.

@@ -32,6 +32,21 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 		return
 	}
+	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
+		call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
+		if !ok {
+			return conversation.Token{}
+		}
+		place, token := t.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
+		x.Place = &place
+		return token
+	})
+}
+
+// relay sends out upstream, streams the answer to the client and keeps the
+// exchange; place files it in the conversation once the answer's head has
+// come, and returns the token its function calls are reported with.
+func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *http.Request, stored cassettes.Request, place func(*cassettes.Exchange) conversation.Token) {
 	start := time.Now()
 	resp, err := s.cfg.Transport.RoundTrip(out)
 	if err != nil {
@@ -50,12 +65,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		Status: resp.StatusCode,
 		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
 	}}
-	var token conversation.Token
-	if call, ok := conversation.Analyze(s.m, stored.Path, stored.Body); ok {
-		var place cassettes.Place
-		place, token = t.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
-		x.Place = &place
-	}
+	token := place(x)
 	seen := func(payload []byte) { t.org.Calls(token, conversation.ResponseCalls(payload)) }
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
@@ -164,7 +174,13 @@ func (s *Server) upstreamRequest(r *http.Request, body []byte) (*http.Request, e
 		target.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + r.URL.RawPath
 	}
 	target.RawQuery = r.URL.RawQuery
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), bytes.NewReader(body))
+	return newUpstreamRequest(r, target.String(), body)
+}
+
+// newUpstreamRequest is r with its body, for target, without hop-by-hop
+// or adkproxy headers.
+func newUpstreamRequest(r *http.Request, target string, body []byte) (*http.Request, error) {
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("cannot forward %s %s: %v", r.Method, r.URL.Path, err)
 	}

@@ -38,8 +38,14 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 		return
 	}
 	diffs := s.m.Diff(&e.x.Request, req)
-	msg := hinted(fmt.Sprintf("%s: request differs from the recording:%s",
-		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch)
+	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: request differs from the recording:%s",
+		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
+}
+
+// differs answers a request that differs from the recording e at its
+// place: strict mode with the differences (a miss), lenient mode with the
+// recording, the differences reported.
+func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *entry, req *cassettes.Request, diffs []matcher.Difference, msg string) {
 	if !t.strict {
 		t.markUsed(e)
 		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
@@ -51,6 +57,14 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 	}
 	t.markContested(e)
 	s.miss(w, OutcomeMismatched, t.name, req, e.x.Place, diffs, msg)
+}
+
+// replayed answers a request with the recording e, which matched it.
+func (s *Server) replayed(w http.ResponseWriter, r *http.Request, name string, e *entry, body []byte) {
+	s.report.matched(name, e.x)
+	s.log.Debug("replayed", "cassette", name, "method", e.x.Request.Method, "path", e.x.Request.Path, "host", e.x.Request.Host)
+	s.serve(w, r, &e.x.Response)
+	releaseBody(body) // answered from the recording: nothing keeps the request
 }
 
 // describePlace names a recording the way every message does.

@@ -35,6 +35,8 @@ const (
 type Outcome struct {
 	Outcome    string               `json:"outcome"`
 	Cassette   string               `json:"cassette"`
+	Scheme     string               `json:"scheme,omitempty"` // tool requests only
+	Host       string               `json:"host,omitempty"`   // tool requests only
 	Method     string               `json:"method"`
 	Path       string               `json:"path"`
 	Session    int                  `json:"session,omitempty"`
@@ -48,7 +50,7 @@ type Outcome struct {
 }
 
 func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) Outcome {
-	o := Outcome{Outcome: kind, Cassette: cassette, Method: req.Method, Path: req.Path}
+	o := Outcome{Outcome: kind, Cassette: cassette, Scheme: req.Scheme, Host: req.Host, Method: req.Method, Path: req.Path}
 	if p != nil {
 		step := p.Step
 		o.Session, o.Invocation, o.User, o.Step, o.Agent = p.Session, p.Invocation, p.User, &step, p.Agent

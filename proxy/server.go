@@ -35,6 +35,8 @@ type Server struct {
 
 	report reportLog
 	paths  sync.Map // cassette name -> its file, for names already checked
+
+	defaultCassette defaultCassette // changed through the control API
 }
 
 // New prepares a server. In replay mode it loads every cassette in the
@@ -126,6 +128,9 @@ func (s *Server) Close() error {
 
 func unusedMessage(name string, e *entry) string {
 	what := fmt.Sprintf("%s %s", e.x.Request.Method, e.x.Request.Path)
+	if e.x.IsTool() {
+		return fmt.Sprintf("cassette %q: the recording of the tool request %s %s was never requested: the agent stopped early or skipped a tool call", name, e.x.Request.Method, cassettes.HTTPCallOf(e.x).Target())
+	}
 	if p := e.x.Place; p != nil {
 		what = fmt.Sprintf("session %d, invocation %d (%q), step %d, agent %s", p.Session, p.Invocation, p.User, p.Step, p.Agent)
 		if calls := cassettes.TrajectoryOf(e.x).ToolCalls; len(calls) > 0 {
@@ -155,35 +160,17 @@ func (s *Server) pathFor(name string) (string, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	name := cassetteName(r, s.cfg.DefaultCassette)
-	path, err := s.pathFor(name)
-	if err != nil {
-		s.report.failed()
-		writeError(w, http.StatusBadRequest, statusInvalidArgument,
-			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
+	if isControl(r) {
+		s.serveControl(w, r)
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
-	if err != nil {
-		s.report.failed()
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
-				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
-			return
-		}
-		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
+	name, path, body, ok := s.admit(w, r)
+	if !ok {
 		return
 	}
 	req := s.capture(r, body)
-	t, err := s.tapeFor(name, path)
-	if err != nil {
-		s.report.failed()
-		if errors.Is(err, errNameClash) || errors.Is(err, cassettes.ErrSymlink) {
-			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
-			return
-		}
-		writeError(w, http.StatusInternalServerError, statusInternal, err.Error())
+	t, ok := s.openTape(w, name, path)
+	if !ok {
 		return
 	}
 	if t == nil {
@@ -194,10 +181,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			s.report.matched(name, e.x)
-			s.log.Debug("replayed", "cassette", name, "method", req.Method, "path", req.Path)
-			s.serve(w, r, &e.x.Response)
-			releaseBody(body) // answered from the recording: nothing keeps the request
+			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {
 			s.verify(w, r, t, &req, usedUp)
@@ -205,6 +189,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.forward(w, r, t, body, req)
+}
+
+// admit reads what every request needs: its cassette's name and file and
+// its body. ok is false when it has already answered with an error.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path string, body []byte, ok bool) {
+	name = cassetteName(r, s.DefaultCassette())
+	path, err := s.pathFor(name)
+	if err != nil {
+		s.report.failed()
+		writeError(w, http.StatusBadRequest, statusInvalidArgument,
+			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
+		return "", "", nil, false
+	}
+	body, err = readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
+	if err != nil {
+		s.report.failed()
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
+				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
+			return "", "", nil, false
+		}
+		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
+		return "", "", nil, false
+	}
+	return name, path, body, true
+}
+
+// openTape is tapeFor for a request; ok is false when it has already
+// answered with an error. A nil tape (replay) means no such cassette.
+func (s *Server) openTape(w http.ResponseWriter, name, path string) (t *tape, ok bool) {
+	t, err := s.tapeFor(name, path)
+	if err != nil {
+		s.report.failed()
+		if errors.Is(err, errNameClash) || errors.Is(err, cassettes.ErrSymlink) {
+			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
+			return nil, false
+		}
+		writeError(w, http.StatusInternalServerError, statusInternal, err.Error())
+		return nil, false
+	}
+	return t, true
 }
 
 // tapeFor returns the cassette a request goes to, opening it on first use

@@ -42,6 +42,10 @@ type tape struct {
 	// user text.
 	positions map[string][]*entry
 	byUser    map[string][]*entry
+	// tools holds tool exchanges by matcher.ToolKey, apart from model
+	// calls (tooltape.go).
+	tools     map[matcher.Fingerprint][]*entry
+	toolsSent map[uint64]*entry
 }
 
 type entry struct {
@@ -106,6 +110,10 @@ func (t *tape) index(x *cassettes.Exchange) *entry {
 func (t *tape) add(x *cassettes.Exchange, fp matcher.Fingerprint) *entry {
 	e := &entry{x: x, fp: fp}
 	t.entries = append(t.entries, e)
+	if x.IsTool() {
+		t.addTool(e)
+		return e
+	}
 	t.queues[e.fp] = append(t.queues[e.fp], e)
 	if h := sentHash(&x.Request); t.asSent[h] == nil {
 		t.asSent[h] = e
@@ -128,6 +136,9 @@ func (t *tape) analyze() {
 }
 
 func (t *tape) place(e *entry) {
+	if e.x.IsTool() {
+		return
+	}
 	e.call, _ = conversation.Analyze(t.m, e.x.Request.Path, e.x.Request.Body)
 	if e.call == nil {
 		return
@@ -178,10 +189,14 @@ func sameAsSent(a, b *cassettes.Request) bool {
 // are used it returns the last one when repeats are allowed; usedUp then
 // reports how many recordings there were.
 func (t *tape) take(fp matcher.Fingerprint, allowRepeats bool) (e *entry, usedUp int) {
+	return t.takeFrom(t.queues, fp, allowRepeats)
+}
+
+func (t *tape) takeFrom(queues map[matcher.Fingerprint][]*entry, fp matcher.Fingerprint, allowRepeats bool) (e *entry, usedUp int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.touched = true
-	q := t.queues[fp]
+	q := queues[fp]
 	for _, e := range q {
 		if !e.used {
 			e.used = true
@@ -279,9 +294,11 @@ func (t *tape) saved() error {
 func (t *tape) requests() []*cassettes.Request {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]*cassettes.Request, len(t.entries))
-	for i, e := range t.entries {
-		out[i] = &e.x.Request
+	out := make([]*cassettes.Request, 0, len(t.entries))
+	for _, e := range t.entries {
+		if !e.x.IsTool() {
+			out = append(out, &e.x.Request)
+		}
 	}
 	return out
 }

@@ -1,67 +1,159 @@
 // tool.go: intercepted traffic to hosts that are not Gemini's (an agent's
-// tools). This is the one seam tool traffic enters by: every such
-// exchange, from a CONNECT tunnel or in absolute form, is handed to the
-// handler toolTraffic returns.
-//
-// For now tool exchanges are not stored: while recording they are
-// forwarded to their host (honouring --connect-to and --upstream-ca); in
-// replay, where nothing may reach the network, they get a 502 naming the
-// host and count as unmatched requests, failing a strict run.
+// tools). Every such exchange, from a CONNECT tunnel or in absolute form,
+// is handed to the handler toolTraffic returns. It is recorded as a tool
+// exchange, filed under the step whose function call it served
+// (conversation.Organizer.FileTool), and in replay answered from the
+// cassette by matcher.ToolKey, first in, first out, or verified field by
+// field against the recording at the same endpoint. Replay never opens a
+// connection to a tool host.
 package proxy
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net/http"
-	"net/http/httputil"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // toolTraffic returns the handler for intercepted non-Gemini requests;
 // r.URL is absolute (https://host/path for a tunnel).
-func (s *Server) toolTraffic() http.Handler {
-	if s.cfg.Mode == ModeReplay {
-		return http.HandlerFunc(s.refuseTool)
+func (s *Server) toolTraffic() http.Handler { return http.HandlerFunc(s.serveTool) }
+
+func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
+	name, path, body, ok := s.admit(w, r)
+	if !ok {
+		return
 	}
-	return &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.Header.Del(HeaderCassette)
-			pr.Out.Header.Del(HeaderTestName)
-			pr.Out.Header.Del(HeaderInvocation)
-			name := cassetteName(pr.In, s.cfg.DefaultCassette)
-			s.report.add(outcomeFor(OutcomeForwarded, name, &cassettes.Request{Method: pr.In.Method, Path: toolTarget(pr.In)}, nil))
-			s.log.Debug("tool request forwarded, not recorded", "method", pr.In.Method, "url", toolTarget(pr.In))
-		},
-		Transport:     s.cfg.Transport,
-		FlushInterval: -1, // pass streams on as they come
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if r.Context().Err() != nil {
-				return // the client went away
-			}
-			s.report.failed()
-			s.log.Warn("tool host unreachable", "host", r.URL.Host, "error", err)
-			writeError(w, http.StatusBadGateway, statusUnavailable,
-				fmt.Sprintf("tool host %s is unreachable (%v)", r.URL.Host, errorText(err)))
-		},
+	req := s.capture(r, body)
+	req.Scheme, req.Host = r.URL.Scheme, cassettes.ToolHost(r.URL.Scheme, r.URL.Host)
+	// Matching reads only the content type (a form body compares as
+	// pairs); the headers to store are taken when recording.
+	if ct := r.Header.Values("Content-Type"); len(ct) > 0 {
+		req.Header = http.Header{"Content-Type": ct}
 	}
+	t, ok := s.openTape(w, name, path)
+	if !ok {
+		return
+	}
+	if t == nil {
+		s.refuseTool(w, name, &req, "there is no such cassette")
+		return
+	}
+	if t.replaying {
+		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
+			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording {
+			s.verifyTool(w, r, t, &req, usedUp)
+			return
+		}
+	}
+	out, err := newUpstreamRequest(r, r.URL.String(), body)
+	if err != nil {
+		s.report.failed()
+		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
+		return
+	}
+	s.storeHeaders(&req, r)
+	tag := strings.TrimSpace(r.Header.Get(HeaderInvocation))
+	s.relay(w, r, t, out, req, func(x *cassettes.Exchange) conversation.Token {
+		if p, ok := t.org.FileTool(tag); ok {
+			x.Place = &p
+		}
+		return conversation.Token{}
+	})
 }
 
-// refuseTool answers a tool request in replay: nothing was recorded for
-// it, and replay opens no connection to any host.
-func (s *Server) refuseTool(w http.ResponseWriter, r *http.Request) {
-	name := cassetteName(r, s.cfg.DefaultCassette)
-	req := cassettes.Request{Method: r.Method, Path: toolTarget(r)}
-	msg := fmt.Sprintf("cassette %q: no recording of %s %s: replay answers only from cassettes and the tool host %s is not contacted (cassettes in %s)",
-		name, r.Method, req.Path, r.URL.Host, s.cfg.Dir)
-	o := outcomeFor(OutcomeUnmatched, name, &req, nil)
+// verifyTool handles a tool request with no recording of its own: compared
+// with the first unused recording at the same endpoint (host, method,
+// path) it fails a strict run naming each differing field; a host the
+// cassette holds nothing for gets a 502.
+func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, usedUp int) {
+	target := cassettes.HTTPCall{Method: req.Method, Scheme: req.Scheme, Host: req.Host, Path: req.Path, Query: req.Query}.Target()
+	if usedUp > 0 {
+		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+			"cassette %q: all %d recorded answers to the tool request %s %s were already used",
+			t.name, usedUp, req.Method, target), "; ", s.cfg.Hints.UsedUp))
+		return
+	}
+	e, hostKnown := t.toolPosition(req)
+	if !hostKnown {
+		s.refuseTool(w, t.name, req, "it holds no recording for this host")
+		return
+	}
+	if e == nil {
+		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+			"cassette %q: no recording of the tool request %s %s (the cassette has other requests to %s)",
+			t.name, req.Method, target, req.Host), "; ", s.cfg.Hints.Rerecord))
+		return
+	}
+	diffs := matcher.DiffTool(&e.x.Request, req)
+	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: tool request %s %s differs from the recording:%s",
+		describePlace(t.name, e.x.Place), req.Method, target, matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
+}
+
+// refuseTool answers a tool request replay holds nothing for with a 502
+// naming the host and the cassette, counted as unmatched (a strict run
+// fails): replay opens no connection to any host.
+func (s *Server) refuseTool(w http.ResponseWriter, name string, req *cassettes.Request, why string) {
+	msg := fmt.Sprintf("cassette %q: no recording of %s %s://%s%s: %s, and in replay the tool host %s is not contacted (cassettes in %s)",
+		name, req.Method, req.Scheme, req.Host, req.Path, why, req.Host, s.cfg.Dir)
+	o := outcomeFor(OutcomeUnmatched, name, req, nil)
 	o.Message = msg
 	s.report.add(o)
-	s.log.Warn("unmatched tool request", "cassette", name, "method", r.Method, "url", req.Path)
+	s.log.Warn("unmatched tool request", "cassette", name, "method", req.Method, "host", req.Host, "path", req.Path)
 	writeError(w, http.StatusBadGateway, statusUnavailable, msg)
 }
 
-// toolTarget names a tool request in reports and logs: scheme, host and
-// path, without the query, which may carry credentials.
-func toolTarget(r *http.Request) string {
-	return r.URL.Scheme + "://" + r.URL.Host + r.URL.EscapedPath()
+// addTool indexes a tool exchange by its matcher.ToolKey, kept as its fp,
+// and by its bytes as sent; callers hold the lock or own t.
+func (t *tape) addTool(e *entry) {
+	if t.tools == nil {
+		t.tools, t.toolsSent = map[matcher.Fingerprint][]*entry{}, map[uint64]*entry{}
+	}
+	e.fp = matcher.ToolKey(&e.x.Request)
+	t.tools[e.fp] = append(t.tools[e.fp], e)
+	if h := toolSentHash(&e.x.Request); t.toolsSent[h] == nil {
+		t.toolsSent[h] = e
+	}
+}
+
+// toolKey is req's matcher.ToolKey. As for model calls (see fingerprint),
+// a request sent exactly as recorded is found by a fast hash of its bytes
+// and only other requests are canonicalised.
+func (t *tape) toolKey(req *cassettes.Request) matcher.Fingerprint {
+	h := toolSentHash(req)
+	t.mu.Lock()
+	e := t.toolsSent[h]
+	t.mu.Unlock()
+	if e != nil && e.x.Request.Scheme == req.Scheme && e.x.Request.Host == req.Host && sameAsSent(&e.x.Request, req) &&
+		e.x.Request.Header.Get("Content-Type") == req.Header.Get("Content-Type") {
+		return e.fp
+	}
+	return matcher.ToolKey(req)
+}
+
+func toolSentHash(req *cassettes.Request) uint64 {
+	return sentHash(req) ^ maphash.String(sentSeed, req.Scheme+"://"+req.Host)
+}
+
+// toolPosition finds the first unused recording at req's endpoint, and
+// whether the cassette holds anything for req's host.
+func (t *tape) toolPosition(req *cassettes.Request) (e *entry, hostKnown bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.entries {
+		if !c.x.IsTool() || c.x.Request.Host != req.Host {
+			continue
+		}
+		hostKnown = true
+		if !c.used && !c.contested && matcher.SameToolPlace(&c.x.Request, req) {
+			return c, true
+		}
+	}
+	return nil, hostKnown
 }

@@ -59,6 +59,9 @@ type Step struct {
 	FinishReason string       `json:"finish_reason"`
 	Usage        *Usage       `json:"usage"`
 	LatencyMs    float64      `json:"latency_ms"`
+	// HTTPCalls are the requests the step's tools made to other hosts
+	// (tool exchanges filed under this step), in file order.
+	HTTPCalls []HTTPCall `json:"http_calls"`
 
 	// Latency is how long the answer took, unrounded.
 	Latency time.Duration `json:"-"`
@@ -171,12 +174,13 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 				}
 				vi.Steps = append(vi.Steps, stepOf(x))
 			}
+			fileHTTPCalls(vi.Steps, inv.HTTPCalls)
 			vs.Invocations = append(vs.Invocations, vi)
 		}
 		out.Sessions = append(out.Sessions, vs)
 	}
 	for _, x := range other {
-		out.Other = append(out.Other, Other{Method: x.Request.Method, Path: x.Request.Path, Status: x.Response.Status})
+		out.Other = append(out.Other, otherOf(x))
 	}
 	return out
 }
@@ -185,7 +189,7 @@ func stepOf(x *cassettes.Exchange) Step {
 	t := cassettes.TrajectoryOf(x)
 	s := Step{
 		Step: x.Place.Step, Agent: x.Place.Agent, Status: x.Response.Status,
-		ToolCalls: []ToolCall{}, ToolResults: []ToolResult{},
+		ToolCalls: []ToolCall{}, ToolResults: []ToolResult{}, HTTPCalls: []HTTPCall{},
 		Text: t.Text, FinishReason: t.FinishReason,
 		LatencyMs: math.Round(float64(t.Latency)/float64(time.Microsecond)) / 1000,
 		Latency:   t.Latency,

@@ -39,14 +39,20 @@ func WriteTable(w io.Writer, dir string, run Run) {
 			fmt.Fprintln(w)
 		}
 		var t table
-		invocations, steps := 0, 0
+		invocations, steps, calls := 0, 0, 0
 		for _, s := range c.Sessions {
 			invocations += len(s.Invocations)
 			for _, inv := range s.Invocations {
 				steps += len(inv.Steps)
+				for _, st := range inv.Steps {
+					calls += len(st.HTTPCalls)
+				}
 			}
 		}
 		summary := []string{textfmt.Plural(len(c.Sessions), "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step")}
+		if calls > 0 {
+			summary = append(summary, textfmt.Plural(calls, "tool http call"))
+		}
 		if len(c.Other) > 0 {
 			summary = append(summary, textfmt.Plural(len(c.Other), "other request"))
 		}
@@ -58,6 +64,9 @@ func WriteTable(w io.Writer, dir string, run Run) {
 				t.add(invocationRow, invocationCells(inv)...)
 				for _, st := range inv.Steps {
 					t.add(stepRow, stepCells(st)...)
+					for _, c := range st.HTTPCalls {
+						t.add(httpRow, "        tool http "+textfmt.OneLine(c.String()))
+					}
 				}
 			}
 		}
@@ -179,6 +188,7 @@ const (
 	sessionRow
 	invocationRow
 	stepRow
+	httpRow
 	otherRow
 )
 
@@ -199,7 +209,7 @@ func (t *table) add(kind int, cells ...string) {
 
 func (t *table) write(w io.Writer) {
 	aligned := map[int][]string{}
-	for _, kind := range []int{headerRow, sessionRow, invocationRow, stepRow, otherRow} {
+	for _, kind := range []int{headerRow, sessionRow, invocationRow, stepRow, httpRow, otherRow} {
 		var buf bytes.Buffer
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		n := 0

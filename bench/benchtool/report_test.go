@@ -102,6 +102,12 @@ BenchmarkJournalAppend-2          	    1000	   1300000 ns/op
 BenchmarkRecordJSON-2             	    1000	   1450000 ns/op	   98304 B/op	     612 allocs/op
 BenchmarkRecordPassthroughJSON-2  	   10000	    150000 ns/op	   40960 B/op	     301 allocs/op
 BenchmarkEvaluate10kInvocations-2 	       1	%d ns/op
+BenchmarkInterceptedReplay/via=proxy/call=tool/c=1-2   	    3000	    160000 ns/op	  38.73 MB/s	   10116 B/op	     130 allocs/op
+BenchmarkInterceptedReplay/via=proxy/call=gemini/c=1-2 	    3000	    150000 ns/op	  41.10 MB/s	   10009 B/op	     127 allocs/op
+BenchmarkInterceptedReplay/via=direct/c=1-2            	    3000	    120000 ns/op	  51.62 MB/s	    7684 B/op	      90 allocs/op
+BenchmarkInterceptedReplay/via=proxy/call=tool/c=16-2  	    3000	    %d ns/op	  20.00 MB/s	   11852 B/op	     138 allocs/op
+BenchmarkInterceptedReplay/via=proxy/call=gemini/c=16-2	    3000	    140000 ns/op	  44.00 MB/s	   11438 B/op	     132 allocs/op
+BenchmarkInterceptedReplay/via=direct/c=16-2           	    3000	    100000 ns/op	  60.00 MB/s	    8507 B/op	      94 allocs/op
 PASS
 `
 
@@ -115,6 +121,15 @@ Showing nodes accounting for 1.20s, 60.00% of 2s total
          0     0%     0%      0.20s 10.00%  testing.(*B).runN
       0.05s  2.50%  2.50%     0.40s 20.00%  github.com/adkproxy/adkproxy/proxy.(*Server).ServeHTTP
 `
+
+// interceptNS is the replayed tool call at c=16 (direct: 100,000 ns): the
+// interception floor is missed where the scoring floor is.
+func interceptNS(scoringNS int) int {
+	if scoringNS > 2e9 {
+		return 250000
+	}
+	return 150000
+}
 
 func TestReportGolden(t *testing.T) {
 	for _, tc := range []struct {
@@ -134,7 +149,7 @@ func TestReportGolden(t *testing.T) {
 			const big = 1000
 			results := writeResults(t, dir, tc.adk, tc.peer, big)
 			files := map[string]string{
-				"gobench.txt":        fmt.Sprintf(goBenchOutput, tc.scoringNS),
+				"gobench.txt":        fmt.Sprintf(goBenchOutput, tc.scoringNS, interceptNS(tc.scoringNS)),
 				"profile-replay.txt": profileOutput,
 				"profile-load.txt":   strings.ReplaceAll(profileOutput, "ServeHTTP", "New"),
 			}

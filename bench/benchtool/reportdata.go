@@ -25,6 +25,9 @@ type reportData struct {
 	SizeFloors    []ratioFloor
 	ColdFloors    []coldFloor
 	ScoringFloors []scoringFloor
+	// InterceptFloors and Intercept: BenchmarkInterceptedReplay (intercept.go).
+	InterceptFloors []ratioFloor
+	Intercept       []interceptRow
 
 	RecN, RecWarmup float64
 	Record          []recordRow
@@ -231,6 +234,13 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 			if !f.Met {
 				missed = append(missed, "scoring")
 			}
+		}
+	}
+
+	if f, rows, ok := interceptFigures(gb); ok {
+		d.InterceptFloors, d.Intercept = []ratioFloor{f}, rows
+		if !f.Met {
+			missed = append(missed, "intercept")
 		}
 	}
 

@@ -18,8 +18,9 @@ lower-case), NO_PROXY=localhost,127.0.0.1,::1 plus yours, and SSL_CERT_FILE, REQ
 CURL_CA_BUNDLE and GRPC_DEFAULT_SSL_ROOTS_FILE_PATH pointing at a bundle of the system roots and
 the local CA (written for the run, removed after it; NODE_EXTRA_CA_CERTS gets the CA alone).
 HTTPS through it is intercepted with certificates from the local CA (see 'adkproxy ca --help'):
-Gemini hosts are recorded and replayed like base-URL traffic; other hosts are forwarded while
-recording (not yet stored) and refused with 502 in replay. --no-forward-proxy turns this off.`
+Gemini hosts are recorded and replayed like base-URL traffic; other hosts (an agent's tools) are
+recorded as tool exchanges under the step whose function call they served, and replayed from the
+cassette (a host it holds nothing for gets a 502). --no-forward-proxy turns this off.`
 
 func recordCommand() *cli.Command {
 	return &cli.Command{

@@ -38,5 +38,6 @@ func commonFlags() []cli.Flag {
 		stringFlag("log-level", "info", "`LEVEL` of log lines on stderr: debug, info, warn or error"),
 		&cli.StringSliceFlag{Name: "ignore", Usage: "leave the request field at `PATH` (e.g. generationConfig.seed, contents[*].parts[*].thought) out of matching and diffs (repeatable)", EnvVars: envFor("ignore")},
 		stringFlag("report", "", "write every request's outcome (matched, mismatched, unmatched, unused, recorded) to `FILE` as JSON"),
+		stringFlag("control-token", "", "let peers that send `TOKEN` as a bearer token use the /_adkproxy/ control API; without it only loopback peers may"),
 	}
 }

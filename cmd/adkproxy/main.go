@@ -14,9 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
@@ -28,7 +25,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "adkproxy: %v\n", err)
+			fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), err)
 		}
 	}
 	return exitCodeFor(err)
@@ -38,15 +35,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:    "adkproxy",
 		Usage:   "record and replay Gemini API traffic for agent tests",
-		Version: version,
+		Version: versionText(),
 		Description: "adkproxy sits between an agent and the Gemini API. 'record' forwards traffic to the API and\n" +
 			"writes it into YAML cassettes; 'replay' answers from the cassettes with no network and no key,\n" +
 			"and fails when the agent sends a request that was not recorded.\n\n" + exitStatusHelp,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
-		EnableBashCompletion: false,
-		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), diffCommand(), scoreCommand(), exportCommand(), caCommand()},
+		EnableBashCompletion: true, // the hidden --generate-bash-completion that completion.go's scripts ask
+		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), diffCommand(), scoreCommand(), exportCommand(), caCommand(), healthCommand(), completionCommand()},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v (see 'adkproxy --help')", err)
 		},

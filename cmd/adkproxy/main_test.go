@@ -17,6 +17,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // These tests run the real adkproxy binary, and as the wrapped COMMAND they
@@ -186,7 +187,7 @@ func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
 func TestReplaySetsPlaceholderKeyOnlyWhenUnset(t *testing.T) {
 	dir := t.TempDir()
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)
-	if r.code != 0 || r.stdout != replayPlaceholderKey+"|"+replayPlaceholderKey {
+	if r.code != 0 || r.stdout != proxy.ReplayPlaceholderKey+"|"+proxy.ReplayPlaceholderKey {
 		t.Fatalf("exit %d, keys %q", r.code, r.stdout)
 	}
 	r = adkproxy(t, []string{"GOOGLE_API_KEY=mine"}, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)

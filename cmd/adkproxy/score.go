@@ -77,6 +77,8 @@ func runScore(c *cli.Context) error {
 			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 		}
 	}
+	stopProgress := startProgress(c.App.ErrWriter, "adkproxy: scoring "+dir)
+	defer stopProgress()
 	loaded, err := cassettes.LoadDir(dir)
 	if err != nil {
 		return withCode(exitDataErr, err)
@@ -93,6 +95,7 @@ func runScore(c *cli.Context) error {
 		result.EvalSetID = exp.EvalSetID
 	}
 	result.Unpaired = append(result.Unpaired, unpaired...)
+	stopProgress()
 	for _, u := range result.Unpaired {
 		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not scored: %s\n", strings.ReplaceAll(u, "\n", "\n  "))
 	}
@@ -121,7 +124,7 @@ func runScore(c *cli.Context) error {
 		return withCode(exitFailure, errors.New(summary)) // an empty message prints nothing
 	}
 	if summary != "" {
-		fmt.Fprintf(c.App.ErrWriter, "adkproxy: %s\n", summary)
+		fmt.Fprintln(c.App.ErrWriter, paletteFor(c.App.ErrWriter).green("adkproxy: "+summary))
 	}
 	return nil
 }

@@ -12,11 +12,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -25,10 +23,6 @@ import (
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )
-
-// replayPlaceholderKey satisfies SDKs that refuse to start without a key;
-// replay never sends it anywhere.
-const replayPlaceholderKey = "adkproxy-replay-no-key"
 
 func runProxy(c *cli.Context, mode proxy.Mode) error {
 	cfg, err := proxyConfig(c, mode)
@@ -45,11 +39,13 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	if err != nil {
 		return err
 	}
-	restoreGC := func() {}
+	restoreGC, stopProgress := func() {}, func() {}
 	if mode == proxy.ModeReplay {
 		restoreGC = loadingGC(cfg.Dir)
+		stopProgress = startProgress(stderr, "adkproxy: loading cassettes from "+cfg.Dir)
 	}
 	srv, err := proxy.New(cfg)
+	stopProgress()
 	restoreGC()
 	if err != nil {
 		return err
@@ -71,7 +67,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			return usageErrorf("cannot write --addr-file %s: %v", f, err)
 		}
 	}
-	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	httpServer := srv.HTTPServer()
 	go httpServer.Serve(ln)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -108,7 +104,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
 	report := srv.Report()
-	summarize(stderr, report, srv.Stats())
+	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats()), srv.Failure() != nil))
 	if f := c.String("report"); f != "" {
 		if err := writeReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
@@ -160,6 +156,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Redactor:        cassettes.NewRedactor(redact...),
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
+		ControlToken:    c.String("control-token"),
 	}
 	if mode == proxy.ModeRecord {
 		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
@@ -184,6 +181,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	return cfg, nil
 }
 
+// controlHint is what a peer refused by the control API can do.
+const controlHint = "start adkproxy with --control-token TOKEN and send it as a bearer token"
+
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
 func hintsFor(mode proxy.Mode) proxy.Hints {
@@ -197,6 +197,7 @@ func hintsFor(mode proxy.Mode) proxy.Hints {
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
 			UsedUp:   overwrite,
 			TooLarge: "raise --max-body",
+			Control:  controlHint,
 		}
 	}
 	return proxy.Hints{
@@ -205,6 +206,7 @@ func hintsFor(mode proxy.Mode) proxy.Hints {
 		Mismatch: "Re-record with 'adkproxy record', or accept with '--mode lenient'.",
 		UsedUp:   "pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
 		TooLarge: "raise --max-body",
+		Control:  controlHint,
 	}
 }
 
@@ -235,7 +237,7 @@ func childEnv(mode proxy.Mode, base string) []string {
 	// variable, both get the placeholder; when the user set one, the other
 	// stays unset, since SDKs warn when both are present.
 	if mode == proxy.ModeReplay && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+replayPlaceholderKey, "GEMINI_API_KEY="+replayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey, "GEMINI_API_KEY="+proxy.ReplayPlaceholderKey)
 	}
 	return env
 }
@@ -243,7 +245,7 @@ func childEnv(mode proxy.Mode, base string) []string {
 func printExports(w io.Writer, mode proxy.Mode, base string) {
 	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
 	if mode == proxy.ModeReplay {
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", replayPlaceholderKey)
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxy.ReplayPlaceholderKey)
 	}
 }
 
@@ -285,46 +287,6 @@ func commandStatus(name string, err error) error {
 	return withCode(exit.ExitCode(), errors.New(""))
 }
 
-// summarize prints one screen about the run: counts, then the requests
-// and recordings that need attention, each with its place and diff.
-func summarize(w io.Writer, r proxy.Report, st proxy.Stats) {
-	c := r.Counts
-	if r.Mode == string(proxy.ModeRecord) {
-		fmt.Fprintf(w, "adkproxy: recorded %d exchange(s)", c[proxy.OutcomeRecorded])
-		if n := c[proxy.OutcomeMatched]; n > 0 {
-			fmt.Fprintf(w, ", replayed %d", n)
-		}
-		if n := c[proxy.OutcomeForwarded]; n > 0 {
-			fmt.Fprintf(w, ", forwarded %d without recording", n)
-		}
-	} else {
-		fmt.Fprintf(w, "adkproxy: replayed %d request(s): %d matched, %d mismatched, %d unmatched, %d recording(s) unused",
-			c[proxy.OutcomeMatched]+c[proxy.OutcomeMismatched]+c[proxy.OutcomeUnmatched],
-			c[proxy.OutcomeMatched], c[proxy.OutcomeMismatched], c[proxy.OutcomeUnmatched], c[proxy.OutcomeUnused])
-	}
-	if st.Failed > 0 {
-		fmt.Fprintf(w, "; %d request(s) refused", st.Failed)
-	}
-	fmt.Fprintln(w)
-	const shown = 5
-	n := 0
-	for _, o := range r.Outcomes {
-		if o.Outcome != proxy.OutcomeMismatched && o.Outcome != proxy.OutcomeUnmatched && o.Outcome != proxy.OutcomeUnused {
-			continue
-		}
-		if n == shown {
-			fmt.Fprintf(w, "  … more in --report FILE\n")
-			break
-		}
-		n++
-		label := o.Outcome
-		if o.Served {
-			label += " (served, lenient)"
-		}
-		fmt.Fprintf(w, "  %s %s %s: %s\n", label, o.Method, o.Path, indent(o.Message))
-	}
-}
-
 func writeReport(path string, r proxy.Report) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -335,5 +297,3 @@ func writeReport(path string, r proxy.Report) error {
 	}
 	return nil
 }
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }

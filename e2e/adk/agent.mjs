@@ -17,8 +17,11 @@
 // Environment:
 //   GOOGLE_API_KEY  the key (a placeholder set by adkproxy in replay)
 //   TOOL_TEMP       the temperature get_weather reports (default 18)
+//   AGENT_CASSETTE  when set, the agents' model is new Gemini({model, headers})
+//                   with the header X-Adkproxy-Cassette naming this cassette,
+//                   as docs/sidecar.md shows for ADK JS
 
-import { FunctionTool, InMemoryRunner, LlmAgent, LogLevel, setLogger } from '@google/adk';
+import { FunctionTool, Gemini, InMemoryRunner, LlmAgent, LogLevel, setLogger } from '@google/adk';
 import { Type } from '@google/genai';
 
 // ADK's default logger writes to stdout, which must hold nothing but the
@@ -38,7 +41,9 @@ setLogger({
   },
 });
 
-const model = 'gemini-2.5-flash';
+const model = process.env.AGENT_CASSETTE
+  ? new Gemini({ model: 'gemini-2.5-flash', headers: { 'X-Adkproxy-Cassette': process.env.AGENT_CASSETTE } })
+  : 'gemini-2.5-flash';
 const appName = 'adkproxy_e2e';
 const userId = 'e2e_user';
 const turns = ['What is the weather in Paris?', 'Please transfer me to travel_agent to book a trip to Paris.'];

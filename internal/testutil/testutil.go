@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,6 +80,24 @@ func Require(t testing.TB, what string) {
 	t.Skipf("%s is missing; skipped because CI is unset", what)
 }
 
+// NonLoopbackIP is an IPv4 address of this machine that is not loopback,
+// for tests that need a peer which really is another machine to a server;
+// without one the test is skipped (failed under CI).
+func NonLoopbackIP(t testing.TB) net.IP {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() && n.IP.To4() != nil {
+			return n.IP
+		}
+	}
+	Require(t, "a non-loopback IPv4 address on this machine")
+	return nil
+}
+
 // Secrets used by tests; `make test` scans ADKPROXY_TEST_OUT for each of them
 // in every encoding. Each is long enough to be learned by the redactor.
 const (
@@ -86,11 +105,16 @@ const (
 	SecretBearer    = "ya29.TEST-bearer-token-0123456789"
 	SecretQueryKey  = "AIzaTEST-query-key-9876543210zyxwv"
 	SecretRedactArg = "customer-4711-secret-ssn"
+	// Credentials a tool sends to its own API (cookie, X-Api-Key header,
+	// ?token= parameter).
+	SecretToolCookie = "session=TEST-tool-cookie-5551234"
+	SecretToolHeader = "TEST-tool-x-api-key-8675309"
+	SecretToolQuery  = "TEST-tool-query-token-4242"
 )
 
 // Secrets lists every secret value the tests use.
 func Secrets() []string {
-	return []string{SecretAPIKey, SecretBearer, SecretQueryKey, SecretRedactArg}
+	return []string{SecretAPIKey, SecretBearer, SecretQueryKey, SecretRedactArg, SecretToolCookie, SecretToolHeader, SecretToolQuery}
 }
 
 // CountInDir counts the occurrences of needle in every file below dir.

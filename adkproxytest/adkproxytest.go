@@ -1,0 +1,224 @@
+// Start, New and the Proxy they return: an adkproxy on a loopback port for
+// one test, and the clients that talk to it.
+
+package adkproxytest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// RecordEnv is the environment variable that makes Start and New record
+// instead of replay: any value strconv.ParseBool reads as true ("1", "true").
+const RecordEnv = "ADKPROXY_RECORD"
+
+// Proxy is an adkproxy serving one test on a loopback port.
+type Proxy struct {
+	// URL is the proxy's base URL, such as http://127.0.0.1:41234: the
+	// base URL to give a Gemini client (GOOGLE_GEMINI_BASE_URL).
+	URL string
+	// Cassette is the cassette requests go to when they name none: the
+	// test's name, or the Cassette option's. A request's
+	// X-Adkproxy-Cassette header can name another.
+	Cassette string
+	// Server is the proxy itself, for its Report and Stats.
+	Server *proxy.Server
+
+	recording bool
+	http      *httptest.Server
+	closed    bool
+}
+
+// Option changes how Start and New set up the proxy.
+type Option func(*settings)
+
+type settings struct {
+	record    *bool
+	cassette  string
+	upstream  string
+	configure []func(*proxy.Config)
+}
+
+// Record records (true) or replays (false), whatever ADKPROXY_RECORD says.
+func Record(on bool) Option { return func(s *settings) { s.record = &on } }
+
+// Cassette names the cassette instead of t.Name() (Start only; New takes
+// the name as an argument). Names are checked as the X-Adkproxy-Cassette
+// header's are: "suite/case" makes a subfolder.
+func Cassette(name string) Option { return func(s *settings) { s.cassette = name } }
+
+// Upstream sends recorded requests to baseURL instead of the Gemini API,
+// for a fake API in tests of the helper itself.
+func Upstream(baseURL string) Option { return func(s *settings) { s.upstream = baseURL } }
+
+// Configure changes the proxy.Config before the proxy starts, for any
+// setting without an option of its own (ignored fields, lenient replay,
+// record modes, a logger, redactions).
+func Configure(f func(*proxy.Config)) Option {
+	return func(s *settings) { s.configure = append(s.configure, f) }
+}
+
+// Start serves a proxy for the test t, with cassettes under dir and the
+// cassette named after t.Name(), and stops it when the test ends: it then
+// writes what was recorded and fails t with adkproxy's summary if the run
+// failed (see the package documentation). A proxy that cannot start fails
+// t at once.
+func Start(t testing.TB, dir string, opts ...Option) *Proxy {
+	t.Helper()
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	name := t.Name()
+	if s.cassette != "" {
+		name = s.cassette
+	}
+	p, err := New(dir, name, opts...)
+	if err != nil {
+		t.Fatalf("adkproxytest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("adkproxytest: %v", err)
+		}
+	})
+	return p
+}
+
+// New serves a proxy with cassettes under dir that sends requests naming no
+// cassette to the cassette name. Close it when done.
+func New(dir, name string, opts ...Option) (*Proxy, error) {
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	recording, err := s.recording()
+	if err != nil {
+		return nil, err
+	}
+	cfg := proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: name, Hints: hints(name)}
+	if recording {
+		cfg.Mode = proxy.ModeRecord
+		if s.upstream != "" {
+			if cfg.Upstream, err = proxy.ParseUpstream("adkproxytest.Upstream", s.upstream); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range s.configure {
+		f(&cfg)
+	}
+	srv, err := proxy.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	hs := httptest.NewUnstartedServer(srv)
+	hs.Config = srv.HTTPServer()
+	hs.Start()
+	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode == proxy.ModeRecord, http: hs}, nil
+}
+
+func (s settings) recording() (bool, error) {
+	if s.record != nil {
+		return *s.record, nil
+	}
+	v := os.Getenv(RecordEnv)
+	if v == "" {
+		return false, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want 1 to record or 0 to replay", RecordEnv, v)
+	}
+	return on, nil
+}
+
+// hints end the proxy's failure messages with what to do in a Go test.
+func hints(name string) proxy.Hints {
+	levels := strings.Split(name, "/")
+	for i, l := range levels {
+		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
+	}
+	rerecord := fmt.Sprintf("%s=1 go test -run '%s'", RecordEnv, strings.Join(levels, "/"))
+	return proxy.Hints{
+		Record:   "record it with " + rerecord,
+		Rerecord: "Re-record with " + rerecord + " if the change is intended.",
+		Mismatch: "Re-record with " + rerecord + " if the change is intended.",
+		UsedUp:   "re-record with " + rerecord,
+		TooLarge: "raise proxy.Config.MaxBody with adkproxytest.Configure",
+	}
+}
+
+// Recording says whether the proxy records (else it replays).
+func (p *Proxy) Recording() bool { return p.recording }
+
+// ClientConfig is a Gemini API client configuration that talks to the
+// proxy: pass it to genai.NewClient. While recording, the key comes from
+// GOOGLE_API_KEY or GEMINI_API_KEY; in replay it is a placeholder that is
+// never sent anywhere.
+func (p *Proxy) ClientConfig() *genai.ClientConfig {
+	key := proxy.ReplayPlaceholderKey
+	if p.recording {
+		key = os.Getenv("GOOGLE_API_KEY")
+		if key == "" {
+			key = os.Getenv("GEMINI_API_KEY")
+		}
+	}
+	return &genai.ClientConfig{
+		APIKey:      key,
+		Backend:     genai.BackendGeminiAPI,
+		HTTPOptions: genai.HTTPOptions{BaseURL: p.URL},
+		HTTPClient:  p.HTTPClient(),
+	}
+}
+
+// HTTPClient is an http.Client that sends every request to the proxy,
+// whatever host its URL names, so code that calls
+// https://generativelanguage.googleapis.com (or a Vertex AI host) directly
+// goes through the proxy unchanged.
+func (p *Proxy) HTTPClient() *http.Client {
+	base, _ := url.Parse(p.URL) // httptest's URL always parses
+	return &http.Client{Transport: toProxy{base: base, next: p.http.Client().Transport}}
+}
+
+// toProxy rewrites each request's scheme and host to the proxy's.
+type toProxy struct {
+	base *url.URL
+	next http.RoundTripper
+}
+
+func (t toProxy) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = t.base.Scheme, t.base.Host, ""
+	return t.next.RoundTrip(r)
+}
+
+// Close stops the proxy and writes what it recorded. It returns an error
+// when a cassette could not be read or written, or when the run failed by
+// its mode's rules (proxy.ErrRunFailed), followed by adkproxy's summary of
+// the requests and recordings at fault. Closing twice does nothing.
+func (p *Proxy) Close() error {
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	p.http.Close()
+	srv := p.Server
+	err := errors.Join(srv.Close(), srv.Err())
+	if failure := srv.Failure(); failure != nil {
+		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats())))
+	}
+	return err
+}

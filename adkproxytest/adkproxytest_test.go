@@ -1,0 +1,203 @@
+package adkproxytest_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/adkproxytest"
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// asTest is a testing.TB that runs Start as a test named name would, and
+// keeps what Start reports instead of failing the real test.
+type asTest struct {
+	testing.TB
+	name     string
+	errors   []string
+	cleanups []func()
+}
+
+func (a *asTest) Name() string                 { return a.name }
+func (a *asTest) Errorf(f string, args ...any) { a.errors = append(a.errors, fmt.Sprintf(f, args...)) }
+func (a *asTest) Cleanup(f func())             { a.cleanups = append(a.cleanups, f) }
+
+// end runs the cleanups, as the end of the test would, and returns the
+// errors Start reported.
+func (a *asTest) end() string {
+	for i := len(a.cleanups) - 1; i >= 0; i-- {
+		a.cleanups[i]()
+	}
+	return strings.Join(a.errors, "\n")
+}
+
+func ask(t testing.TB, p *adkproxytest.Proxy, question string) (string, error) {
+	t.Helper()
+	return askWith(t, p, question, nil)
+}
+
+func askWith(t testing.TB, p *adkproxytest.Proxy, question string, config *genai.GenerateContentConfig) (string, error) {
+	t.Helper()
+	client, err := genai.NewClient(t.Context(), p.ClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Models.GenerateContent(t.Context(), "gemini-2.5-flash", genai.Text(question), config)
+	if err != nil {
+		return "", err
+	}
+	return resp.Text(), nil
+}
+
+// recordCase records questions under the cassette of a subtest named case
+// and returns the folder and that subtest's full name.
+func recordCase(t *testing.T, questions ...string) (dir, name string) {
+	dir = testutil.OutDir(t)
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	t.Setenv("GOOGLE_API_KEY", testutil.SecretAPIKey)
+	t.Run("case", func(t *testing.T) {
+		p := adkproxytest.Start(t, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
+		if !p.Recording() {
+			t.Fatal("Record(true) did not record")
+		}
+		for _, q := range questions {
+			if _, err := ask(t, p, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name = t.Name()
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	return dir, name
+}
+
+// TestStartRecordsThenReplaysUnderTheTestName: the cassette is the
+// subtest's name, and a test replaying it as recorded passes, offline.
+func TestStartRecordsThenReplaysUnderTheTestName(t *testing.T) {
+	dir, name := recordCase(t, "What is the weather in Paris?")
+	rel, _ := cassettes.FileName(name)
+	if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+		t.Fatalf("no cassette named after the test %s: %v", name, err)
+	}
+	if n := testutil.CountInDir(t, dir, testutil.SecretAPIKey); n != 0 {
+		t.Errorf("the API key was written %d times", n)
+	}
+	t.Setenv("GOOGLE_API_KEY", "")
+	replay := &asTest{TB: t, name: name}
+	p := adkproxytest.Start(replay, dir)
+	if p.Recording() {
+		t.Fatal("Start records with neither ADKPROXY_RECORD nor Record set")
+	}
+	got, err := ask(t, p, "What is the weather in Paris?")
+	if err != nil || got != "You said: What is the weather in Paris?" {
+		t.Errorf("replay answered %q, %v", got, err)
+	}
+	if errs := replay.end(); errs != "" {
+		t.Errorf("a replay as recorded failed the test:\n%s", errs)
+	}
+}
+
+// TestStartFailsTheTestWithTheSummary: a changed request, a request with no
+// cassette and a recording never requested each fail the test at its end,
+// with adkproxy's message and how to re-record.
+func TestStartFailsTheTestWithTheSummary(t *testing.T) {
+	const paris, rome = "What is the weather in Paris?", "What is the weather in Rome?"
+	dir, name := recordCase(t, paris, rome)
+	hot := &genai.GenerateContentConfig{Temperature: genai.Ptr[float32](1.5)}
+	for _, c := range []struct {
+		what, name string
+		run        func(p *adkproxytest.Proxy) error
+		want       []string
+	}{
+		{"changed request", name, func(p *adkproxytest.Proxy) error {
+			ask(t, p, paris)
+			_, err := askWith(t, p, rome, hot)
+			return err
+		}, []string{"run failed", "1 mismatched", "generationConfig", "ADKPROXY_RECORD=1 go test -run '^TestStartFailsTheTestWithTheSummary$/^case$'"}},
+		{"no cassette", "TestNeverRecorded", func(p *adkproxytest.Proxy) error {
+			_, err := ask(t, p, paris)
+			return err
+		}, []string{"1 unmatched", "no such cassette", "ADKPROXY_RECORD=1 go test -run '^TestNeverRecorded$'"}},
+		{"recording never requested", name, func(p *adkproxytest.Proxy) error {
+			if _, err := ask(t, p, paris); err != nil {
+				t.Errorf("the first question, as recorded: %v", err)
+			}
+			return fmt.Errorf("stopped early on purpose")
+		}, []string{"1 unused", "never requested", rome}},
+	} {
+		tb := &asTest{TB: t, name: c.name}
+		p := adkproxytest.Start(tb, dir)
+		if err := c.run(p); err == nil {
+			t.Errorf("%s: the client got no error", c.what)
+		}
+		errs := tb.end()
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: the test's failure does not say %q:\n%s", c.what, w, errs)
+			}
+		}
+	}
+}
+
+// TestHTTPClientSendsEveryHostToTheProxy: code that calls the real API
+// host with the helper's http.Client is answered from the cassette.
+func TestHTTPClientSendsEveryHostToTheProxy(t *testing.T) {
+	p, err := adkproxytest.New("testdata/cassettes", "weather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+		strings.NewReader(`{"contents":[{"parts":[{"text":"What is the weather in Paris?"}],"role":"user"}]}`))
+	resp, err := p.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "You said: What is the weather in Paris?") {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+	if err := p.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRecordEnvironmentVariable: ADKPROXY_RECORD=1 records, a value that is
+// not a boolean is refused with a message naming it, and a bad cassette
+// name is refused before anything is served.
+func TestRecordEnvironmentVariable(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	t.Setenv(adkproxytest.RecordEnv, "1")
+	p, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Upstream(up.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Recording() {
+		t.Error("ADKPROXY_RECORD=1 did not record")
+	}
+	p.Close()
+	t.Setenv(adkproxytest.RecordEnv, "maybe")
+	if _, err := adkproxytest.New(t.TempDir(), "x"); err == nil || !strings.Contains(err.Error(), `ADKPROXY_RECORD="maybe"`) {
+		t.Errorf("ADKPROXY_RECORD=maybe: %v", err)
+	}
+	if _, err := adkproxytest.New(t.TempDir(), "../up", adkproxytest.Record(false)); err == nil || !strings.Contains(err.Error(), "..") {
+		t.Errorf("cassette ../up: %v", err)
+	}
+	if _, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Record(false), adkproxytest.Configure(func(c *proxy.Config) { c.ReplayMode = "loose" })); err == nil {
+		t.Error("Configure with an unknown replay mode was accepted")
+	}
+}

@@ -1,0 +1,82 @@
+// adkproxy completion: shell completion scripts. urfave/cli answers
+// --generate-bash-completion with the commands or flags that fit; the bash
+// and zsh scripts ask it, and fish gets urfave/cli's own script.
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+// bashCompletion asks adkproxy itself for the words that fit at the cursor
+// (after urfave/cli's autocomplete/bash_autocomplete, without its need for
+// the bash-completion package).
+const bashCompletion = `# adkproxy completion for bash: source <(adkproxy completion bash)
+_adkproxy_complete() {
+  local cur="${COMP_WORDS[COMP_CWORD]}"
+  local words=("${COMP_WORDS[@]:0:COMP_CWORD}")
+  local opts
+  if [[ "$cur" == -* ]]; then
+    opts=$("${words[@]}" "$cur" --generate-bash-completion 2>/dev/null)
+  else
+    opts=$("${words[@]}" --generate-bash-completion 2>/dev/null)
+  fi
+  COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
+}
+complete -o bashdefault -o default -F _adkproxy_complete adkproxy
+`
+
+// zshCompletion is urfave/cli's autocomplete/zsh_autocomplete for adkproxy.
+const zshCompletion = `#compdef adkproxy
+# adkproxy completion for zsh: source <(adkproxy completion zsh)
+_adkproxy() {
+  local -a opts
+  local cur=${words[-1]}
+  if [[ "$cur" == "-"* ]]; then
+    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion)}")
+  else
+    opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion)}")
+  fi
+  if [[ "${opts[1]}" != "" ]]; then
+    _describe 'values' opts
+  else
+    _files
+  fi
+}
+compdef _adkproxy adkproxy
+`
+
+func completionCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print the shell completion script for bash, zsh or fish",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "Completes commands and flags. Load it in the current shell, or install it:\n\n" +
+			"   bash:  source <(adkproxy completion bash)      # or save it in ~/.local/share/bash-completion/completions/adkproxy\n" +
+			"   zsh:   source <(adkproxy completion zsh)       # or save it as _adkproxy in a folder of $fpath\n" +
+			"   fish:  adkproxy completion fish > ~/.config/fish/completions/adkproxy.fish",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("completion takes one shell: bash, zsh or fish")
+			}
+			switch shell := c.Args().First(); shell {
+			case "bash":
+				fmt.Fprint(c.App.Writer, bashCompletion)
+			case "zsh":
+				fmt.Fprint(c.App.Writer, zshCompletion)
+			case "fish":
+				script, err := c.App.ToFishCompletion()
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(c.App.Writer, script)
+			default:
+				return usageErrorf("completion: unknown shell %q (bash, zsh or fish)", shell)
+			}
+			return nil
+		},
+		OnUsageError: commandUsageError,
+	}
+}

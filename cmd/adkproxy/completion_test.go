@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBashCompletionCompletesCommandsAndFlags sources the script in a real
+// bash and completes as the shell would on Tab.
+func TestBashCompletionCompletesCommandsAndFlags(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	for _, c := range []struct {
+		words string
+		cword int
+		want  string
+	}{
+		{"re", 1, "record replay"},
+		{"replay --al", 2, "--allow-repeats"},
+		{"record --vert", 2, "--vertex-upstream"},
+		{"he", 1, "health"},
+	} {
+		script := `source <("$BIN" completion bash) && COMP_WORDS=("$BIN" ` + c.words + `) && COMP_CWORD=` + string(rune('0'+c.cword)) +
+			` && _adkproxy_complete && echo "${COMPREPLY[*]}"`
+		cmd := exec.Command(bash, "-c", script)
+		cmd.Env = []string{"BIN=" + adkproxyBin}
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != c.want {
+			t.Errorf("adkproxy %s<Tab>: %q (%v), want %q", c.words, out, err, c.want)
+		}
+	}
+}
+
+func TestCompletionScripts(t *testing.T) {
+	zsh := adkproxy(t, nil, "completion", "zsh")
+	if zsh.code != 0 || !strings.HasPrefix(zsh.stdout, "#compdef adkproxy\n") || !strings.Contains(zsh.stdout, "--generate-bash-completion") {
+		t.Errorf("completion zsh: %d\n%s%s", zsh.code, zsh.stdout, zsh.stderr)
+	}
+	if path, err := exec.LookPath("zsh"); err == nil {
+		check := exec.Command(path, "-n", "/dev/stdin")
+		check.Stdin = strings.NewReader(zsh.stdout)
+		if out, err := check.CombinedOutput(); err != nil {
+			t.Errorf("zsh -n rejects the script: %v\n%s", err, out)
+		}
+	}
+	fish := adkproxy(t, nil, "completion", "fish")
+	for _, want := range []string{"complete -c adkproxy", "record", "replay", "-l allow-repeats", "-l control-token"} {
+		if !strings.Contains(fish.stdout, want) {
+			t.Errorf("completion fish lacks %q:\n%s", want, fish.stdout)
+		}
+	}
+	for _, args := range [][]string{{"completion", "powershell"}, {"completion"}} {
+		if r := adkproxy(t, nil, args...); r.code != exitUsage || !strings.Contains(r.stderr, "bash, zsh or fish") {
+			t.Errorf("adkproxy %v: %d %s, want 64 naming the shells", args, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// openTerminal opens a pseudo-terminal's master side: a real character
+// device, as a terminal is.
+func openTerminal(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal to test with: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestColourOnlyOnATerminalWithoutNO_COLOR(t *testing.T) {
+	tty := openTerminal(t)
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TERM", "xterm-256color")
+	if !paletteFor(tty).on {
+		t.Error("no colour on a terminal")
+	}
+	if paletteFor(&bytes.Buffer{}).on {
+		t.Error("colour on something that is not a terminal")
+	}
+	pipeR, pipeW, _ := os.Pipe()
+	defer pipeR.Close()
+	defer pipeW.Close()
+	if paletteFor(pipeW).on {
+		t.Error("colour on a pipe")
+	}
+	t.Setenv("NO_COLOR", "1")
+	if paletteFor(tty).on {
+		t.Error("colour with NO_COLOR set")
+	}
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TERM", "dumb")
+	if paletteFor(tty).on {
+		t.Error("colour on TERM=dumb")
+	}
+}
+
+func TestSummaryColours(t *testing.T) {
+	step := 0
+	r := proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 1, proxy.OutcomeMismatched: 1, proxy.OutcomeUnused: 1}, Outcomes: []proxy.Outcome{
+		{Outcome: proxy.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
+		{Outcome: proxy.OutcomeUnused, Method: "POST", Path: "/p", Message: "never requested"},
+	}}
+	text := proxy.Summary(r, proxy.Stats{})
+	if got := (palette{}).summary(text, true); got != text {
+		t.Errorf("plain palette changed the summary:\n%q\n%q", got, text)
+	}
+	got := palette{on: true}.summary(text, true)
+	lines := strings.Split(got, "\n")
+	if !strings.HasPrefix(lines[0], "\x1b[1;31madkproxy: replayed") || !strings.HasSuffix(lines[0], "\x1b[0m") {
+		t.Errorf("a failed run's count line is not red: %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "  \x1b[1;31mmismatched\x1b[0m POST /p") || !strings.HasPrefix(lines[2], "  \x1b[1;31munused\x1b[0m") {
+		t.Errorf("labels not red in a failed run:\n%q", got)
+	}
+	if plain := strings.NewReplacer("\x1b[1;31m", "", "\x1b[0m", "").Replace(got); plain != text {
+		t.Errorf("colour changed the text:\n%q\n%q", plain, text)
+	}
+	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 2}}, proxy.Stats{})
+	if got := (palette{on: true}).summary(clean, false); !strings.HasPrefix(got, "\x1b[32m") {
+		t.Errorf("a clean run's line is not green: %q", got)
+	}
+}
+
+// signalWriter is a buffer that says when it is first written to.
+type signalWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{}
+	once    sync.Once
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.once.Do(func() { close(w.written) })
+	return w.buf.Write(p)
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func TestProgressDrawsOneLineAndClearsIt(t *testing.T) {
+	w := &signalWriter{written: make(chan struct{})}
+	stop := newProgress(w, "adkproxy: loading cassettes", 0, time.Millisecond)
+	<-w.written
+	stop()
+	stop() // twice is harmless
+	out := w.String()
+	if !strings.HasPrefix(out, "\r\x1b[Kadkproxy: loading cassettes… 0s") || !strings.HasSuffix(out, "\r\x1b[K") || strings.Contains(out, "\n") {
+		t.Errorf("progress wrote %q, want one redrawn line, cleared at the end", out)
+	}
+
+	quiet := &signalWriter{written: make(chan struct{})}
+	newProgress(quiet, "fast work", time.Hour, time.Millisecond)()
+	if quiet.String() != "" {
+		t.Errorf("work that ended before the delay drew %q", quiet.String())
+	}
+	var buf bytes.Buffer
+	startProgress(&buf, "not a terminal")()
+	if buf.Len() != 0 {
+		t.Errorf("progress on a buffer: %q", buf.String())
+	}
+}

@@ -1,0 +1,110 @@
+// Tool requests (an agent's tools calling other hosts): their replay key
+// and their field-level differences. Bodies compare as JSON when both are
+// JSON, as sorted pairs when both are forms, and byte for byte otherwise.
+
+package matcher
+
+import (
+	"crypto/sha256"
+	"mime"
+	"net/url"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// ToolKey identifies a tool request for replay: scheme, host, method, path,
+// canonical query and canonical body. Requests with one key are
+// interchangeable and are answered first in, first out.
+func ToolKey(req *cassettes.Request) Fingerprint {
+	h := sha256.New()
+	for _, s := range []string{req.Scheme, req.Host, req.Method, req.Path, CanonicalQuery(req.Query)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	switch {
+	case isForm(req):
+		h.Write([]byte{'f'})
+		h.Write([]byte(CanonicalQuery(string(req.Body))))
+	default:
+		if canon, ok := canonicalBytes(nil, req.Body, nil); ok {
+			h.Write([]byte{'j'})
+			h.Write(canon)
+		} else {
+			h.Write([]byte{'b'})
+			h.Write(req.Body)
+		}
+	}
+	var f Fingerprint
+	copy(f[:], h.Sum(nil))
+	return f
+}
+
+// SameToolPlace reports whether two tool requests go to one endpoint (host,
+// method and path): a request that differs from the recording there is
+// reported field by field rather than as unrecorded.
+func SameToolPlace(a, b *cassettes.Request) bool {
+	return a.Scheme == b.Scheme && a.Host == b.Host && a.Method == b.Method && a.Path == b.Path
+}
+
+// DiffTool lists how a tool request differs from its recording: scheme,
+// host, method and path as a whole, the query parameter by parameter
+// (query.city), and the body by JSON field (body.units), form field, or
+// as bytes.
+func DiffTool(recorded, got *cassettes.Request) []Difference {
+	var out []Difference
+	for _, f := range [][3]string{{"scheme", recorded.Scheme, got.Scheme}, {"host", recorded.Host, got.Host},
+		{"method", recorded.Method, got.Method}, {"path", recorded.Path, got.Path}} {
+		if f[1] != f[2] {
+			out = append(out, Difference{Path: f[0], Kind: Changed, Recorded: f[1], Got: f[2]})
+		}
+	}
+	out = append(out, diffPairs("query", recorded.Query, got.Query)...)
+	rv, rok := ParseJSON(recorded.Body)
+	gv, gok := ParseJSON(got.Body)
+	switch {
+	case rok && gok:
+		out = append(out, DiffJSON("body", rv, gv)...)
+	case isForm(recorded) && isForm(got):
+		out = append(out, diffPairs("body", string(recorded.Body), string(got.Body))...)
+	case string(recorded.Body) != string(got.Body):
+		out = append(out, Difference{Path: "body", Kind: Changed, Recorded: describeBytes(recorded.Body), Got: describeBytes(got.Body)})
+	}
+	return out
+}
+
+// diffPairs compares two URL-encoded lists of name=value pairs name by
+// name, as JSON objects of their values (a list for a repeated name);
+// lists that do not parse compare as a whole.
+func diffPairs(path, recorded, got string) []Difference {
+	if CanonicalQuery(recorded) == CanonicalQuery(got) {
+		return nil
+	}
+	rq, rerr := url.ParseQuery(recorded)
+	gq, gerr := url.ParseQuery(got)
+	if rerr != nil || gerr != nil {
+		return []Difference{{Path: path, Kind: Changed, Recorded: quoteOrNone(recorded), Got: quoteOrNone(got)}}
+	}
+	return DiffJSON(path, pairsValue(rq), pairsValue(gq))
+}
+
+func pairsValue(q url.Values) map[string]any {
+	m := make(map[string]any, len(q))
+	for name, vs := range q {
+		if len(vs) == 1 {
+			m[name] = vs[0]
+			continue
+		}
+		list := make([]any, len(vs))
+		for i, v := range vs {
+			list[i] = v
+		}
+		m[name] = list
+	}
+	return m
+}
+
+// isForm: the request says its body is URL-encoded form fields.
+func isForm(req *cassettes.Request) bool {
+	mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	return mt == "application/x-www-form-urlencoded"
+}

@@ -1,0 +1,214 @@
+// Control API: the reserved /_adkproxy/ paths through which a test
+// framework or a container runtime asks the proxy about its run and steers
+// it. They are never model traffic: never forwarded, recorded, matched or
+// counted in the report.
+
+package proxy
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// ControlPrefix starts every control path. A client's model traffic never
+// uses it: Gemini and Vertex AI paths start with a version (/v1beta/...).
+const ControlPrefix = "/_adkproxy/"
+
+// Control paths, under ControlPrefix.
+const (
+	// ControlHealth (GET) answers 200 {"status":"ok","mode":...} once the
+	// server is serving: New has loaded every cassette by then.
+	ControlHealth = ControlPrefix + "health"
+	// ControlReport (GET) is the report so far, as Server.Report returns
+	// it (report.schema.json). Unused recordings are counted by Close, so
+	// they appear only in the report written after the run.
+	ControlReport = ControlPrefix + "report"
+	// ControlCassette (PUT {"name":"suite/TestX"}) sets the cassette for
+	// requests that name none; GET returns the current one.
+	ControlCassette = ControlPrefix + "cassette"
+	// ControlFlush (POST) writes every changed cassette now.
+	ControlFlush = ControlPrefix + "flush"
+)
+
+// maxControlBody bounds a control request's body: a cassette name.
+const maxControlBody = 64 << 10
+
+// isControl says whether a request is for the control API (the prefix
+// without its slash too, so it never becomes model traffic either).
+func isControl(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, ControlPrefix) || r.URL.Path == strings.TrimSuffix(ControlPrefix, "/")
+}
+
+// defaultCassette is the cassette for requests that name none: the
+// configured one until a PUT on ControlCassette changes it.
+type defaultCassette struct {
+	mu   sync.RWMutex
+	name string // "" until changed: Config.DefaultCassette
+}
+
+// DefaultCassette is the cassette requests that name none go to now.
+func (s *Server) DefaultCassette() string {
+	d := &s.defaultCassette
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.name == "" {
+		return s.cfg.DefaultCassette
+	}
+	return d.name
+}
+
+// SetDefaultCassette sends requests that name no cassette to name from
+// now on. The name is checked as a name in a request header is; requests
+// already being served keep the cassette they started with.
+func (s *Server) SetDefaultCassette(name string) (previous string, err error) {
+	if _, err := s.pathFor(name); err != nil {
+		return "", err
+	}
+	d := &s.defaultCassette
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	previous = d.name
+	if previous == "" {
+		previous = s.cfg.DefaultCassette
+	}
+	d.name = name
+	return previous, nil
+}
+
+// serveControl answers a request under ControlPrefix.
+func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
+	if code, msg := s.controlAllowed(r); code != 0 {
+		if code == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="adkproxy"`)
+		}
+		writeError(w, code, statusPermissionDenied, msg)
+		return
+	}
+	switch r.URL.Path {
+	case ControlHealth:
+		if allow(w, r, http.MethodGet) {
+			writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "mode": s.cfg.Mode, "cassette": s.DefaultCassette()})
+		}
+	case ControlReport:
+		if allow(w, r, http.MethodGet) {
+			writeJSON(w, http.StatusOK, s.Report())
+		}
+	case ControlCassette:
+		if allow(w, r, http.MethodGet, http.MethodPut) {
+			s.serveCassette(w, r)
+		}
+	case ControlFlush:
+		if allow(w, r, http.MethodPost) {
+			if err := s.Flush(); err != nil {
+				writeError(w, http.StatusInternalServerError, statusInternal, "flush: "+err.Error())
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+		}
+	default:
+		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s and POST %s",
+			r.URL.Path, ControlHealth, ControlReport, ControlCassette, ControlFlush))
+	}
+}
+
+func (s *Server) serveCassette(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		writeJSON(w, http.StatusOK, map[string]string{"name": s.DefaultCassette()})
+		return
+	}
+	var body struct {
+		Name *string `json:"name"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || body.Name == nil {
+		why := "it has no \"name\""
+		if err != nil {
+			why = err.Error()
+		}
+		writeError(w, http.StatusBadRequest, statusInvalidArgument,
+			fmt.Sprintf(`PUT %s wants a JSON body {"name": "suite/TestX"}: %s`, ControlCassette, why))
+		return
+	}
+	if dec.Decode(&struct{}{}) != io.EOF {
+		writeError(w, http.StatusBadRequest, statusInvalidArgument,
+			fmt.Sprintf(`PUT %s wants one JSON object {"name": "suite/TestX"}, and the body has more after it`, ControlCassette))
+		return
+	}
+	previous, err := s.SetDefaultCassette(*body.Name)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("bad cassette name in PUT %s: %v", ControlCassette, err))
+		return
+	}
+	s.log.Debug("default cassette set", "cassette", *body.Name, "previous", previous)
+	writeJSON(w, http.StatusOK, map[string]string{"name": *body.Name, "previous": previous})
+}
+
+// controlAllowed says whether the peer may use the control API: a peer
+// that sends the configured token as a bearer token, or else one on the
+// loopback interface. It returns 0, or the status and message refusing it.
+func (s *Server) controlAllowed(r *http.Request) (int, string) {
+	got, sent := bearerToken(r)
+	if token := s.cfg.ControlToken; token != "" && sent {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1 {
+			return 0, ""
+		}
+		return http.StatusUnauthorized, "the bearer token of this control request is not the control token"
+	}
+	if isLoopbackPeer(r.RemoteAddr) {
+		return 0, ""
+	}
+	if s.cfg.ControlToken == "" {
+		return http.StatusForbidden, hinted(fmt.Sprintf("control requests from %s are refused: only loopback peers may use %s when no control token is set",
+			r.RemoteAddr, ControlPrefix), "; ", s.cfg.Hints.Control)
+	}
+	return http.StatusUnauthorized, fmt.Sprintf("control requests from %s need the control token as \"Authorization: Bearer TOKEN\"", r.RemoteAddr)
+}
+
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
+
+func isLoopbackPeer(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// allow answers 405 naming the allowed methods unless r uses one of them.
+func allow(w http.ResponseWriter, r *http.Request, methods ...string) bool {
+	for _, m := range methods {
+		if r.Method == m {
+			return true
+		}
+	}
+	w.Header().Set("Allow", strings.Join(methods, ", "))
+	writeError(w, http.StatusMethodNotAllowed, statusInvalidArgument,
+		fmt.Sprintf("%s %s is not a control request; use %s", r.Method, r.URL.Path, strings.Join(methods, " or ")))
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, statusInternal, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(append(body, '\n'))
+}
