@@ -76,6 +76,7 @@ type Step struct {
 	Agent, Model, Note string
 	Results            []Item
 	Calls              []Item
+	HTTP               []Item // requests the tools made
 	Text               string
 	Final              bool
 }
@@ -104,6 +105,10 @@ func timeline(label string, inv *runview.Invocation, status func(call int) strin
 		}
 		for _, tc := range st.ToolCalls {
 			s.Calls = append(s.Calls, Item{Text: textfmt.Call(tc.Name, tc.Args, 80), Status: status(call)})
+			call++
+		}
+		for _, h := range st.HTTPCalls { // numbered after the step's calls, as rundiff numbers them
+			s.HTTP = append(s.HTTP, Item{Text: "http " + h.String(), Status: status(call)})
 			call++
 		}
 		side.Steps = append(side.Steps, s)

@@ -6,9 +6,11 @@ package rundiff
 import (
 	"encoding/json"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/runview"
@@ -16,10 +18,9 @@ import (
 )
 
 // call is one tool call of an invocation with the agent that made it and
-// the result it got (nil when none was sent back).
-//
-// Seam: the forward proxy's HTTP tool exchanges join this list once the
-// run view carries them, so they align and diff as tool calls do.
+// the result it got (nil when none was sent back). A tool's HTTP request
+// (a tool exchange the forward proxy recorded) is a call too, so it aligns
+// and diffs like one: see httpCall.
 type call struct {
 	runview.ToolCall
 	agent  string
@@ -36,6 +37,9 @@ func callsOf(inv *runview.Invocation) []call {
 		for _, tc := range s.ToolCalls {
 			calls = append(calls, call{ToolCall: tc, agent: s.Agent})
 		}
+		for _, h := range s.HTTPCalls { // made by the tools those calls ran
+			calls = append(calls, httpCall(h, s.Agent))
+		}
 	}
 	next := map[string]int{}
 	for _, s := range inv.Steps {
@@ -50,6 +54,28 @@ func callsOf(inv *runview.Invocation) []call {
 		}
 	}
 	return calls
+}
+
+// httpCall is a tool's HTTP request as a call: named "http METHOD
+// host/path", its query parameters as arguments (a repeated one as a
+// list), its status as the result.
+func httpCall(h runview.HTTPCall, agent string) call {
+	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
+	args := map[string]any{}
+	query, _ := url.ParseQuery(h.Query)
+	for k, vs := range query {
+		if len(vs) == 1 {
+			args[k] = vs[0]
+			continue
+		}
+		list := make([]any, len(vs))
+		for i, v := range vs {
+			list[i] = v
+		}
+		args[k] = list
+	}
+	return call{ToolCall: runview.ToolCall{Name: "http " + h.Method + " " + target, Args: args}, agent: agent,
+		result: map[string]any{"status": json.Number(strconv.Itoa(h.Status))}, hasRes: true}
 }
 
 func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {

@@ -435,3 +435,43 @@ func TestDiffUsageAndDataErrors(t *testing.T) {
 		}
 	}
 }
+
+// A tool's HTTP requests (recorded through the forward proxy) align with
+// the agent's tool calls: a query parameter that changed is an argument
+// change of the request, beside the one of the call that made it.
+func TestDiffHTTPToolCalls(t *testing.T) {
+	withAPI := func(units string) *scenario {
+		sc := weatherScenario().clone()
+		sc.HTTPTools = map[string]string{"get_weather": "/v1/current"}
+		sc.Sessions[0][0].Replies["weather_agent"][0].Calls[0].Args["units"] = units
+		return sc
+	}
+	old := recordScenario(t, "old", withAPI("celsius"))
+	new := recordScenario(t, "new", withAPI("fahrenheit"))
+	doc, r := diffJSON(t, old, new)
+	changes := doc.changes()
+	want := []diffChange{
+		{Kind: "args_changed", Agent: "weather_agent", Tool: "get_weather", Path: "units", Old: `"celsius"`, New: `"fahrenheit"`},
+		{Kind: "args_changed", Agent: "weather_agent", Tool: "http GET weather.example.test/v1/current", Path: "units", Old: `"celsius"`, New: `"fahrenheit"`},
+	}
+	if r.code != 0 || len(changes) != 2 || changes[0] != want[0] || changes[1] != want[1] {
+		t.Fatalf("exit %d, changes %+v, want %+v\n%s", r.code, changes, want, r.stderr)
+	}
+	tools := doc.Cassettes[0].Sessions[0].Invocations[1].Tools
+	if len(tools) != 2 || tools[1].Name != "http GET weather.example.test/v1/current" || tools[1].Status != "same" {
+		t.Errorf("the Tokyo turn's calls: %+v", tools)
+	}
+	text := adkproxy(t, nil, "diff", old, new)
+	if !strings.Contains(text.stdout, `~ weather_agent: http GET weather.example.test/v1/current(city="Paris", units="fahrenheit")`) {
+		t.Errorf("text:\n%s", text.stdout)
+	}
+	page := adkproxy(t, nil, "diff", "--format", "html", old, new)
+	for _, want := range []string{
+		`<div class="item http mono args_changed" data-status="args_changed">⇄ http GET weather.example.test/v1/current?city=Paris&amp;units=celsius → 200</div>`,
+		`<div class="item http mono args_changed" data-status="args_changed">⇄ http GET weather.example.test/v1/current?city=Paris&amp;units=fahrenheit → 200</div>`,
+	} {
+		if !strings.Contains(page.stdout, want) {
+			t.Errorf("the page's timelines lack %s", want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -30,7 +31,14 @@ type scenario struct {
 	Agents      map[string]agentDef       `json:"agents"`
 	Sessions    [][]turn                  `json:"sessions"`
 	ToolResults map[string]map[string]any `json:"tool_results"`
+	// HTTPTools are tools that call the weather API (weatherAPI, at
+	// https://weather.example.test through the forward proxy): GET the
+	// path with the call's arguments as the query, and return the answer.
+	HTTPTools map[string]string `json:"http_tools"`
 }
+
+// toolHost is the weather API's name; --connect-to routes it to a fake.
+const toolHost = "weather.example.test"
 
 type agentDef struct {
 	Model       string   `json:"model"`
@@ -72,8 +80,15 @@ func recordScenario(t *testing.T, name string, sc *scenario) string {
 	defer up.Close()
 	dir := testutil.OutDir(t) + "/" + name
 	doc, _ := json.Marshal(sc)
-	r := adkproxy(t, []string{"SCENARIO=" + string(doc), "GOOGLE_API_KEY=" + testutil.SecretAPIKey},
-		append([]string{"record", "--cassettes", dir, "--upstream", up.URL, "--no-forward-proxy"}, self("scenario")...)...)
+	args := []string{"record", "--cassettes", dir, "--upstream", up.URL, "--no-forward-proxy"}
+	if len(sc.HTTPTools) > 0 { // the tools reach the weather API through the forward proxy
+		public := newTestCA(t)
+		api := testutil.StartCounting(t, weatherAPI, public.Leaf)
+		defer api.Close()
+		args = []string{"record", "--cassettes", dir, "--upstream", up.URL,
+			"--connect-to", toolHost + ":443=" + api.Addr(), "--upstream-ca", public.CertPath}
+	}
+	r := adkproxy(t, []string{"SCENARIO=" + string(doc), "GOOGLE_API_KEY=" + testutil.SecretAPIKey}, append(args, self("scenario")...)...)
 	if r.code != 0 {
 		t.Fatalf("recording %s: exit %d\nstdout %s\nstderr %s", name, r.code, r.stdout, r.stderr)
 	}
@@ -206,9 +221,31 @@ func runAgent(ctx context.Context, client *genai.Client, sc *scenario, name stri
 		}
 		var results []*genai.Part
 		for _, c := range calls {
-			results = append(results, genai.NewPartFromFunctionResponse(c.Name, sc.ToolResults[c.Name]))
+			result := sc.ToolResults[c.Name]
+			if path, ok := sc.HTTPTools[c.Name]; ok {
+				if result, err = callAPI(path, c.Args); err != nil {
+					return "", fmt.Errorf("%s: tool %s: %w", name, c.Name, err)
+				}
+			}
+			results = append(results, genai.NewPartFromFunctionResponse(c.Name, result))
 		}
 		contents = append(contents, genai.NewContentFromParts(results, genai.RoleUser))
 	}
 	return "", fmt.Errorf("%s: no answer after 10 model calls", name)
+}
+
+// callAPI is an HTTP tool: GET https://toolHost/path?args through the
+// proxy the environment names.
+func callAPI(path string, args map[string]any) (map[string]any, error) {
+	query := url.Values{}
+	for k, v := range args {
+		query.Set(k, fmt.Sprint(v))
+	}
+	resp, err := http.Get("https://" + toolHost + path + "?" + query.Encode())
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	return out, json.NewDecoder(resp.Body).Decode(&out)
 }
