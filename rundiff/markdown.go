@@ -57,7 +57,9 @@ func writeMarkdownInvocation(w io.Writer, d *InvocationDiff) {
 	if d.NewUser != "" {
 		counts = strings.TrimPrefix(counts+", user text changed", ", ")
 	}
-	fmt.Fprintf(w, "\n<details><summary>invocation %s %s: %s</summary>\n\n", IDs(d.OldID, d.NewID), mdText(quote(d.User)), mdText(counts))
+	// <summary> holds HTML, where markdown's escapes would show.
+	fmt.Fprintf(w, "\n<details><summary>invocation %s %s: %s</summary>\n\n", IDs(d.OldID, d.NewID),
+		htmlText.Replace(quote(d.User)), htmlText.Replace(counts))
 	fmt.Fprintf(w, "```diff\n")
 	if d.NewUser != "" {
 		fmt.Fprintf(w, "- user: %s\n+ user: %s\n", fence(d.User), fence(d.NewUser))
@@ -75,7 +77,8 @@ func writeMarkdownInvocation(w io.Writer, d *InvocationDiff) {
 			}
 			fmt.Fprintln(w, line)
 			for _, ch := range ts.ArgChanges {
-				fmt.Fprintf(w, "!     %s: %s → %s\n", fence(ch.Path), fence(ch.Old), fence(ch.New))
+				ch.Tool = ""
+				fmt.Fprintf(w, "!     %s\n", fence(Describe(ch)))
 			}
 		}
 	}
@@ -119,6 +122,10 @@ func mdText(s string) string {
 	r := strings.NewReplacer("\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "<", "&lt;", ">", "&gt;", "|", "\\|", "[", "\\[", "]", "\\]", "#", "\\#")
 	return r.Replace(textfmt.OneLine(s))
 }
+
+// htmlText escapes what HTML reads as markup (quotes need none outside
+// attributes).
+var htmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // mdCode is text for inside a `code span`.
 func mdCode(s string) string { return strings.ReplaceAll(textfmt.OneLine(s), "`", "'") }
