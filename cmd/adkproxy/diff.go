@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,7 +121,7 @@ func runDiff(c *cli.Context) error {
 	case "html":
 		err = htmlreport.WriteDiff(&out, report)
 	default:
-		err = rundiff.WriteText(&out, report, useColor(c, color))
+		err = rundiff.WriteText(&out, report, colorFor(color, c.App.Writer, c.String("out") != ""))
 	}
 	if err != nil {
 		return fmt.Errorf("diff: writing %s: %w", format, err)
@@ -164,22 +165,14 @@ func loadRun(path string) (run runview.Run, isFile bool, err error) {
 	return runview.Run{Cassettes: []runview.Cassette{runview.CassetteOf(name, filepath.Base(path), c)}}, true, nil
 }
 
-// useColor decides --color auto: colour on a terminal, never into --out or
-// with NO_COLOR set (https://no-color.org).
-func useColor(c *cli.Context, when string) bool {
+// colorFor decides --color: auto colours a terminal (see paletteFor),
+// never the --out file.
+func colorFor(when string, stdout io.Writer, toFile bool) bool {
 	switch when {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	if c.String("out") != "" || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := c.App.Writer.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return !toFile && paletteFor(stdout).on
 }
