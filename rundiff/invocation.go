@@ -61,20 +61,8 @@ func callsOf(inv *runview.Invocation) []call {
 // list), its status as the result.
 func httpCall(h runview.HTTPCall, agent string) call {
 	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
-	args := map[string]any{}
 	query, _ := url.ParseQuery(h.Query)
-	for k, vs := range query {
-		if len(vs) == 1 {
-			args[k] = vs[0]
-			continue
-		}
-		list := make([]any, len(vs))
-		for i, v := range vs {
-			list[i] = v
-		}
-		args[k] = list
-	}
-	return call{ToolCall: runview.ToolCall{Name: "http " + h.Method + " " + target, Args: args}, agent: agent,
+	return call{ToolCall: runview.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
 		result: map[string]any{"status": json.Number(strconv.Itoa(h.Status))}, hasRes: true}
 }
 
