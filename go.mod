@@ -10,6 +10,7 @@ require (
 	github.com/joshdk/go-junit v1.0.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sync v0.19.0
 	golang.org/x/text v0.34.0
 	google.golang.org/genai v1.77.0
 	gopkg.in/yaml.v3 v3.0.1

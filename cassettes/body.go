@@ -73,7 +73,8 @@ func decodeBody(value, encoding string) ([]byte, error) {
 }
 
 // indentCompactJSON indents b when b is compact JSON (optionally followed by
-// one newline) and compacting the indented form restores b byte for byte.
+// one newline), indenting grows it at most maxIndentGrowth times, and
+// compacting the indented form restores b byte for byte.
 func indentCompactJSON(b []byte) (string, bool) {
 	if len(b) < minIndentedJSON || (b[0] != '{' && b[0] != '[') {
 		return "", false
@@ -86,6 +87,9 @@ func indentCompactJSON(b []byte) (string, bool) {
 	var compact bytes.Buffer
 	if json.Compact(&compact, core) != nil || !bytes.Equal(compact.Bytes(), core) {
 		return "", false
+	}
+	if indentedSize(core) > maxIndentGrowth*len(core) {
+		return "", false // deeply nested: stored compact (see maxIndentGrowth)
 	}
 	var indented bytes.Buffer
 	if json.Indent(&indented, core, "", "  ") != nil {

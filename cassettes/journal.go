@@ -68,7 +68,8 @@ func cassettePathOf(journal string) string {
 // Journal appends exchanges durably. Safe for concurrent use.
 type Journal struct {
 	mu         sync.Mutex
-	f          *os.File
+	f          *os.File    // nil while released (see Release)
+	info       os.FileInfo // the file it started, which reopen insists on
 	path       string
 	scan       *Redactor
 	flagAt     int64 // offset of the completeness digit
@@ -112,11 +113,19 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	syncDir(filepath.Dir(jp))
-	return &Journal{f: f, path: jp, scan: r, flagAt: int64(len(prefix))}, nil
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
+	}
+	return &Journal{f: f, info: info, path: jp, scan: r, flagAt: int64(len(prefix))}, nil
 }
 
 // Append writes one exchange and syncs it to disk before returning.
 func (j *Journal) Append(x *Exchange) error {
+	if bodyBytes(x) >= streamedRecord {
+		return j.appendStreamed(x)
+	}
 	payload, err := json.Marshal(x)
 	if err != nil {
 		return fmt.Errorf("%w: journal: %v", ErrWrite, err)
@@ -131,7 +140,9 @@ func (j *Journal) Append(x *Exchange) error {
 	record = append(append(record, payload...), '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_, err = j.f.Write(record)
+	if err = j.reopen(); err == nil {
+		_, err = j.f.Write(record)
+	}
 	if err == nil {
 		err = j.f.Sync()
 	}
@@ -156,8 +167,19 @@ func (j *Journal) markIncompleteLocked() {
 		return
 	}
 	j.incomplete = true
-	if _, err := j.f.WriteAt([]byte("0"), j.flagAt); err == nil {
-		j.f.Sync()
+	f := j.f
+	if f == nil { // released: open it again, insisting on the same file
+		var err error
+		if f, err = os.OpenFile(j.path, os.O_WRONLY|oNoFollow, 0); err != nil {
+			return
+		}
+		defer f.Close()
+		if info, err := f.Stat(); err != nil || !os.SameFile(info, j.info) {
+			return
+		}
+	}
+	if _, err := f.WriteAt([]byte("0"), j.flagAt); err == nil {
+		f.Sync()
 	}
 }
 
@@ -165,7 +187,7 @@ func (j *Journal) markIncompleteLocked() {
 func (j *Journal) Remove() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.f.Close()
+	j.release()
 	if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -214,7 +236,48 @@ func setAsideIfIncomplete(jp string) error {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.f.Close()
+	return j.release()
+}
+
+// Release closes the journal's file between appends, so a recording into
+// many cassettes does not hold a descriptor for each; the next Append
+// opens it again.
+func (j *Journal) Release() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.release()
+}
+
+func (j *Journal) release() error {
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// reopen opens a released journal for appending, refusing a path that no
+// longer names the file the journal started (replaced, or made a link).
+func (j *Journal) reopen() error {
+	if j.f != nil {
+		return nil
+	}
+	// Not O_APPEND, which would rule out marking it incomplete with WriteAt.
+	f, err := os.OpenFile(j.path, os.O_WRONLY|oNoFollow, 0)
+	if err != nil {
+		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
+	}
+	if info, err := f.Stat(); err != nil || !os.SameFile(info, j.info) {
+		f.Close()
+		return fmt.Errorf("%w: journal %s was replaced while recording", ErrWrite, j.path)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
+	}
+	j.f = f
+	return nil
 }
 
 // journalState is what a leftover journal says about its cassette.

@@ -23,9 +23,10 @@ const Placeholder = "REDACTED"
 // Credential carriers. Their values are dropped from what is stored, and
 // credential values are remembered so they are also scrubbed from bodies.
 var (
-	// credentialHeaders carry keys and tokens (the last two are how tools'
-	// APIs commonly take theirs).
-	credentialHeaders = []string{"X-Goog-Api-Key", "Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"}
+	// credentialHeaders carry keys and tokens (Cookie and X-Api-Key are how
+	// tools' APIs commonly take theirs; Set-Cookie is how they hand out a
+	// session, which a committed cassette must not hold).
+	credentialHeaders = []string{"X-Goog-Api-Key", "Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Set-Cookie"}
 	// droppedHeaders are never stored but are not secrets in themselves:
 	// a quota project id also appears in Vertex paths, so scrubbing it from
 	// paths would break replay on machines that do not send the header.

@@ -133,7 +133,7 @@ func TestHeader(t *testing.T) {
 	if in.Get("X-Echo") != "k="+apiKey || in.Get("X-Goog-Api-Key") != apiKey {
 		t.Error("Header changed its input")
 	}
-	for _, name := range []string{"x-goog-api-key", "AUTHORIZATION", "Proxy-Authorization", "x-goog-user-project"} {
+	for _, name := range []string{"x-goog-api-key", "AUTHORIZATION", "Proxy-Authorization", "x-goog-user-project", "Cookie", "set-cookie", "X-Api-Key"} {
 		if !IsCredentialHeader(name) {
 			t.Errorf("IsCredentialHeader(%q) = false", name)
 		}

@@ -260,7 +260,16 @@ func (o *Organizer) Calls(t Token, calls []FunctionCall) {
 // HTTP error, or a body cut short by a broken connection) frees its slot,
 // so a retry of the same request lands in the same invocation.
 func (o *Organizer) Finish(t Token, r *cassettes.Response) {
-	if t.inv == nil || !failed(r) {
+	if failed(r) {
+		o.Abandon(t)
+	}
+}
+
+// Abandon frees a placed step's slot because its exchange will not be kept
+// (its answer was too large to record, say), so a retry of the same
+// request lands in the same invocation.
+func (o *Organizer) Abandon(t Token) {
+	if t.inv == nil {
 		return
 	}
 	o.mu.Lock()

@@ -139,7 +139,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 	d := Difference{Path: path, Kind: Changed, Recorded: render(recorded), Got: render(got)}
 	if rs, ok := recorded.(string); ok {
 		if gs, ok := got.(string); ok && (len(rs) > longText || len(gs) > longText || strings.Contains(rs+gs, "\n")) {
-			d.Words = WordDiff(rs, gs)
+			d.Words = truncateTo(WordDiff(rs, gs), maxWordsShown)
 		}
 	}
 	return []Difference{d}
@@ -173,9 +173,16 @@ func render(v any) string {
 	return truncate(string(b))
 }
 
-// truncate cuts s to maxShown characters, saying how long it was.
-func truncate(s string) string {
-	if cut := textfmt.Truncate(s, maxShown+1); cut != s {
+func truncate(s string) string { return truncateTo(s, maxShown) }
+
+// maxWordsShown bounds a word diff, which shows every changed word: a
+// request whose text grew by megabytes must not be echoed whole in the
+// error, the log and the report.
+const maxWordsShown = 2000
+
+// truncateTo cuts s to n characters, saying how long it was.
+func truncateTo(s string, n int) string {
+	if cut := textfmt.Truncate(s, n+1); cut != s {
 		return cut + fmt.Sprintf(" (%d bytes)", len(s))
 	}
 	return s

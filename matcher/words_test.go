@@ -1,6 +1,9 @@
 package matcher
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestWordDiff(t *testing.T) {
 	cases := []struct{ a, b, want string }{
@@ -37,5 +40,18 @@ func TestLongTextChangesGetWordDiff(t *testing.T) {
 	want := "systemInstruction.parts[0].text: changed: You are a [-weather-] {+travel+} assistant. Use get_weather for …"
 	if diffs[0].String() != want {
 		t.Fatalf("got  %s\nwant %s", diffs[0], want)
+	}
+}
+
+// TestHugeTextChangeIsNotEchoed: a text that grew by megabytes is shown
+// cut, with its size, not whole.
+func TestHugeTextChangeIsNotEchoed(t *testing.T) {
+	huge := strings.Repeat("q", 2<<20)
+	diffs := DiffJSON("", map[string]any{"text": "hello there"}, map[string]any{"text": huge})
+	if len(diffs) != 1 {
+		t.Fatalf("diffs %v", diffs)
+	}
+	if s := diffs[0].String(); len(s) > 8<<10 || !strings.Contains(s, "bytes)") {
+		t.Fatalf("a %d-byte change is shown in %d bytes: %.200s…", len(huge), len(s), s)
 	}
 }

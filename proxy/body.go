@@ -4,9 +4,13 @@
 package proxy
 
 import (
+	"errors"
 	"io"
 	"sync"
 )
+
+// errDeclaredTooLarge: a request's Content-Length is over the limit.
+var errDeclaredTooLarge = errors.New("declared body larger than the limit")
 
 // requestBodies recycles the buffers of request bodies. Only a request
 // answered from a recording gives its buffer back: a recorded, forwarded
@@ -19,9 +23,13 @@ const maxPooledBody = 1 << 20
 
 // readBody reads a request body into one buffer of the declared length,
 // instead of io.ReadAll's doubling, when the client declared one within
-// the limit (a larger one is left to MaxBytesReader to refuse).
+// the limit. A declared length over the limit is refused unread; an
+// undeclared one is left to MaxBytesReader to cut off at the limit.
 func readBody(body io.Reader, declared, limit int64) ([]byte, error) {
-	if declared <= 0 || declared > limit {
+	if declared > limit {
+		return nil, errDeclaredTooLarge // refused before reading any of it
+	}
+	if declared <= 0 {
 		return io.ReadAll(body)
 	}
 	var buf []byte

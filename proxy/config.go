@@ -55,6 +55,8 @@ type Config struct {
 	Redactor     *cassettes.Redactor
 	Logger       *slog.Logger
 	MaxBody      int64
+	// Limits bound the time and connections a client can hold (limits.go).
+	Limits Limits
 	// Hints end failure messages with what the user can do about them.
 	Hints Hints
 	// ControlToken, when set, lets peers that send it as a bearer token use
@@ -70,6 +72,7 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() error {
+	c.Limits.setDefaults()
 	if c.DefaultCassette == "" {
 		c.DefaultCassette = cassettes.DefaultName
 	}
@@ -88,7 +91,9 @@ func (c *Config) setDefaults() error {
 			c.Upstream = u
 		}
 		if c.Transport == nil {
-			c.Transport = newUpstreamTransport(c.ConnectTo, c.UpstreamRoots)
+			t := newUpstreamTransport(c.ConnectTo, c.UpstreamRoots)
+			t.ResponseHeaderTimeout = c.Limits.UpstreamHeaderTimeout
+			c.Transport = t
 		}
 	}
 	if err := c.Forward.check(); err != nil {

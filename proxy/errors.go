@@ -32,16 +32,21 @@ type geminiError struct {
 // writeError answers with a Gemini-style error whose message starts with
 // "adkproxy: " so it is never mistaken for the API's own.
 func writeError(w http.ResponseWriter, code int, status, message string) {
-	var e geminiError
-	e.Error.Code = code
-	e.Error.Status = status
-	e.Error.Message = "adkproxy: " + message
-	body, _ := json.MarshalIndent(e, "", "  ")
-	body = append(body, '\n')
+	body := errorBody(code, status, message)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=UTF-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("X-Adkproxy-Error", status)
 	w.WriteHeader(code)
 	w.Write(body)
+}
+
+// errorBody is the JSON of a Gemini-style error from adkproxy.
+func errorBody(code int, status, message string) []byte {
+	var e geminiError
+	e.Error.Code = code
+	e.Error.Status = status
+	e.Error.Message = "adkproxy: " + message
+	body, _ := json.MarshalIndent(e, "", "  ")
+	return append(body, '\n')
 }

@@ -6,22 +6,27 @@ package proxy
 import (
 	"log/slog"
 	"net/http"
-	"time"
 )
 
 // ReplayPlaceholderKey is the API key given to clients in replay, for SDKs
 // that refuse to start without one; replay never sends it anywhere.
 const ReplayPlaceholderKey = "adkproxy-replay-no-key"
 
-// HTTPServer returns an http.Server that serves s: a bound on how long a
-// client may take to send its headers, and net/http's own complaints
-// logged at debug level on the server's logger. Serve it on any listener
-// (or set it as an httptest.Server's Config), and call s.Close once it has
-// stopped.
+// HTTPServer returns the http.Server adkproxy is served with, shared by
+// the CLI and the Go test helper: s.Handler() (base-URL traffic, and the
+// forward proxy when configured) with the limits that belong to the
+// connection, header and idle timeouts. The request body and answer
+// deadlines are set per request (http.Server's own ReadTimeout and
+// WriteTimeout would also cut streams). net/http's complaints go to the
+// server's logger at debug level: they are clients' mistakes. Serve it on
+// any listener (the CLI wraps its listener in LimitListener), or set it as
+// an httptest.Server's Config, and call s.Close once it has stopped.
 func (s *Server) HTTPServer() *http.Server {
+	l := s.cfg.Limits
 	return &http.Server{
-		Handler:           s.Handler(), // base-URL traffic, and the forward proxy when configured
-		ReadHeaderTimeout: 30 * time.Second,
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: min(HeaderTimeout, l.ReadTimeout),
+		IdleTimeout:       l.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 }

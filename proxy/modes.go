@@ -153,8 +153,12 @@ func (c *Config) readsExisting() bool {
 // exists) any request that differs from its recording or has none fails
 // the run, and so does, once Close has counted them, any recording no
 // request used. Lenient replay and the other record modes never fail a run
-// here. It returns nil, or an error wrapping ErrRunFailed with the counts.
+// here. In every mode an answer over MaxBody, passed on but not recorded,
+// fails the run. It returns nil, or an error wrapping ErrRunFailed with the counts.
 func (s *Server) Failure() error {
+	if err := s.oversized.failure(s.cfg.Hints.TooLarge); err != nil {
+		return err
+	}
 	if !s.cfg.roleFor(true).strict {
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -72,6 +71,11 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
 	if isEventStream(resp.Header) {
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
+		if errors.Is(readErr, errOverLimit) {
+			t.org.Abandon(token)
+			s.streamOversized(w, resp, x, t, &stored)
+			return
+		}
 		// The client sees the end of a chunked stream only when this
 		// handler returns, so keeping the exchange now still comes first.
 		s.keep(t, x, &stored, start, token)
@@ -83,7 +87,12 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		}
 		return
 	}
-	data, readErr := io.ReadAll(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	data, over, readErr := readAnswer(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+	if over {
+		t.org.Abandon(token)
+		s.forwardOversized(w, resp, data, t, &stored)
+		return
+	}
 	x.Response.Body = data
 	x.Response.End = cassettes.EndComplete
 	if readErr != nil {
@@ -94,8 +103,10 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	if readErr == nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	}
+	doneWriting := s.writeDeadline(w)
 	w.WriteHeader(resp.StatusCode)
 	w.Write(data)
+	doneWriting()
 	if readErr != nil {
 		panic(http.ErrAbortHandler)
 	}
@@ -129,7 +140,7 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 	out.Events = []cassettes.Event{}
 	out.End = cassettes.EndComplete
 	last := start
-	events := newEventReader(io.LimitReader(resp.Body, s.cfg.MaxBody))
+	events := newEventReader(&capReader{r: resp.Body, left: s.cfg.MaxBody + 1})
 	for {
 		ev, err := events.Next()
 		if len(ev) > 0 {

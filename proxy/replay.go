@@ -7,6 +7,7 @@ package proxy
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,16 @@ import (
 
 // maxShownDiffs keeps a miss message to one screen.
 const maxShownDiffs = 12
+
+// keptDiffs copies the first maxKeptDiffs, so the rest can be collected.
+func keptDiffs(diffs []matcher.Difference) []matcher.Difference {
+	return slices.Clone(diffs[:min(len(diffs), maxKeptDiffs)])
+}
+
+// maxKeptDiffs bounds the differences a report keeps for one request: a
+// request with a million added fields would otherwise keep them all for
+// the whole run. The message still counts them all.
+const maxKeptDiffs = 100
 
 // verify handles a request with no recording of its own. If something was
 // recorded at its place in the conversation, the request is compared with
@@ -49,7 +60,7 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 	if !t.strict {
 		t.markUsed(e)
 		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
-		o.Served, o.Diffs, o.Message = true, diffs, msg
+		o.Served, o.Diffs, o.Message = true, keptDiffs(diffs), msg
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
 		s.serve(w, r, &e.x.Response)
@@ -78,7 +89,7 @@ func describePlace(cassette string, p *cassettes.Place) string {
 
 func (s *Server) miss(w http.ResponseWriter, kind, name string, req *cassettes.Request, p *cassettes.Place, diffs []matcher.Difference, msg string) {
 	o := outcomeFor(kind, name, req, p)
-	o.Diffs, o.Message = diffs, msg
+	o.Diffs, o.Message = keptDiffs(diffs), msg
 	s.report.add(o)
 	s.log.Warn(kind+" request", "cassette", name, "method", req.Method, "path", req.Path, "detail", msg)
 	writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
@@ -128,8 +139,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.R
 		if resp.End != cassettes.EndReset {
 			h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 		}
+		doneWriting := s.writeDeadline(w)
 		w.WriteHeader(resp.Status)
 		w.Write(resp.Body)
+		doneWriting()
 	}
 	if resp.End == cassettes.EndReset {
 		if flusher != nil {

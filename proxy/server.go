@@ -33,8 +33,11 @@ type Server struct {
 	// (record modes open cassettes lazily); the CLI exits 65 for it.
 	fatal error
 
-	report reportLog
-	paths  sync.Map // cassette name -> its file, for names already checked
+	report    reportLog
+	oversized oversizedLog // answers over MaxBody, passed on unrecorded
+	gate      bodyGate     // large request bodies in replay (gate.go)
+	journals  openJournals // recording tapes' journals kept open (journals.go)
+	paths     sync.Map     // cassette name -> its file, for names already checked
 
 	defaultCassette defaultCassette // changed through the control API
 }
@@ -45,7 +48,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
 	s.report.mode = string(cfg.Mode)
 	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
@@ -164,10 +167,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveControl(w, r)
 		return
 	}
-	name, path, body, ok := s.admit(w, r)
+	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
 	}
+	defer leave()
 	req := s.capture(r, body)
 	t, ok := s.openTape(w, name, path)
 	if !ok {
@@ -192,29 +196,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // admit reads what every request needs: its cassette's name and file and
-// its body. ok is false when it has already answered with an error.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path string, body []byte, ok bool) {
+// its body, within the body deadline and, in replay, the large-body budget
+// (leave gives the budget back once the request is answered). ok is false
+// when it has already answered with an error.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path string, body []byte, leave func(), ok bool) {
 	name = cassetteName(r, s.DefaultCassette())
 	path, err := s.pathFor(name)
 	if err != nil {
 		s.report.failed()
 		writeError(w, http.StatusBadRequest, statusInvalidArgument,
 			fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
-		return "", "", nil, false
+		return "", "", nil, nil, false
 	}
+	leave, ok = s.gate.enter(r, s.cfg.MaxBody)
+	if !ok {
+		return "", "", nil, nil, false // the client went away while waiting
+	}
+	doneReading := s.bodyDeadline(w)
 	body, err = readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
+		leave()
+		w.Header().Set("Connection", "close") // rather than wait for the rest of the body
 		s.report.failed()
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if errors.As(err, &tooBig) || errors.Is(err, errDeclaredTooLarge) {
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
 				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
-			return "", "", nil, false
+			return "", "", nil, nil, false
 		}
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
-		return "", "", nil, false
+		return "", "", nil, nil, false
 	}
-	return name, path, body, true
+	doneReading()
+	return name, path, body, leave, true
 }
 
 // openTape is tapeFor for a request; ok is false when it has already
@@ -275,6 +289,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		t.continueRecording()
 	}
 	t.redactor = s.cfg.Redactor
+	t.journals = &s.journals
 	t.role = s.cfg.roleFor(found)
 	s.tapes[name] = t
 	return t, nil

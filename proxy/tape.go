@@ -5,6 +5,7 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
 	"hash/maphash"
 	"runtime"
 	"sort"
@@ -25,6 +26,7 @@ type tape struct {
 	role // what it does with requests, fixed when it is opened (modes.go)
 
 	redactor *cassettes.Redactor
+	journals *openJournals // shared by the server's recording tapes
 
 	mu      sync.Mutex
 	journal *cassettes.Journal // opened with the first recorded exchange
@@ -275,7 +277,10 @@ func (t *tape) record(x *cassettes.Exchange) error {
 	if err != nil {
 		return err
 	}
-	return j.Append(x) // outside the lock: syncing is the slow part
+	err = j.Append(x) // outside the lock: syncing is the slow part
+	// Only the most recently used journals stay open: descriptors must not
+	// grow with the number of cassettes recorded in one run.
+	return errors.Join(err, t.journals.used(j))
 }
 
 // saved drops the journal once the cassette it protects is on disk.
@@ -287,6 +292,7 @@ func (t *tape) saved() error {
 	if j == nil {
 		return nil
 	}
+	t.journals.forget(j)
 	return j.Remove()
 }
 

@@ -24,10 +24,11 @@ import (
 func (s *Server) toolTraffic() http.Handler { return http.HandlerFunc(s.serveTool) }
 
 func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
-	name, path, body, ok := s.admit(w, r)
+	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
 	}
+	defer leave()
 	req := s.capture(r, body)
 	req.Scheme, req.Host = r.URL.Scheme, cassettes.ToolHost(r.URL.Scheme, r.URL.Host)
 	// Matching reads only the content type (a form body compares as

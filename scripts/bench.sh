@@ -219,6 +219,10 @@ rm -rf "$WORK/record"
 log "first SSE event delay while recording"
 "$BIN/benchtool" ssedelay -bin "$BIN/adkproxy" -n 300 -warmup 30 -reps "$REPS" -out "$RESULTS" 2>>"$LOGS/ssedelay.log"
 
+# --- 3b. peak RSS while recording one large answer --------------------------------------------------
+log "peak RSS while recording 16 MiB and 64 MiB answers"
+"$BIN/benchtool" recordrss -bin "$BIN/adkproxy" -sizes-mib 16,64 -reps "$REPS" -out "$RESULTS" 2>>"$LOGS/recordrss.log"
+
 # --- 4. cold start with 10k realistic interactions ---------------------------------------------------
 log "cold start: 10k interactions in one cassette"
 "$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -dir "$WORK/traffic10k" -reps "$REPS" \

@@ -192,26 +192,12 @@ func sseDelay(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	addrFile := filepath.Join(tmp, "addr")
-	cmd := exec.Command(*bin, "record", "--cassettes", filepath.Join(tmp, "cassettes"), "--upstream", upstream,
-		"--listen", "127.0.0.1:0", "--addr-file", addrFile, "--log-level", "error")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	if ok, err := waitForFile(addrFile, cmd, time.Minute); !ok {
-		return fmt.Errorf("adkproxy record did not start: %v\n%s", err, stderr.Bytes())
-	}
-	addr, err := os.ReadFile(addrFile)
+	proc, err := startAdkproxy(*bin, tmp, "record", "--cassettes", filepath.Join(tmp, "cassettes"), "--upstream", upstream)
 	if err != nil {
 		return err
 	}
-	proxyURL := "http://" + strings.TrimSpace(string(addr))
+	defer proc.stop()
+	proxyURL := proc.URL
 	for rep := 1; rep <= *reps; rep++ {
 		for _, target := range []struct{ name, base string }{{"direct", upstream}, {"adkproxy-record", proxyURL}} {
 			d, err := probeFirstEvent(up, target.base, *warm, *n)

@@ -84,6 +84,10 @@ func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string 
 		measure("coldstart", map[string]string{"set": set}, map[string]float64{
 			"startup_ms": 400 + 3*adk.addUS, "vmhwm_mb": 80 + adk.addUS/2, "yaml_mb": 41, "files": files})
 	}
+	for _, mib := range []float64{16, 64} {
+		measure("recordrss", map[string]string{"set": fmt.Sprintf("%.0fMiB", mib)}, map[string]float64{
+			"answer_mb": mib, "base_mb": 15, "peak_mb": 15 + mib*(2+adk.addUS/200), "ratio": 2 + adk.addUS/200})
+	}
 	path := filepath.Join(dir, "results.jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)

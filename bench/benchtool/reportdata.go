@@ -24,6 +24,7 @@ type reportData struct {
 	SSEFloor      sseFloor
 	SizeFloors    []ratioFloor
 	ColdFloors    []coldFloor
+	MemoryFloors  []memoryFloor
 	ScoringFloors []scoringFloor
 	// InterceptFloors and Intercept: BenchmarkInterceptedReplay (intercept.go).
 	InterceptFloors []ratioFloor
@@ -38,6 +39,7 @@ type reportData struct {
 
 	SSE       []latencyRow
 	ColdStart []coldRow
+	RecordRSS []memoryFloor
 	Big       float64
 	Size      []sizeRow
 	GoBench   []goBenchRow
@@ -46,6 +48,7 @@ type reportData struct {
 	ProfileReplay, PlanReplay  string // set when a replay floor was missed
 	ProfileLoad, PlanColdStart string // set when a cold-start floor was missed
 	PlanSSE                    string // set when the first-SSE-event floor was missed
+	PlanRecordRSS              string // set when the recording-memory floor was missed
 	RecordNote                 string
 
 	Machine machineRow
@@ -91,6 +94,18 @@ type coldFloor struct {
 	MS, RSS, YAML, Ratio float64
 	MetTime, MetMemory   bool
 }
+
+// memoryFloor is the peak RSS while recording one answer of AnswerMB:
+// Peak − Base (the idle process) = Ratio × the answer.
+type memoryFloor struct {
+	Set, Label                  string
+	AnswerMB, Base, Peak, Ratio float64
+	Met                         bool
+}
+
+// maxRecordRSS is the floor on Ratio: memory while recording an answer of
+// N bytes stays within 2.5 N above the idle process.
+const maxRecordRSS = 2.5
 
 type scoringFloor struct {
 	MS  float64
@@ -227,6 +242,20 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 			missed = append(missed, "coldstart")
 		}
 	}
+	for _, set := range []string{"16MiB", "64MiB"} {
+		id := "recordrss/" + set
+		if len(r.measures[id]) == 0 {
+			continue
+		}
+		f := memoryFloor{Set: set, Label: strings.TrimSuffix(set, "MiB") + " MiB", AnswerMB: r.measure(id, "answer_mb"), Base: r.measure(id, "base_mb"),
+			Peak: r.measure(id, "peak_mb"), Ratio: r.measure(id, "ratio")}
+		f.Met = f.Ratio <= maxRecordRSS
+		d.MemoryFloors = append(d.MemoryFloors, f)
+		d.RecordRSS = append(d.RecordRSS, f)
+		if !f.Met {
+			missed = append(missed, "recordrss")
+		}
+	}
 	for _, g := range gb {
 		if g.name == "BenchmarkEvaluate10kInvocations" {
 			f := scoringFloor{MS: g.ns / 1e6, Met: g.ns <= 2e9}
@@ -329,6 +358,9 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 			"{{rss-suite}}", f1(r.measure(suite, "vmhwm_mb")/r.measure(suite, "yaml_mb")),
 			"{{yaml-mb}}", f0(r.measure(one, "yaml_mb")),
 		).Replace(planColdStart)
+	}
+	if slices.Contains(missed, "recordrss") {
+		d.PlanRecordRSS = planRecordRSS
 	}
 	if slices.Contains(missed, "sse") {
 		d.PlanSSE = planSSE

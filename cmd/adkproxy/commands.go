@@ -34,6 +34,7 @@ func recordCommand() *cli.Command {
 		Flags: append(append(append(commonFlags(), forwardFlags()...), routeFlags()...),
 			stringFlag("mode", string(proxy.RecordOverwrite), "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not) or passthrough (forward, write nothing)"),
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
+			upstreamHeaderTimeoutFlag(),
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeRecord) },

@@ -68,7 +68,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		}
 	}
 	httpServer := srv.HTTPServer()
-	go httpServer.Serve(ln)
+	go httpServer.Serve(proxy.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger))
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	if c.Bool("watch") {
@@ -157,6 +157,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
 		ControlToken:    c.String("control-token"),
+	}
+	if cfg.Limits, err = limitsFrom(c, mode); err != nil {
+		return cfg, err
 	}
 	if mode == proxy.ModeRecord {
 		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
