@@ -50,7 +50,15 @@ func SummaryLine(r *Report) string {
 	if s.Changed > 0 {
 		line += fmt.Sprintf(", %d changed", s.Changed)
 	}
-	if counts := CountChanges(s.Changes); counts != "" {
+	inside := map[Kind]int{} // what changed inside invocations; the rest is counted as added or removed
+	for k, n := range s.Changes {
+		switch k {
+		case CassetteAdded, CassetteRemoved, SessionAdded, SessionRemoved, InvocationAdded, InvocationRemoved:
+		default:
+			inside[k] = n
+		}
+	}
+	if counts := CountChanges(inside); counts != "" {
 		line += " (" + counts + ")"
 	}
 	if s.Added > 0 {

@@ -271,8 +271,10 @@ func TestDiffEveryKind(t *testing.T) {
 	new := recordScenario(t, "new", refactoredTrip())
 
 	doc, r := diffJSON(t, old, new)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	wantLine := "diff: 1 cassette, 5 invocations: 1 same, 2 changed (1 tool removed, 1 tool moved, 1 result field changed, " +
+		"2 models changed, 2 config fields changed, 2 instructions changed, 2 declarations changed), 1 added, 1 removed; tokens -9.2 %\n"
+	if r.code != 0 || r.stderr != wantLine {
+		t.Fatalf("exit %d, stderr %q, want %q", r.code, r.stderr, wantLine)
 	}
 	got := kindsOf(doc.changes())
 	// weather_agent's model, config, instruction and tools are compared
