@@ -218,7 +218,7 @@ func (p *Proxy) Close() error {
 	srv := p.Server
 	err := errors.Join(srv.Close(), srv.Err())
 	if failure := srv.Failure(); failure != nil {
-		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats())))
+		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats(), "")))
 	}
 	return err
 }

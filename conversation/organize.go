@@ -4,9 +4,7 @@
 package conversation
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -41,7 +39,7 @@ type Organizer struct {
 	sessions []*orgSession
 	tagged   map[string]*orgInvocation
 	names    map[string]string // AgentKey -> agent name
-	unnamed  int
+	unnamed  map[string]int    // model -> the highest number of an agent named after it (names.go)
 	tools    toolFiling
 }
 
@@ -72,7 +70,7 @@ type Token struct {
 
 // NewOrganizer returns an empty organizer.
 func NewOrganizer() *Organizer {
-	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}}
+	return &Organizer{tagged: map[string]*orgInvocation{}, names: map[string]string{}, unnamed: map[string]int{}}
 }
 
 // Place assigns a call to its invocation. tag is the client's
@@ -93,7 +91,7 @@ func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 		o.names[c.AgentKey] = taskName
 	}
 	place := cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
-		Step: c.Step, Agent: o.nameOf(c.AgentKey)}
+		Step: c.Step, Agent: o.nameOf(c)}
 	o.tools.placed(inv, c, place)
 	return place, Token{inv: inv, slot: slot, agent: c.AgentKey, call: c, place: place}
 }
@@ -138,9 +136,7 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	}
 	if p.Agent != "" && o.names[c.AgentKey] == "" {
 		o.names[c.AgentKey] = p.Agent
-		if p.Agent == "agent" || strings.HasPrefix(p.Agent, "agent-") && len(p.Agent) > 6 {
-			o.unnamed++
-		}
+		o.restoredName(c.Model, p.Agent)
 	}
 }
 
@@ -228,19 +224,6 @@ func (o *Organizer) start(c *Call, tag string) *orgInvocation {
 		o.tagged[tag] = inv
 	}
 	return inv
-}
-
-func (o *Organizer) nameOf(agentKey string) string {
-	if n := o.names[agentKey]; n != "" {
-		return n
-	}
-	o.unnamed++
-	n := "agent"
-	if o.unnamed > 1 {
-		n = fmt.Sprintf("agent-%d", o.unnamed)
-	}
-	o.names[agentKey] = n
-	return n
 }
 
 // Calls records the function calls a placed step's response made, so a

@@ -35,13 +35,20 @@ func ParseJSON(body []byte) (v any, ok bool) {
 
 // AppendCanonical writes v in canonical form: objects with sorted keys,
 // arrays in order, numbers normalised so that equal values are equal bytes.
-func AppendCanonical(buf []byte, v any) []byte {
+func AppendCanonical(buf []byte, v any) []byte { return appendJSON(buf, v, true) }
+
+// appendJSON writes v with sorted keys; numbers are normalised when
+// canonical, else written as they were sent (for people to read).
+func appendJSON(buf []byte, v any, canonical bool) []byte {
 	switch t := v.(type) {
 	case nil:
 		return append(buf, "null"...)
 	case bool:
 		return strconv.AppendBool(buf, t)
 	case json.Number:
+		if !canonical {
+			return append(buf, t...)
+		}
 		return append(buf, canonicalNumber(string(t))...)
 	case string:
 		return appendJSONString(buf, t)
@@ -51,7 +58,7 @@ func AppendCanonical(buf []byte, v any) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = AppendCanonical(buf, e)
+			buf = appendJSON(buf, e, canonical)
 		}
 		return append(buf, ']')
 	case map[string]any:
@@ -67,7 +74,7 @@ func AppendCanonical(buf []byte, v any) []byte {
 			}
 			buf = appendJSONString(buf, k)
 			buf = append(buf, ':')
-			buf = AppendCanonical(buf, t[k])
+			buf = appendJSON(buf, t[k], canonical)
 		}
 		return append(buf, '}')
 	}

@@ -73,7 +73,8 @@ func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, go
 }
 
 // DiffJSON compares two decoded JSON values below path. Objects compare by
-// key, arrays by index, numbers by value.
+// key, numbers by value, arrays by index, except the history (contents)
+// and function declarations, which are aligned as sequences (diffseq.go).
 func DiffJSON(path string, recorded, got any) []Difference {
 	switch r := recorded.(type) {
 	case map[string]any:
@@ -110,6 +111,9 @@ func DiffJSON(path string, recorded, got any) []Difference {
 		g, ok := got.([]any)
 		if !ok {
 			break
+		}
+		if key := sequenceKey(path); key != nil {
+			return diffSequence(path, r, g, key, path == "contents")
 		}
 		var out []Difference
 		for i := 0; i < len(r) || i < len(g); i++ {
@@ -166,11 +170,7 @@ func JoinKey(path, key string) string {
 
 // render shows a value compactly as JSON, cut to maxShown characters.
 func render(v any) string {
-	b := AppendCanonical(nil, v)
-	if n, ok := v.(json.Number); ok {
-		b = []byte(n) // show the number as it was written
-	}
-	return truncate(string(b))
+	return truncate(string(appendJSON(nil, v, false))) // numbers as they were sent
 }
 
 func truncate(s string) string { return truncateTo(s, maxShown) }

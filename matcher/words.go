@@ -9,10 +9,6 @@ import "strings"
 // diff rather than as two quoted values.
 const longText = 60
 
-// maxWordCells bounds the word-diff table (words × words); beyond it only
-// the common start and end are trimmed, which is still readable.
-const maxWordCells = 1 << 20
-
 // contextWords is how many unchanged words are kept around each change.
 const contextWords = 4
 
@@ -20,24 +16,20 @@ const contextWords = 4
 // "the [-old-]{+new+} words", with long unchanged stretches cut to "…".
 func WordDiff(a, b string) string {
 	aw, bw := strings.Fields(a), strings.Fields(b)
-	pre := 0
-	for pre < len(aw) && pre < len(bw) && aw[pre] == bw[pre] {
-		pre++
+	edits := Align(aw, bw, func(x, y string) bool { return x == y })
+	ops := make([]wordOp, len(edits))
+	changed := false
+	for k, e := range edits {
+		switch e.Op {
+		case Keep:
+			ops[k] = wordOp{' ', aw[e.Old]}
+		case Delete:
+			ops[k], changed = wordOp{'-', aw[e.Old]}, true
+		case Insert:
+			ops[k], changed = wordOp{'+', bw[e.New]}, true
+		}
 	}
-	suf := 0
-	for suf < len(aw)-pre && suf < len(bw)-pre && aw[len(aw)-1-suf] == bw[len(bw)-1-suf] {
-		suf++
-	}
-	midA, midB := aw[pre:len(aw)-suf], bw[pre:len(bw)-suf]
-	var ops []wordOp
-	for _, w := range aw[:pre] {
-		ops = append(ops, wordOp{' ', w})
-	}
-	ops = append(ops, diffWords(midA, midB)...)
-	for _, w := range aw[len(aw)-suf:] {
-		ops = append(ops, wordOp{' ', w})
-	}
-	if len(midA) == 0 && len(midB) == 0 {
+	if !changed {
 		return "(only white space differs)"
 	}
 	return renderWordOps(ops)
@@ -46,57 +38,6 @@ func WordDiff(a, b string) string {
 type wordOp struct {
 	kind byte // ' ' same, '-' removed, '+' added
 	word string
-}
-
-// diffWords is a longest-common-subsequence diff of two word lists.
-func diffWords(a, b []string) []wordOp {
-	if len(a)*len(b) > maxWordCells {
-		var ops []wordOp
-		for _, w := range a {
-			ops = append(ops, wordOp{'-', w})
-		}
-		for _, w := range b {
-			ops = append(ops, wordOp{'+', w})
-		}
-		return ops
-	}
-	// lcs[i][j] = LCS length of a[i:] and b[j:]
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var ops []wordOp
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			ops = append(ops, wordOp{' ', a[i]})
-			i++
-			j++
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			ops = append(ops, wordOp{'-', a[i]})
-			i++
-		default:
-			ops = append(ops, wordOp{'+', b[j]})
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		ops = append(ops, wordOp{'-', a[i]})
-	}
-	for ; j < len(b); j++ {
-		ops = append(ops, wordOp{'+', b[j]})
-	}
-	return ops
 }
 
 // renderWordOps writes changes in brackets, keeping contextWords unchanged

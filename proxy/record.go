@@ -118,8 +118,12 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	s.cfg.Redactor.Exchange(x)
-	if err := t.record(x); err != nil {
+	old, err := t.record(x)
+	if err != nil {
 		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
+	}
+	if old != nil {
+		s.log.Info("new episode replaces the recording at its place", "cassette", t.name, "place", describePlace(t.name, old.x.Place))
 	}
 	kind := OutcomeRecorded
 	if !t.persist {

@@ -78,6 +78,7 @@ type reportLog struct {
 	truncated int
 	refused   int
 	served    int // mismatches answered anyway (lenient)
+	keyed     int // requests that carried a key or token
 }
 
 // logged is one listed outcome. A match, by far the most common, keeps
@@ -124,6 +125,12 @@ func (l *reportLog) count(kind string, g logged) {
 	}
 }
 
+func (l *reportLog) sawKey() {
+	l.mu.Lock()
+	l.keyed++
+	l.mu.Unlock()
+}
+
 func (l *reportLog) failed() {
 	l.mu.Lock()
 	l.refused++
@@ -154,6 +161,7 @@ type Stats struct {
 	Unmatched  int64 // requests with nothing recorded at their place
 	Unused     int64 // recordings never requested (counted by Close)
 	Failed     int64 // requests refused (bad input, upstream unreachable)
+	WithKey    int64 // requests that carried an API key or token (cassettes.HasCredential)
 }
 
 // Stats returns the counts so far.
@@ -168,6 +176,7 @@ func (s *Server) Stats() Stats {
 		Unmatched:  int64(l.counts[OutcomeUnmatched]),
 		Unused:     int64(l.counts[OutcomeUnused]),
 		Failed:     int64(l.refused),
+		WithKey:    int64(l.keyed),
 	}
 }
 

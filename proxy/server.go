@@ -118,33 +118,16 @@ func (s *Server) Flush() error {
 // Close writes all cassettes and notes the recordings no request used.
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() error {
+	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused() {
 			o := outcomeFor(OutcomeUnused, t.name, &e.x.Request, e.x.Place)
-			o.Message = unusedMessage(t.name, e)
+			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
 			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
 		}
 	}
 	return s.Flush()
-}
-
-func unusedMessage(name string, e *entry) string {
-	what := fmt.Sprintf("%s %s", e.x.Request.Method, e.x.Request.Path)
-	if e.x.IsTool() {
-		return fmt.Sprintf("cassette %q: the recording of the tool request %s %s was never requested: the agent stopped early or skipped a tool call", name, e.x.Request.Method, cassettes.HTTPCallOf(e.x).Target())
-	}
-	if p := e.x.Place; p != nil {
-		what = fmt.Sprintf("session %d, invocation %d (%q), step %d, agent %s", p.Session, p.Invocation, p.User, p.Step, p.Agent)
-		if calls := cassettes.TrajectoryOf(e.x).ToolCalls; len(calls) > 0 {
-			names := make([]string, len(calls))
-			for i, c := range calls {
-				names[i] = c.Name
-			}
-			what += ", which called " + strings.Join(names, ", ")
-		}
-	}
-	return fmt.Sprintf("cassette %q: the recording of %s was never requested: the agent stopped early or skipped a step", name, what)
 }
 
 // pathFor is the file of the cassette name, once the name is checked; a
@@ -347,6 +330,9 @@ func cassetteName(r *http.Request, fallback string) string {
 func (s *Server) capture(r *http.Request, body []byte) cassettes.Request {
 	red := s.cfg.Redactor
 	red.Learn(r.Header, r.URL.RawQuery)
+	if cassettes.HasCredential(r.Header, r.URL.RawQuery) {
+		s.report.sawKey()
+	}
 	return cassettes.Request{
 		Method: r.Method,
 		Path:   red.String(r.URL.EscapedPath()),

@@ -13,8 +13,12 @@ const summaryShown = 5
 
 // Summary describes a run in a few lines: a line of counts, then the
 // requests and recordings that need attention, each with its place and
-// diff. Every line ends with a newline.
-func Summary(r Report, st Stats) string {
+// diff (a mismatch that only follows from an earlier one is folded into
+// it, see FollowOns). Past the first few, one line says how many more
+// there are, followed by more (e.g. " in report.json"), which the caller
+// words since only it knows where the rest can be read. Every line ends
+// with a newline.
+func Summary(r Report, st Stats, more string) string {
 	var b strings.Builder
 	c := r.Counts
 	if r.Mode == string(ModeRecord) {
@@ -34,21 +38,32 @@ func Summary(r Report, st Stats) string {
 		fmt.Fprintf(&b, "; %d request(s) refused", st.Failed)
 	}
 	b.WriteByte('\n')
+	follows := FollowOns(r.Outcomes)
+	caused := make([]int, len(r.Outcomes)) // how many later mismatches each one explains
+	for _, at := range follows {
+		if at >= 0 {
+			caused[at]++
+		}
+	}
 	n := 0
-	for _, o := range r.Outcomes {
-		if o.Outcome != OutcomeMismatched && o.Outcome != OutcomeUnmatched && o.Outcome != OutcomeUnused {
+	for i, o := range r.Outcomes {
+		if o.Outcome != OutcomeMismatched && o.Outcome != OutcomeUnmatched && o.Outcome != OutcomeUnused || follows[i] >= 0 {
 			continue
 		}
-		if n == summaryShown {
-			fmt.Fprintf(&b, "  … more in --report FILE\n")
-			break
+		if n++; n > summaryShown {
+			continue
 		}
-		n++
 		label := o.Outcome
 		if o.Served {
 			label += " (served, lenient)"
 		}
 		fmt.Fprintf(&b, "  %s %s %s: %s\n", label, o.Method, o.Path, strings.ReplaceAll(o.Message, "\n", "\n    "))
+		if caused[i] > 0 {
+			fmt.Fprintf(&b, "    %d later request(s) differ because of this change\n", caused[i])
+		}
+	}
+	if extra := n - summaryShown; extra > 0 {
+		fmt.Fprintf(&b, "  … %d more%s\n", extra, more)
 	}
 	return b.String()
 }

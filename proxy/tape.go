@@ -219,6 +219,12 @@ func (t *tape) position(c *conversation.Call) *entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.analyze()
+	return t.positionLocked(c)
+}
+
+// positionLocked is position for callers that hold the lock and have
+// called analyze.
+func (t *tape) positionLocked(c *conversation.Call) *entry {
 	if e := firstUnused(t.positions[c.Slot()], nil); e != nil {
 		return e
 	}
@@ -259,28 +265,33 @@ func (t *tape) markContested(e *entry) {
 // record appends a forwarded exchange. It counts as used: a later identical
 // request in the same run is forwarded again, as it would be replayed in
 // turn. A persisting tape first appends it to its journal, synced to disk.
-func (t *tape) record(x *cassettes.Exchange) error {
+// Under new-episodes it replaces the unused recording at its place, which
+// it returns (supersede.go).
+func (t *tape) record(x *cassettes.Exchange) (superseded *entry, err error) {
 	t.mu.Lock()
 	t.touched = true
 	if !t.persist {
 		t.mu.Unlock()
-		return nil
+		return nil, nil
 	}
-	var err error
 	if t.journal == nil {
 		t.journal, err = cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
 	}
 	j := t.journal
+	if t.replaying && !x.IsTool() { // new-episodes: the new recording takes the old one's place
+		call, _ := conversation.Analyze(t.m, x.Request.Path, x.Request.Body)
+		superseded = t.supersede(call)
+	}
 	t.index(x).used = true
 	t.dirty = true
 	t.mu.Unlock()
 	if err != nil {
-		return err
+		return superseded, err
 	}
 	err = j.Append(x) // outside the lock: syncing is the slow part
 	// Only the most recently used journals stay open: descriptors must not
 	// grow with the number of cassettes recorded in one run.
-	return errors.Join(err, t.journals.used(j))
+	return superseded, errors.Join(err, t.journals.used(j))
 }
 
 // saved drops the journal once the cassette it protects is on disk.

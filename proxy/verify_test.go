@@ -140,7 +140,7 @@ func TestChangedToolResultNamesPathAndBothValues(t *testing.T) {
 	_, err := weatherAgent{tempC: 23}.run(t, rep.URL)
 	msg := apiMessage(t, err)
 	for _, want := range []string{
-		`cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 2, agent agent: request differs from the recording`,
+		`cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 2, agent gemini-2.5-flash: request differs from the recording`,
 		"contents[2].parts[0].functionResponse.response.temp_c: recorded 18, got 23",
 	} {
 		if !strings.Contains(msg, want) {

@@ -148,6 +148,7 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 		singleToolUse(cr, c, &m)
 	default:
 		runMetric(cfg, cr, c, &m)
+		goldenRunMetric(cfg, cr, c, &m)
 	}
 	judge(&m, cr, false)
 	return m

@@ -304,6 +304,9 @@ func singleToolUse(cr *Criterion, c *Case, m *MetricResult) {
 		m.PerInvocation = append(m.PerInvocation, s)
 	}
 	m.Score = meanOf(m.PerInvocation)
+	if called := int(*m.Score*float64(len(c.Actual)) + 0.5); called < len(c.Actual) {
+		m.Reason = fmt.Sprintf("%s was called in %d of %d invocations (the score is the share of invocations that call it)", cr.Tool, called, len(c.Actual))
+	}
 }
 
 // formatCall renders a tool call for reasons: get_weather(city="London")

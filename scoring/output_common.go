@@ -181,7 +181,7 @@ func outScore(m MetricResult) string {
 	if m.Score == nil {
 		return "-"
 	}
-	return outNumber(*m.Score)
+	return outNumber(*m.Score) + outGolden(m)
 }
 
 // outThreshold shows the passing bound: the minimum ("0.8") or, for a

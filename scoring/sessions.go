@@ -52,5 +52,6 @@ func invocationOf(id string, view *runview.Invocation) Invocation {
 		}
 		inv.Steps = append(inv.Steps, step)
 	}
+	transferResults(&inv)
 	return inv
 }

@@ -358,6 +358,9 @@ func TestTrajectoryMatchingIsMaximum(t *testing.T) {
 	engCheckScores(t, "f1", ms[TrajectoryF1], 1, 1)
 }
 
+// TestSingleToolUse: per invocation, as Vertex AI's
+// trajectory_single_tool_use; a tool called in one of two invocations
+// scores 0.5, and the verdict says so in those words.
 func TestSingleToolUse(t *testing.T) {
 	c := Case{Actual: []Invocation{
 		engCalls(engCall("transfer_to_agent", "agent_name", "weather"), engCall("get_weather", "city", "Paris")),
@@ -367,7 +370,7 @@ func TestSingleToolUse(t *testing.T) {
 	m := ms[SingleToolUse]
 	engCheckScores(t, "single tool", m, 0.5, 1, 0)
 	if m.Status != Failed || cr.Status != Failed || m.PerInvocation[1].Reason != "invocation 2: get_weather was not called; got [get_time()]" ||
-		m.Reason != "single_tool_use 0.5 is below the threshold 1: invocation 2: get_weather was not called; got [get_time()]" {
+		m.Reason != "single_tool_use 0.5 is below the threshold 1: get_weather was called in 1 of 2 invocations (the score is the share of invocations that call it); invocation 2: get_weather was not called; got [get_time()]" {
 		t.Fatalf("%+v", m)
 	}
 }

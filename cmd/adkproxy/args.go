@@ -5,22 +5,44 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/urfave/cli/v2"
 )
 
-// cassettesDir returns the required --cassettes folder of a command that
-// takes no arguments; argHint says where a stray argument probably belongs.
-func cassettesDir(c *cli.Context, argHint string) (string, error) {
+// cassettesDir returns the required --cassettes folder of record and
+// replay, whose arguments are the wrapped command.
+func cassettesDir(c *cli.Context) (string, error) {
 	dir := c.String("cassettes")
 	if dir == "" {
 		return "", usageErrorf("%s: --cassettes DIR is required (or set ADKPROXY_CASSETTES)", c.Command.Name)
 	}
-	if argHint != "" && c.Args().Present() {
-		return "", usageErrorf("%s takes no arguments, got %q; %s", c.Command.Name, c.Args().First(), argHint)
-	}
 	return dir, nil
+}
+
+// loadCassettes reads the cassettes a reading command (ls, score, export)
+// was pointed at, by --cassettes or by its one argument: a folder or one
+// cassette file. dir is the folder their files are relative to.
+func loadCassettes(c *cli.Context) (dir string, loaded map[string]*cassettes.Cassette, err error) {
+	path := c.String("cassettes")
+	switch args := c.Args().Slice(); {
+	case len(args) > 1:
+		return "", nil, usageErrorf("%s takes one folder or cassette file, got %d arguments: %q", c.Command.Name, len(args), args)
+	case len(args) == 1 && path != "" && path != os.Getenv(envFor("cassettes")[0]) && filepath.Clean(path) != filepath.Clean(args[0]):
+		return "", nil, usageErrorf("%s: --cassettes %s and the argument %s name different cassettes; give one", c.Command.Name, path, args[0])
+	case len(args) == 1:
+		path = args[0] // the argument wins over ADKPROXY_CASSETTES
+	}
+	if path == "" {
+		return "", nil, usageErrorf("%s: --cassettes PATH is required (a folder or one cassette file; or 'adkproxy %s PATH', or set ADKPROXY_CASSETTES)", c.Command.Name, c.Command.Name)
+	}
+	dir, loaded, err = cassettes.LoadPath(path)
+	if err != nil {
+		return "", nil, withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
+	}
+	return dir, loaded, nil
 }
 
 // writeOutput sends a command's output to stdout, or atomically to the

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -143,26 +142,12 @@ func runDiff(c *cli.Context) error {
 // loadRun reads one side: a folder of cassettes, or one cassette file
 // (isFile).
 func loadRun(path string) (run runview.Run, isFile bool, err error) {
-	info, err := os.Stat(path)
+	dir, loaded, err := cassettes.LoadPath(path)
 	if err != nil {
 		return runview.Run{}, false, err
 	}
-	if info.IsDir() {
-		loaded, err := cassettes.LoadDir(path)
-		if err != nil {
-			return runview.Run{}, false, err
-		}
-		return runview.Build(path, loaded), false, nil
-	}
-	c, err := cassettes.Load(path)
-	if err != nil {
-		return runview.Run{}, true, err
-	}
-	name := c.Name
-	if name == "" {
-		name = cassettes.NameFromPath(filepath.Dir(path), path)
-	}
-	return runview.Run{Cassettes: []runview.Cassette{runview.CassetteOf(name, filepath.Base(path), c)}}, true, nil
+	info, _ := os.Stat(path)
+	return runview.Build(dir, loaded), !info.IsDir(), nil
 }
 
 // colorFor decides --color: auto colours a terminal (see paletteFor),

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
@@ -32,18 +31,19 @@ func exportCommand() *cli.Command {
 			"'adkproxy score --expected' reads: scoring the same cassettes against it passes every case.\n" +
 			"Edit it to loosen or change what is expected.\n\n" + exportExitStatusHelp,
 		Flags: []cli.Flag{
-			stringFlag("cassettes", "", "`DIR` holding the cassettes (required)"),
+			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json), the only one so far"),
 			stringFlag("out", "", "write to `FILE` (atomically) instead of stdout"),
 			stringFlag("eval-set-id", "", "eval_set_id of the eval set (default: the --out file name without .evalset.json, else the cassette folder's name)"),
 		},
+		ArgsUsage:    "[PATH]",
 		Action:       runExport,
 		OnUsageError: commandUsageError,
 	}
 }
 
 func runExport(c *cli.Context) error {
-	dir, err := cassettesDir(c, "give the file with --out FILE")
+	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
 	}
@@ -54,10 +54,6 @@ func runExport(c *cli.Context) error {
 	id := c.String("eval-set-id")
 	if id == "" {
 		id = exportDefaultID(dir, out)
-	}
-	loaded, err := cassettes.LoadDir(dir)
-	if err != nil {
-		return withCode(exitDataErr, err)
 	}
 	sessions := scoring.SessionsOf(loaded)
 	if len(sessions) == 0 {

@@ -190,9 +190,9 @@ func TestExportExitStatuses(t *testing.T) {
 		args []string
 		in   string
 	}{
-		{exitUsage, []string{"export"}, "--cassettes DIR is required"},
+		{exitUsage, []string{"export"}, "--cassettes PATH is required"},
 		{exitUsage, []string{"export", "--cassettes", weatherCassette, "--format", "csv"}, `--format "csv": want evalset`},
-		{exitUsage, []string{"export", "--cassettes", weatherCassette, "out.json"}, "export takes no arguments"},
+		{exitUsage, []string{"export", "--cassettes", weatherCassette, "out.json"}, "name different cassettes"},
 		{exitDataErr, []string{"export", "--cassettes", filepath.Join(tmp, "missing")}, "does not exist"},
 		{exitDataErr, []string{"export", "--cassettes", empty}, "no recorded session in"},
 		{exitCantWrite, []string{"export", "--cassettes", weatherCassette, "--out", filepath.Join(aFile, "x.evalset.json")}, "--out:"},

@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/htmlreport"
 	"github.com/adkproxy/adkproxy/runview"
 	"github.com/urfave/cli/v2"
@@ -27,20 +26,17 @@ func lsCommand() *cli.Command {
 			"when they are unusual. Requests that are not model calls are listed under 'other'. Long values\n" +
 			"are cut with …; --json prints everything, uncut; --format html writes one self-contained page.\n\n" + lsExitStatusHelp,
 		Flags: []cli.Flag{
-			stringFlag("cassettes", "", "`DIR` holding the cassettes (required)"),
+			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			boolFlag("json", "print a JSON document instead of the table (same as --format json)"),
 			stringFlag("format", "table", "output `FORMAT`: table, json, or html (one self-contained page, each conversation as a timeline)"),
 		},
+		ArgsUsage:    "[PATH]",
 		Action:       runLs,
 		OnUsageError: commandUsageError,
 	}
 }
 
 func runLs(c *cli.Context) error {
-	dir, err := cassettesDir(c, "give the folder with --cassettes DIR")
-	if err != nil {
-		return err
-	}
 	format := c.String("format")
 	if c.Bool("json") {
 		format = "json"
@@ -48,9 +44,9 @@ func runLs(c *cli.Context) error {
 	if format != "table" && format != "json" && format != "html" {
 		return usageErrorf("ls: --format %q: want table, json or html", format)
 	}
-	loaded, err := cassettes.LoadDir(dir)
+	dir, loaded, err := loadCassettes(c)
 	if err != nil {
-		return withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
+		return err
 	}
 	run := runview.Build(dir, loaded)
 	var out bytes.Buffer

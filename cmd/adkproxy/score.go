@@ -10,7 +10,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/htmlreport"
 	"github.com/adkproxy/adkproxy/runview"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -49,19 +48,22 @@ func scoreCommand() *cli.Command {
 			"are not scored.\n\n" +
 			scoreExitStatusHelp,
 		Flags: []cli.Flag{
-			stringFlag("cassettes", "", "`DIR` holding the recorded cassettes (required)"),
+			stringFlag("cassettes", "", "`PATH` of the recorded cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			stringFlag("config", "", "eval config `FILE` (ADK's test_config.json, with an optional \"adkproxy\" object); default: ADK's default criteria"),
 			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
 			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown or html (a page: each invocation's verdicts beside its trajectory)"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
 		},
+		ArgsUsage:    "[PATH]",
 		Action:       runScore,
 		OnUsageError: commandUsageError,
 	}
 }
 
 func runScore(c *cli.Context) error {
-	dir, err := cassettesDir(c, "give the eval set with --expected PATH")
+	stopProgress := startProgress(c.App.ErrWriter, "adkproxy: scoring")
+	defer stopProgress()
+	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
 	}
@@ -76,12 +78,6 @@ func runScore(c *cli.Context) error {
 		if cfg, err = scoring.LoadConfig(path); err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 		}
-	}
-	stopProgress := startProgress(c.App.ErrWriter, "adkproxy: scoring "+dir)
-	defer stopProgress()
-	loaded, err := cassettes.LoadDir(dir)
-	if err != nil {
-		return withCode(exitDataErr, err)
 	}
 	var exp *scoring.Expected
 	if path := c.String("expected"); path != "" {

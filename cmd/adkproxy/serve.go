@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/clilog"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -104,7 +105,12 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
 	report := srv.Report()
-	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats()), srv.Failure() != nil))
+	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
+	if mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 {
+		fmt.Fprintf(stderr, "adkproxy: no API key reached adkproxy: none of the requests carried %s. "+
+			"Set GOOGLE_API_KEY or GEMINI_API_KEY (the variables the Gemini SDKs read) for adkproxy record, which passes them on to the command, or give the client a key.\n",
+			cassettes.CredentialPlaces)
+	}
 	if f := c.String("report"); f != "" {
 		if err := writeReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
@@ -123,13 +129,13 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 }
 
 func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
-	dir, err := cassettesDir(c, "") // arguments are the wrapped command
+	dir, err := cassettesDir(c)
 	if err != nil {
 		return proxy.Config{}, err
 	}
-	logger, err := newLogger(c.App.ErrWriter, c.String("log-level"))
+	logger, err := clilog.New(c.App.ErrWriter, c.String("log-format"), c.String("log-level"))
 	if err != nil {
-		return proxy.Config{}, err
+		return proxy.Config{}, withCode(exitUsage, err)
 	}
 	if _, err := cassettes.FileName(c.String("cassette")); err != nil {
 		return proxy.Config{}, usageErrorf("--cassette: %v", err)
@@ -180,7 +186,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 	}
-	cfg.Hints = hintsFor(mode)
+	cfg.Hints = hintsFor(mode, cfg.ReplayMode)
 	return cfg, nil
 }
 
@@ -189,7 +195,7 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode) proxy.Hints {
+func hintsFor(mode proxy.Mode, replay proxy.ReplayMode) proxy.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
@@ -203,22 +209,18 @@ func hintsFor(mode proxy.Mode) proxy.Hints {
 			Control:  controlHint,
 		}
 	}
+	mismatch := "Re-record with 'adkproxy record', or accept with '--mode lenient'."
+	if replay == proxy.ReplayLenient { // already accepting: only re-recording helps
+		mismatch = "Re-record with 'adkproxy record' if the change is intended."
+	}
 	return proxy.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
-		Mismatch: "Re-record with 'adkproxy record', or accept with '--mode lenient'.",
+		Mismatch: mismatch,
 		UsedUp:   "pass --allow-repeats to keep serving the last one, or re-record with 'adkproxy record'",
 		TooLarge: "raise --max-body",
 		Control:  controlHint,
 	}
-}
-
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, usageErrorf("--log-level must be debug, info, warn or error, not %q", level)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
 // warnIfExposed warns when the proxy is reachable from other machines:
@@ -237,10 +239,10 @@ func childEnv(mode proxy.Mode, base string) []string {
 		"ADKPROXY_URL="+base,
 	)
 	// SDKs refuse to start without a key. When the user set neither
-	// variable, both get the placeholder; when the user set one, the other
-	// stays unset, since SDKs warn when both are present.
+	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
+	// ADK-JS and Python genai all read it, and all warn when both are set.
 	if mode == proxy.ModeReplay && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey, "GEMINI_API_KEY="+proxy.ReplayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey)
 	}
 	return env
 }
@@ -288,6 +290,14 @@ func commandStatus(name string, err error) error {
 	}
 	// The command has already said what went wrong; add nothing to stderr.
 	return withCode(exit.ExitCode(), errors.New(""))
+}
+
+// moreIn words where a summary's requests past the first few can be read.
+func moreIn(reportFile string) string {
+	if reportFile != "" {
+		return " in " + reportFile
+	}
+	return ": run with --report FILE to see them all"
 }
 
 func writeReport(path string, r proxy.Report) error {

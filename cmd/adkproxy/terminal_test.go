@@ -79,7 +79,7 @@ func TestSummaryColours(t *testing.T) {
 		{Outcome: proxy.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
 		{Outcome: proxy.OutcomeUnused, Method: "POST", Path: "/p", Message: "never requested"},
 	}}
-	text := proxy.Summary(r, proxy.Stats{})
+	text := proxy.Summary(r, proxy.Stats{}, "")
 	if got := (palette{}).summary(text, true); got != text {
 		t.Errorf("plain palette changed the summary:\n%q\n%q", got, text)
 	}
@@ -94,7 +94,7 @@ func TestSummaryColours(t *testing.T) {
 	if plain := strings.NewReplacer("\x1b[1;31m", "", "\x1b[0m", "").Replace(got); plain != text {
 		t.Errorf("colour changed the text:\n%q\n%q", plain, text)
 	}
-	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 2}}, proxy.Stats{})
+	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 2}}, proxy.Stats{}, "")
 	if got := (palette{on: true}).summary(clean, false); !strings.HasPrefix(got, "\x1b[32m") {
 		t.Errorf("a clean run's line is not green: %q", got)
 	}

@@ -1,0 +1,31 @@
+// Whether a request carries a credential at all, for telling a user whose
+// recording failed that no key reached adkproxy.
+
+package cassettes
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// CredentialPlaces names where HasCredential looks, for messages.
+const CredentialPlaces = "an x-goog-api-key or Authorization header, or a ?key= or ?access_token= parameter"
+
+// HasCredential reports whether a request's headers or query carry a key
+// or token, in the places Learn reads them from.
+func HasCredential(h http.Header, rawQuery string) bool {
+	for _, name := range credentialHeaders {
+		if name != "Proxy-Authorization" && strings.TrimSpace(h.Get(name)) != "" {
+			return true
+		}
+	}
+	for _, pair := range strings.Split(rawQuery, "&") {
+		rawName, value, _ := strings.Cut(pair, "=")
+		if name, err := url.QueryUnescape(rawName); err == nil && value != "" && slices.Contains(credentialParams, name) {
+			return true
+		}
+	}
+	return false
+}

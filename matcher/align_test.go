@@ -1,0 +1,110 @@
+package matcher
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+func TestAlign(t *testing.T) {
+	eq := func(a, b byte) bool { return a == b }
+	// render writes an alignment as " x" kept, "-x" deleted, "+x" inserted.
+	render := func(old, new string, edits []Edit) string {
+		var b strings.Builder
+		for _, e := range edits {
+			switch e.Op {
+			case Keep:
+				if old[e.Old] != new[e.New] {
+					t.Errorf("kept %c and %c", old[e.Old], new[e.New])
+				}
+				fmt.Fprintf(&b, " %c", old[e.Old])
+			case Delete:
+				fmt.Fprintf(&b, "-%c", old[e.Old])
+			case Insert:
+				fmt.Fprintf(&b, "+%c", new[e.New])
+			}
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"", "", ""},
+		{"abc", "abc", " a b c"},
+		{"abc", "axbc", " a+x b c"},
+		{"abcd", "acd", " a-b c d"},
+		{"abc", "xyz", "-a-b-c+x+y+z"},
+		{"", "ab", "+a+b"},
+		{"ab", "", "-a-b"},
+		{"abcabba", "cbabac", "-a-b c-a b+a b a+c"}, // one of the shortest scripts: deletions first
+	} {
+		if got := render(c.old, c.new, Align([]byte(c.old), []byte(c.new), eq)); got != c.want {
+			t.Errorf("Align(%q, %q) = %q, want %q", c.old, c.new, got, c.want)
+		}
+	}
+}
+
+// diffBodies diffs two request bodies the way replay does.
+func diffBodies(t *testing.T, recorded, got string) []string {
+	t.Helper()
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(body string) *cassettes.Request {
+		return &cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(body)}
+	}
+	var lines []string
+	for _, d := range m.Diff(req(recorded), req(got)) {
+		lines = append(lines, d.String())
+	}
+	return lines
+}
+
+func decl(name string) string {
+	return fmt.Sprintf(`{"name":%q,"description":"Tool %s","parameters":{"type":"OBJECT"}}`, name, name)
+}
+
+// One declaration inserted among others is one difference, named after the
+// tool, not a change at every later position.
+func TestInsertedToolDeclarationIsOneDifference(t *testing.T) {
+	body := func(names ...string) string {
+		var ds []string
+		for _, n := range names {
+			ds = append(ds, decl(n))
+		}
+		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[` + strings.Join(ds, ",") + `]}]}`
+	}
+	got := diffBodies(t, body("get_weather", "get_time", "roll_die", "flip_coin"), body("get_weather", "get_time", "get_forecast", "roll_die", "flip_coin"))
+	if len(got) != 1 || !strings.HasPrefix(got[0], `tools[0].functionDeclarations[2]: added {`) || !strings.Contains(got[0], `"name":"get_forecast"`) {
+		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
+	}
+	// A declaration in another place is the same tool, moved; a changed one is diffed field by field.
+	got = diffBodies(t, body("a", "b"), strings.Replace(body("b", "a"), `"Tool a"`, `"Tool A"`, 1))
+	if len(got) != 2 || got[0] != `tools[0].functionDeclarations[1]: recorded at index 0, got at index 1` ||
+		got[1] != `tools[0].functionDeclarations[1].description: recorded "Tool a", got "Tool A"` {
+		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// One turn inserted into the history is one difference; turns after it are
+// not blamed, and a changed turn is still diffed field by field.
+func TestInsertedHistoryTurnIsOneDifference(t *testing.T) {
+	turn := func(role, text string) string {
+		return fmt.Sprintf(`{"role":%q,"parts":[{"text":%q}]}`, role, text)
+	}
+	body := func(turns ...string) string { return `{"contents":[` + strings.Join(turns, ",") + `]}` }
+	recorded := body(turn("user", "q1"), turn("model", "a1"), turn("user", "q2"), turn("model", "a2"), turn("user", "q3"))
+	got := diffBodies(t, recorded, body(turn("user", "q1"), turn("model", "a1"), turn("user", "extra"), turn("user", "q2"), turn("model", "a2"), turn("user", "q3")))
+	if len(got) != 1 || got[0] != `contents[2]: added {"parts":[{"text":"extra"}],"role":"user"}` {
+		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
+	}
+	got = diffBodies(t, recorded, body(turn("user", "q1"), turn("model", "a1"), turn("user", "Q2"), turn("model", "a2"), turn("user", "q3")))
+	if len(got) != 1 || got[0] != `contents[2].parts[0].text: recorded "q2", got "Q2"` {
+		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
+	}
+	got = diffBodies(t, recorded, body(turn("user", "q1"), turn("model", "a1"), turn("model", "a2"), turn("user", "q3")))
+	if len(got) != 1 || got[0] != `contents[2]: removed (recorded {"parts":[{"text":"q2"}],"role":"user"})` {
+		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
+	}
+}

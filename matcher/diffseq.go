@@ -1,0 +1,129 @@
+// Diffing the request arrays that are sequences rather than positions:
+// the history (contents) and each tool's function declarations, aligned so
+// one inserted turn or tool is one difference, not a change at every later
+// index.
+
+package matcher
+
+import (
+	"strconv"
+	"strings"
+)
+
+// sequenceKey says how the elements of the array at path are told apart
+// when aligning it, or returns nil for arrays compared by position.
+func sequenceKey(path string) func(v any) string {
+	switch {
+	case path == "contents":
+		return canonicalKey // turns are the same only when equal
+	case isDeclarations(path):
+		return func(v any) string { // a tool is its name, whatever else changed
+			if m, ok := v.(map[string]any); ok {
+				if name, ok := m["name"].(string); ok {
+					return "name:" + name
+				}
+			}
+			return canonicalKey(v)
+		}
+	}
+	return nil
+}
+
+func canonicalKey(v any) string { return string(AppendCanonical(nil, v)) }
+
+// isDeclarations reports whether path is tools[N].functionDeclarations.
+func isDeclarations(path string) bool {
+	rest, ok := strings.CutPrefix(path, "tools[")
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, "].functionDeclarations")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
+}
+
+// diffSequence aligns recorded and got by key and lists what was removed
+// (at its recorded index), added and changed (at the request's index).
+// Between two kept elements, removed and added ones are paired up as
+// changes when pairChanged, so an edited turn is diffed field by field.
+func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged bool) []Difference {
+	rk, gk := make([]string, len(recorded)), make([]string, len(got))
+	for i, v := range recorded {
+		rk[i] = key(v)
+	}
+	for i, v := range got {
+		gk[i] = key(v)
+	}
+	at := func(i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+	var out []Difference
+	var removed, added []int // the run since the last kept pair
+	flush := func() {
+		pairs := 0
+		if pairChanged {
+			pairs = min(len(removed), len(added))
+		}
+		for k := range pairs {
+			out = append(out, DiffJSON(at(added[k]), recorded[removed[k]], got[added[k]])...)
+		}
+		for _, i := range removed[pairs:] {
+			out = append(out, Difference{Path: at(i), Kind: Removed, Recorded: render(recorded[i])})
+		}
+		for _, j := range added[pairs:] {
+			out = append(out, Difference{Path: at(j), Kind: Added, Got: render(got[j])})
+		}
+		removed, added = removed[:0], added[:0]
+	}
+	edits := Align(rk, gk, func(a, b string) bool { return a == b })
+	movedFrom, moved := moves(edits, rk, gk, pairChanged)
+	for _, e := range edits {
+		switch {
+		case e.Op == Delete && moved[e.Old]:
+		case e.Op == Delete:
+			removed = append(removed, e.Old)
+		case e.Op == Insert && movedFrom[e.New] >= 0:
+			flush()
+			i := movedFrom[e.New]
+			out = append(out, Difference{Path: at(e.New), Kind: Changed,
+				Recorded: "at index " + strconv.Itoa(i), Got: "at index " + strconv.Itoa(e.New)})
+			out = append(out, DiffJSON(at(e.New), recorded[i], got[e.New])...)
+		case e.Op == Insert:
+			added = append(added, e.New)
+		default: // Keep
+			flush()
+			out = append(out, DiffJSON(at(e.New), recorded[e.Old], got[e.New])...) // same name, maybe other fields
+		}
+	}
+	flush()
+	return out
+}
+
+// moves pairs each inserted element with a deleted one of the same key (a
+// tool declared in another place), unless keys identify whole values
+// (pairChanged: then an equal turn elsewhere is a different place in the
+// history). movedFrom[new] is the old index, or -1; moved[old] is set for
+// the old elements paired.
+func moves(edits []Edit, rk, gk []string, pairChanged bool) (movedFrom []int, moved []bool) {
+	movedFrom, moved = make([]int, len(gk)), make([]bool, len(rk))
+	for j := range movedFrom {
+		movedFrom[j] = -1
+	}
+	if pairChanged {
+		return movedFrom, moved
+	}
+	deleted := map[string][]int{}
+	for _, e := range edits {
+		if e.Op == Delete {
+			deleted[rk[e.Old]] = append(deleted[rk[e.Old]], e.Old)
+		}
+	}
+	for _, e := range edits {
+		if e.Op != Insert {
+			continue
+		}
+		if olds := deleted[gk[e.New]]; len(olds) > 0 {
+			movedFrom[e.New], moved[olds[0]] = olds[0], true
+			deleted[gk[e.New]] = olds[1:]
+		}
+	}
+	return movedFrom, moved
+}

@@ -1,0 +1,48 @@
+// New episodes that supersede old ones: under record --mode new-episodes a
+// model call recorded where an unused recording sits (the same agent,
+// history and step, as replay would compare them) replaces it, so the
+// cassette holds what the agent does now and a strict replay of it uses
+// every recording.
+
+package proxy
+
+import (
+	"slices"
+
+	"github.com/adkproxy/adkproxy/conversation"
+)
+
+// supersede removes the unused recording at x's place, if any, and returns
+// it; callers hold the lock. Only tapes that both replay and record
+// (new-episodes) supersede: overwrite replaces the whole cassette anyway.
+func (t *tape) supersede(call *conversation.Call) *entry {
+	if !t.replaying || !t.recording || call == nil {
+		return nil
+	}
+	t.analyze()
+	old := t.positionLocked(call)
+	if old == nil {
+		return nil
+	}
+	drop := func(list []*entry) []*entry {
+		return slices.DeleteFunc(list, func(e *entry) bool { return e == old })
+	}
+	t.entries = drop(t.entries)
+	if t.queues[old.fp] = drop(t.queues[old.fp]); len(t.queues[old.fp]) == 0 {
+		delete(t.queues, old.fp)
+	}
+	if h := sentHash(&old.x.Request); t.asSent[h] == old {
+		delete(t.asSent, h)
+		for _, e := range t.entries { // another recording sent the same bytes
+			if sentHash(&e.x.Request) == h {
+				t.asSent[h] = e
+				break
+			}
+		}
+	}
+	if old.call != nil {
+		t.positions[old.call.Slot()] = drop(t.positions[old.call.Slot()])
+		t.byUser[old.call.UserText] = drop(t.byUser[old.call.UserText])
+	}
+	return old
+}
