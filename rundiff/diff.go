@@ -138,18 +138,18 @@ func diffSession(o, n *runview.Session, inCassetteChange bool, opt *Options) Ses
 	sameUser := func(a, b runview.Invocation) bool { return a.User == b.User }
 	// Any two turns may be paired, the same text weighs more than two
 	// pairs of different ones: an extra turn does not shift the rest.
-	weight := func(a, b runview.Invocation) int {
+	weight := func(a, b runview.Invocation) int32 {
 		if a.User == b.User {
 			return 3
 		}
 		return 1
 	}
-	for _, op := range Align(oi, ni, weight, sameUser) {
+	for _, op := range matcher.AlignWeighted(oi, ni, weight, sameUser) {
 		var d InvocationDiff
-		switch op.Kind {
-		case Keep:
+		switch op.Op {
+		case matcher.Keep:
 			d = diffInvocation(&oi[op.Old], &ni[op.New], opt)
-		case Delete:
+		case matcher.Delete:
 			d = loneInvocation(&oi[op.Old], nil, o == nil || n == nil)
 		default:
 			d = loneInvocation(nil, &ni[op.New], o == nil || n == nil)

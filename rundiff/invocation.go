@@ -125,7 +125,7 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 		argDiff := func(a, b int) []matcher.Difference { return opt.argsDiff(old[a], new[b]) }
 		// Identical calls are kept first (so a swap reads as a move, not
 		// as two argument changes), then calls of the same name pair up.
-		weight := func(a, b int) int {
+		weight := func(a, b int) int32 {
 			switch {
 			case old[a].Name != new[b].Name:
 				return 0
@@ -135,14 +135,14 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 			return 1
 		}
 		equal := func(a, b int) bool { return old[a].Name == new[b].Name && len(argDiff(a, b)) == 0 }
-		ops := Align(oi, ni, weight, equal)
+		ops := matcher.AlignWeighted(oi, ni, weight, equal)
 		moved := findMoves(ops, oi, ni, equal)
 		for _, op := range ops {
 			switch {
-			case op.Kind == Keep || op.Kind == Insert && moved[op.New] >= 0:
+			case op.Op == matcher.Keep || op.Op == matcher.Insert && moved[op.New] >= 0:
 				b, status := ni[op.New], Same
 				var a int
-				if op.Kind == Keep {
+				if op.Op == matcher.Keep {
 					a = oi[op.Old]
 				} else {
 					a, status = oi[moved[op.New]], Moved
@@ -159,7 +159,7 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 				toolChanges = append(toolChanges, argChanges...)
 				resultChanges = append(resultChanges, opt.resultDiff(agent, old[a], new[b])...)
 				steps = append(steps, ToolStep{Status: status, Agent: agent, Name: new[b].Name, Args: new[b].Args, OldIndex: a, NewIndex: b, ArgChanges: argChanges})
-			case op.Kind == Insert:
+			case op.Op == matcher.Insert:
 				b := ni[op.New]
 				toolChanges = append(toolChanges, Change{Kind: ToolAdded, Agent: agent, Tool: new[b].Name, New: callText(new[b])})
 				steps = append(steps, ToolStep{Status: Added, Agent: agent, Name: new[b].Name, Args: new[b].Args, OldIndex: -1, NewIndex: b})
@@ -177,18 +177,18 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 
 // findMoves pairs deleted and inserted calls that are equal: moved[j] is
 // the index (into oi) of the call that moved to ni[j], or -1.
-func findMoves(ops []Op, oi, ni []int, equal func(a, b int) bool) []int {
+func findMoves(ops []matcher.Edit, oi, ni []int, equal func(a, b int) bool) []int {
 	moved := make([]int, len(ni))
 	for j := range moved {
 		moved[j] = -1
 	}
 	used := map[int]bool{}
 	for _, ins := range ops {
-		if ins.Kind != Insert {
+		if ins.Op != matcher.Insert {
 			continue
 		}
 		for _, del := range ops {
-			if del.Kind == Delete && !used[del.Old] && equal(oi[del.Old], ni[ins.New]) {
+			if del.Op == matcher.Delete && !used[del.Old] && equal(oi[del.Old], ni[ins.New]) {
 				used[del.Old], moved[ins.New] = true, del.Old
 				break
 			}

@@ -1,6 +1,6 @@
-// The aligner: fuzzed, and an extra turn.
+// The weighted aligner: fuzzed, and an extra turn.
 
-package rundiff
+package matcher
 
 import (
 	"slices"
@@ -10,12 +10,12 @@ import (
 // apply rebuilds NEW from OLD with an edit script, checking that the
 // script walks both sequences in order and keeps only pairs that may be
 // kept.
-func apply[T any](t *testing.T, old, new []T, ops []Op, weight func(a, b T) int) []T {
+func apply[T any](t *testing.T, old, new []T, ops []Edit, weight func(a, b T) int32) []T {
 	t.Helper()
 	var out []T
 	i, j := 0, 0
 	for _, op := range ops {
-		switch op.Kind {
+		switch op.Op {
 		case Keep:
 			if op.Old != i || op.New != j || weight(old[i], new[j]) <= 0 {
 				t.Fatalf("keep %+v at old %d, new %d", op, i, j)
@@ -44,7 +44,7 @@ func apply[T any](t *testing.T, old, new []T, ops []Op, weight func(a, b T) int)
 
 // byteWeight pairs equal bytes (3) and bytes of one parity (1), like
 // turns of equal or different text.
-func byteWeight(a, b byte) int {
+func byteWeight(a, b byte) int32 {
 	switch {
 	case a == b:
 		return 3
@@ -65,19 +65,13 @@ func FuzzAlign(f *testing.F) {
 	f.Add([]byte("ab"), []byte("ba"))
 	f.Add([]byte("aaaa"), []byte("aa"))
 	f.Fuzz(func(t *testing.T, old, new []byte) {
-		ops := Align(old, new, byteWeight, byteEqual)
+		ops := AlignWeighted(old, new, byteWeight, byteEqual)
 		if got := apply(t, old, new, ops, byteWeight); !slices.Equal(got, new) && !(len(got) == 0 && len(new) == 0) {
 			t.Fatalf("rebuilt %q, want %q", got, new)
 		}
-		exact := func(a, b byte) int {
-			if a == b {
-				return 1
-			}
-			return 0
-		}
 		kept := 0
-		for _, op := range Align(old, new, exact, byteEqual) {
-			if op.Kind == Keep {
+		for _, op := range Align(old, new, byteEqual) {
+			if op.Op == Keep {
 				kept++
 			}
 		}
@@ -109,14 +103,14 @@ func lcsLength(a, b []byte) int {
 func TestAlignExtraTurn(t *testing.T) {
 	old := []string{"hi", "weather?", "thanks"}
 	new := []string{"hi", "weather?", "and tomorrow?", "thanks"}
-	weight := func(a, b string) int {
+	weight := func(a, b string) int32 {
 		if a == b {
 			return 3
 		}
 		return 1
 	}
-	ops := Align(old, new, weight, func(a, b string) bool { return a == b })
-	want := []Op{{Keep, 0, 0}, {Keep, 1, 1}, {Insert, -1, 2}, {Keep, 2, 3}}
+	ops := AlignWeighted(old, new, weight, func(a, b string) bool { return a == b })
+	want := []Edit{{Keep, 0, 0}, {Keep, 1, 1}, {Insert, -1, 2}, {Keep, 2, 3}}
 	if !slices.Equal(ops, want) {
 		t.Fatalf("ops %v, want %v", ops, want)
 	}
