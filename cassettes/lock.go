@@ -1,3 +1,5 @@
+// The recording lock: one recorder per cassettes folder.
+
 package cassettes
 
 // One recorder per cassettes folder: two recorders writing one folder

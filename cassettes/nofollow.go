@@ -1,3 +1,5 @@
+// Opening and creating files without following symbolic links.
+
 package cassettes
 
 // Writing never follows a symbolic link: a link committed to a repository

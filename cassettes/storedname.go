@@ -1,3 +1,5 @@
+// StoredName: which cassette name a file (or its journal) already holds, read from its top.
+
 package cassettes
 
 import (

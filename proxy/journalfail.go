@@ -1,3 +1,5 @@
+// What a tape does when its journal outlives a failed save, and logging what a load left out.
+
 package proxy
 
 import "github.com/adkproxy/adkproxy/cassettes"

@@ -1,3 +1,5 @@
+// Refusing, before anything is forwarded, a cassette that could not be written safely.
+
 package proxy
 
 import (

@@ -34,6 +34,10 @@ type Config struct {
 	CustomMetrics map[string]CustomMetric
 	// Adkproxy holds the settings under the top-level "adkproxy" key.
 	Adkproxy Settings
+	// Judge, when set, computes ADK's LLM-judged metrics (IsJudged);
+	// without it they are NOT_EVALUATED. Set by the caller, never read
+	// from the file.
+	Judge Judge
 }
 
 // Settings are adkproxy's own settings.

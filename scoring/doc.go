@@ -14,6 +14,7 @@
 // trajectory_precision, trajectory_recall, trajectory_f1 and single_tool_use
 // with per-tool argument matchers; deterministic run metrics from the recorded
 // model calls (tokens, cost, latency, cache and thinking ratios, tool use);
-// custom metrics run as commands in any language. Where ADK releases differ,
+// custom metrics run as commands in any language; ADK's LLM-judged metrics
+// when Config.Judge is set (package judge). Where ADK releases differ,
 // the newest behaviour is followed and the doc comment says so.
 package scoring

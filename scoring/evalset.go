@@ -283,6 +283,12 @@ func parseInvocation(n node) (Invocation, error) {
 		}
 		inv.FinalResponse = c.text()
 	}
+	if rb, ok := n.pyField(o, "rubrics"); ok && rb.v != nil {
+		if _, err := rb.list(); err != nil {
+			return inv, err
+		}
+		inv.Rubrics, _ = json.Marshal(plain(rb.v))
+	}
 	idata, ok := n.pyField(o, "intermediate_data")
 	if !ok || idata.v == nil {
 		return inv, nil

@@ -111,6 +111,10 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 		judge(&m, cr, true)
 		return m
 	}
+	if evaluateJudged(ctx, cfg, cr, c, &m) {
+		judge(&m, cr, false)
+		return m
+	}
 	needsExpected := false
 	if why, ok := adkMetrics[cr.Metric]; ok && !cr.Adkproxy {
 		if why != "" {

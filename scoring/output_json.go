@@ -235,7 +235,10 @@ func outCaseJSON(evalSetID string, c CaseResult) outEvalCaseResult {
 				if s.Index != i {
 					continue
 				}
-				details := map[string]any{}
+				details := maps.Clone(s.Details)
+				if details == nil {
+					details = map[string]any{}
+				}
 				if s.Reason != "" {
 					details["reason"] = s.Reason
 				}

@@ -55,6 +55,9 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 			for _, reason := range outReasons(m) {
 				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(reason))
 			}
+			for _, note := range outNotes(m) {
+				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(note))
+			}
 		}
 		if len(why) > 0 {
 			bw.WriteString("\n" + strings.Join(why, "\n") + "\n")

@@ -87,6 +87,9 @@ func WriteTable(w io.Writer, r *Result) error {
 			for _, reason := range outReasons(m) {
 				outIndented(bw, "      ", "        ", reason)
 			}
+			for _, note := range outNotes(m) {
+				outIndented(bw, "      ", "        ", note)
+			}
 		}
 	}
 	if len(r.Unpaired) > 0 {

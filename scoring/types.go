@@ -26,6 +26,9 @@ type Invocation struct {
 	// IntermediateResponses are the texts of the other steps, with their agent.
 	IntermediateResponses []AuthoredText
 	Steps                 []Step
+	// Rubrics are the invocation's own rubrics from the eval set (ADK's
+	// Invocation.rubrics, as JSON), for the rubric-based judged metrics.
+	Rubrics json.RawMessage
 }
 
 // ToolCall is a function call. IDs never take part in comparisons.
@@ -125,6 +128,9 @@ type InvocationScore struct {
 	// Reason explains a score below 1 (or why there is none), e.g.
 	// `invocation 2: expected get_weather(city="London"), got get_weather(city="Paris")`.
 	Reason string
+	// Details are the metric's own details for this invocation (an LLM
+	// judge's samples), written into the JSON output's details.
+	Details map[string]any
 }
 
 // MetricResult is one metric's verdict on one case.
@@ -141,6 +147,10 @@ type MetricResult struct {
 	// Reason explains a FAILED or NOT_EVALUATED verdict.
 	Reason  string
 	Details map[string]any
+	// Notes are shown below the metric by the table and markdown formats
+	// whatever its status (an LLM judge's majority and rationale per
+	// invocation).
+	Notes []string
 	// Informational is set for a metric reported without a threshold: its
 	// Status is NOT_EVALUATED (see Criterion.Informational) and its Score
 	// is just information.

@@ -1,3 +1,5 @@
+// benchtool missrss: replay's peak memory under concurrent large misses.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// Starting and stopping an adkproxy process for benchtool's measurements.
+
 package main
 
 import (

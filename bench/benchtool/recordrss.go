@@ -1,3 +1,5 @@
+// benchtool recordrss: record's peak memory while recording one large answer.
+
 package main
 
 import (

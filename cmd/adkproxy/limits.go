@@ -1,3 +1,5 @@
+// The timeout and connection-limit flags of record and replay, and their config.
+
 package main
 
 // Flags that bound what one client can hold: timeouts and --max-conns.

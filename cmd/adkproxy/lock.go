@@ -1,3 +1,5 @@
+// Taking the cassettes folder's recording lock for a run that writes cassettes.
+
 package main
 
 import (

@@ -21,7 +21,8 @@ const scoreExitStatusHelp = `EXIT STATUS:
    1    a criterion FAILED or was NOT_EVALUATED, or no case could be scored
    64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette, the --config file or the --expected file is missing, unreadable or invalid
-   73   the --out file could not be written`
+   73   the --out file or a judge cassette could not be written
+   75   --judge-mode record: another adkproxy is recording into the --judge-cassettes folder`
 
 // scoreWriters are the --format values of score.
 var scoreWriters = map[string]func(io.Writer, *scoring.Result) error{
@@ -39,21 +40,23 @@ func scoreCommand() *cli.Command {
 			"(an ADK *.evalset.json file, a folder of them, or a folder of cassettes from a golden run),\n" +
 			"and scores every pair with the criteria of --config (ADK's EvalConfig: test_config.json;\n" +
 			"default: tool_trajectory_avg_score 1.0 and response_match_score 0.8). No agent or model is\n" +
-			"run and nothing goes over the network: criteria that need an LLM judge or Vertex AI are\n" +
-			"NOT_EVALUATED; only custom metrics configured with a \"command\" run that command.\n\n" +
+			"run and nothing goes over the network: criteria that need Vertex AI are NOT_EVALUATED, and so\n" +
+			"are LLM-judged ones without --judge-cassettes DIR, where the judge's verdicts are replayed\n" +
+			"(or, with --judge-mode record and a key, recorded); only custom metrics configured with a\n" +
+			"\"command\" run that command.\n\n" +
 			"--format table (default) is for people; json is ADK's EvalSetResult; junit is for CI test\n" +
 			"reports; markdown is for pull request comments and job summaries; html is one self-contained\n" +
 			"page with each invocation's scores and reasons beside the recorded and expected trajectories.\n" +
 			"Sessions and eval cases that could not be paired are listed on stderr and in the output, and\n" +
 			"are not scored.\n\n" +
 			scoreExitStatusHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the recorded cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			stringFlag("config", "", "eval config `FILE` (ADK's test_config.json, with an optional \"adkproxy\" object); default: ADK's default criteria"),
 			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
 			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown or html (a page: each invocation's verdicts beside its trajectory)"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
-		},
+		}, judgeFlags()...),
 		ArgsUsage:    "[PATH]",
 		Action:       runScore,
 		OnUsageError: commandUsageError,
@@ -86,7 +89,14 @@ func runScore(c *cli.Context) error {
 		}
 	}
 	cases, unpaired := scoring.Pair(scoring.SessionsOf(loaded), exp)
+	jr, err := startJudge(c, cfg)
+	if err != nil {
+		return err
+	}
 	result := scoring.Evaluate(c.Context, cfg, cases)
+	if err := jr.finish(c, cfg); err != nil {
+		return err
+	}
 	if result.EvalSetID == "" && exp != nil {
 		result.EvalSetID = exp.EvalSetID
 	}

@@ -1,0 +1,181 @@
+// score's LLM judge: its flags, the in-process proxy its calls are recorded
+// into or replayed from, and the line saying what the calls cost.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/judge"
+	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/scoring"
+)
+
+// replayKey stands in for an API key in judge replay: the genai client
+// wants one, and replay never sends a request anywhere.
+const replayKey = "adkproxy-replay-no-key"
+
+func judgeFlags() []cli.Flag {
+	return []cli.Flag{
+		stringFlag("judge-cassettes", "", "`DIR` of the LLM judge's cassettes: LLM-judged criteria are computed only with it"),
+		stringFlag("judge-mode", "", "`MODE` of the judge: record (needs GOOGLE_API_KEY or GEMINI_API_KEY) or replay; default record when a key is set, else replay"),
+		stringFlag("judge-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the judge calls in record mode"),
+	}
+}
+
+// judgeRun is the judge of one score run.
+type judgeRun struct {
+	dir   string
+	mode  proxy.Mode
+	srv   *proxy.Server
+	judge *judge.Judge
+	// release gives up the recording lock (a no-op in replay).
+	release func()
+}
+
+// apiKey is the key the genai SDK would use.
+func apiKey() string {
+	for _, k := range []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"} {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// startJudge sets cfg.Judge from the judge flags; nil without
+// --judge-cassettes.
+func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
+	dir := c.String("judge-cassettes")
+	if dir == "" {
+		if c.IsSet("judge-mode") {
+			return nil, usageErrorf("score: --judge-mode needs --judge-cassettes DIR")
+		}
+		return nil, nil
+	}
+	if err := judge.CheckConfig(cfg); err != nil {
+		return nil, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+	}
+	key := apiKey()
+	mode := proxy.ModeReplay
+	if key != "" {
+		mode = proxy.ModeRecord
+	}
+	if v := c.String("judge-mode"); v != "" {
+		m, err := proxy.ParseMode(v)
+		if err != nil {
+			return nil, usageErrorf("score: --judge-mode: %v", err)
+		}
+		mode = m
+	}
+	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
+	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor(),
+		Hints: proxy.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord}}
+	backoff := judge.DefaultBackoff
+	if mode == proxy.ModeRecord {
+		if key == "" {
+			return nil, usageErrorf("score: --judge-mode record needs GOOGLE_API_KEY or GEMINI_API_KEY for the judge model")
+		}
+		u, err := proxy.ParseUpstream("--judge-base-url", c.String("judge-base-url"))
+		if err != nil {
+			return nil, withCode(exitUsage, err)
+		}
+		pcfg.Upstream = u
+	} else {
+		key = replayKey
+		backoff = func(int) time.Duration { return 0 } // nothing to wait for
+	}
+	// Two recording runs into one folder would overwrite each other's cases.
+	lcfg := pcfg
+	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	release, err := lockForRecording(lcfg)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := proxy.New(pcfg)
+	if err != nil {
+		release()
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, withCode(exitDataErr, fmt.Errorf("--judge-cassettes: %w (record the judge's verdicts first: --judge-mode record with a key)", err))
+		}
+		return nil, withCode(exitDataErr, fmt.Errorf("--judge-cassettes: %w", err))
+	}
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: key, Backend: genai.BackendGeminiAPI,
+		// The host is never dialled: the transport hands every call to srv.
+		HTTPOptions: genai.HTTPOptions{BaseURL: "http://adkproxy-judge.invalid/"},
+		HTTPClient:  &http.Client{Transport: srv.Transport()},
+	})
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("score: the judge's client: %w", err)
+	}
+	j := &judgeRun{dir: dir, mode: mode, srv: srv, release: release, judge: judge.New(client, judge.Options{Backoff: backoff})}
+	cfg.Judge = j.judge
+	return j, nil
+}
+
+// finish writes what was recorded and says what the judge calls cost.
+func (j *judgeRun) finish(c *cli.Context, cfg *scoring.Config) error {
+	if j == nil {
+		return nil
+	}
+	err := j.srv.Close()
+	j.release()
+	if err != nil {
+		return withCode(exitCantWrite, fmt.Errorf("--judge-cassettes: %w", err))
+	}
+	fmt.Fprintln(c.App.ErrWriter, "adkproxy: "+j.costLine(cfg))
+	return nil
+}
+
+// costLine is "judge: 10 calls replayed from DIR; 12345 tokens (…); $0.0012 by the price table".
+func (j *judgeRun) costLine(cfg *scoring.Config) string {
+	st := j.srv.Stats()
+	u := j.judge.Usage()
+	var how string
+	if j.mode == proxy.ModeRecord {
+		how = fmt.Sprintf("%d calls made, recorded into %s", st.Recorded, j.dir)
+	} else {
+		how = fmt.Sprintf("%d calls replayed from %s", st.Replayed, j.dir)
+		if miss := st.Mismatched + st.Unmatched; miss > 0 {
+			how += fmt.Sprintf(", %d not recorded", miss)
+		}
+		if st.Unused > 0 {
+			how += fmt.Sprintf(", %d recorded calls unused", st.Unused)
+		}
+	}
+	var total scoring.Usage
+	cost, priced := 0.0, true
+	for _, model := range slices.Sorted(maps.Keys(u.Tokens)) {
+		t := u.Tokens[model]
+		total.Prompt += t.Prompt
+		total.Candidates += t.Candidates + t.Thoughts
+		total.Total += t.Total
+		c, ok := cfg.CostOf(model, t)
+		priced = priced && ok
+		cost += c
+	}
+	line := fmt.Sprintf("judge: %s; %d tokens (%d prompt, %d output)", how, total.Total, total.Prompt, total.Candidates)
+	switch {
+	case len(u.Tokens) == 0:
+	case priced:
+		line += fmt.Sprintf("; $%s by the price table (%s)", strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", cost), "0"), "."), strings.Join(slices.Sorted(maps.Keys(u.Tokens)), ", "))
+	default:
+		line += "; cost unknown: a judge model has no price (add it under adkproxy.prices)"
+	}
+	return line
+}

@@ -1,0 +1,168 @@
+// One judge call: its key, the headers that name its cassette and key, the
+// retry policy, and the count of calls and tokens for the cost line.
+
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/scoring"
+)
+
+// Attempts is how many times a judge call is tried: a 429 or 5xx answer
+// (or a transport error) is retried after Backoff(1), then Backoff(2).
+// Each attempt is its own recorded exchange, so replay meets the same
+// sequence (a recorded 429, then the success) in the same order.
+const Attempts = 3
+
+// DefaultBackoff waits 2s before the second attempt and 4s before the
+// third.
+func DefaultBackoff(attempt int) time.Duration { return time.Duration(1<<attempt) * time.Second }
+
+// ErrNotRecorded is wrapped by a judge call that replay could not answer:
+// the request was not recorded, or differs from the recording at its place
+// (adkproxy's own error, with the field-level difference in its message).
+var ErrNotRecorded = errors.New("judge call not recorded")
+
+// key names one judge call; it is sent as X-Adkproxy-Invocation and names
+// the call in every message.
+type key struct {
+	Case       string
+	Invocation int // from 1
+	Criterion  string
+	Sample     string // "1".."n"; hallucinations_v1: "<step>.segmenter" or "<step>.validator"
+}
+
+func (k key) String() string {
+	return headerSafe(fmt.Sprintf("%s/%d/%s/%s", k.Case, k.Invocation, k.Criterion, k.Sample))
+}
+
+// headerSafe makes s a valid header value: control characters (which an
+// eval id rarely holds) become spaces.
+func headerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// describe names the call for a person.
+func (k key) describe() string {
+	return fmt.Sprintf("case %q, invocation %d, %s, sample %s", k.Case, k.Invocation, k.Criterion, k.Sample)
+}
+
+// Usage is what the judge calls cost: the number of calls (attempts
+// included) and their tokens, by model.
+type Usage struct {
+	Calls  int
+	Tokens map[string]scoring.Usage
+}
+
+// Judge implements scoring.Judge with a genai client.
+type Judge struct {
+	client  *genai.Client
+	backoff func(attempt int) time.Duration
+
+	mu    sync.Mutex
+	usage Usage
+}
+
+// Options configure New.
+type Options struct {
+	// Backoff is the wait before attempt n+1 after attempt n failed with a
+	// 429 or 5xx; nil is DefaultBackoff. Replay, where nothing is to be
+	// waited for, passes one returning 0.
+	Backoff func(attempt int) time.Duration
+}
+
+// New returns a judge that calls the model through client.
+func New(client *genai.Client, opts Options) *Judge {
+	j := &Judge{client: client, backoff: opts.Backoff, usage: Usage{Tokens: map[string]scoring.Usage{}}}
+	if j.backoff == nil {
+		j.backoff = DefaultBackoff
+	}
+	return j
+}
+
+// Usage returns the calls made so far and their tokens.
+func (j *Judge) Usage() Usage {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := Usage{Calls: j.usage.Calls, Tokens: make(map[string]scoring.Usage, len(j.usage.Tokens))}
+	for m, u := range j.usage.Tokens {
+		out.Tokens[m] = u
+	}
+	return out
+}
+
+// call sends parts as one user turn to model and returns the answer's
+// text, retrying per Attempts. cassette names the case's cassette.
+func (j *Judge) call(ctx context.Context, cassette string, k key, o *options, parts []string) (string, error) {
+	model := o.Model
+	content := &genai.Content{Role: genai.RoleUser}
+	for _, p := range parts {
+		content.Parts = append(content.Parts, &genai.Part{Text: p})
+	}
+	cfg := &genai.GenerateContentConfig{}
+	if o.Config != nil {
+		*cfg = *o.Config
+	}
+	cfg.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{
+		"X-Adkproxy-Cassette":   {headerSafe(cassette)},
+		"X-Adkproxy-Invocation": {k.String()},
+	}}
+	cfg.AutomaticContinuation = genai.Ptr(false) // one request per sample
+	var err error
+	attempt := 1
+	for ; ; attempt++ {
+		var resp *genai.GenerateContentResponse
+		resp, err = j.client.Models.GenerateContent(ctx, model, []*genai.Content{content}, cfg)
+		j.count(model, resp)
+		if err == nil {
+			return resp.Text(), nil
+		}
+		var apiErr genai.APIError
+		if errors.As(err, &apiErr) && strings.HasPrefix(apiErr.Message, "adkproxy: ") && apiErr.Code == http.StatusBadRequest {
+			return "", fmt.Errorf("%s: %w: %s", k.describe(), ErrNotRecorded, strings.TrimPrefix(apiErr.Message, "adkproxy: "))
+		}
+		retryable := !errors.As(err, &apiErr) || apiErr.Code == http.StatusTooManyRequests || apiErr.Code >= 500
+		if !retryable || attempt == Attempts || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(j.backoff(attempt)):
+		}
+	}
+	return "", fmt.Errorf("%s: the judge failed (%d attempt(s)): %w", k.describe(), attempt, err)
+}
+
+func (j *Judge) count(model string, resp *genai.GenerateContentResponse) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.usage.Calls++
+	if resp == nil || resp.UsageMetadata == nil {
+		return
+	}
+	m := resp.UsageMetadata
+	u := j.usage.Tokens[model]
+	u.Prompt += int64(m.PromptTokenCount)
+	u.Candidates += int64(m.CandidatesTokenCount)
+	u.Cached += int64(m.CachedContentTokenCount)
+	u.Thoughts += int64(m.ThoughtsTokenCount)
+	u.ToolUse += int64(m.ToolUsePromptTokenCount)
+	u.Total += int64(m.TotalTokenCount)
+	j.usage.Tokens[model] = u
+}

@@ -1,0 +1,91 @@
+package proxy_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// The in-process transport records through the Server's handler into the
+// cassette the request names, and replays from it with no upstream at all.
+func TestTransportRecordsAndReplaysInProcess(t *testing.T) {
+	dir := testutil.OutDir(t)
+	up := httptest.NewServer(&fakegemini.Handler{})
+	rec, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "/v1beta/models/gemini-2.5-flash:generateContent"
+	body := `{"contents": [{"role": "user", "parts": [{"text": "Hello there"}]}]}`
+	do := func(srv *proxy.Server, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://never-dialled.invalid"+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(proxy.HeaderCassette, "in/process")
+		req.Header.Set(proxy.HeaderInvocation, "case/1/metric/1")
+		resp, err := (&http.Client{Transport: srv.Transport()}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	resp, recorded := do(rec, body)
+	if resp.StatusCode != 200 || !strings.Contains(recorded, "Hello there") {
+		t.Fatalf("record: %d %s", resp.StatusCode, recorded)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	up.Close()
+	c, err := cassettes.Load(dir + "/in/process.yaml")
+	if err != nil || len(c.Exchanges) != 1 || c.Exchanges[0].Place == nil || c.Exchanges[0].Place.Tag != "case/1/metric/1" {
+		t.Fatalf("cassette: %v %+v", err, c)
+	}
+
+	rep, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, replayed := do(rep, body)
+	if resp.StatusCode != 200 || replayed != recorded || resp.ContentLength != int64(len(recorded)) {
+		t.Errorf("replay: %d %q, want %q", resp.StatusCode, replayed, recorded)
+	}
+	resp, miss := do(rep, strings.Replace(body, "Hello there", "Hello again", 1))
+	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("X-Adkproxy-Error") != "FAILED_PRECONDITION" ||
+		!strings.Contains(miss, "adkproxy: ") || !strings.Contains(miss, "contents[0].parts[0].text") {
+		t.Errorf("miss: %d %s", resp.StatusCode, miss)
+	}
+}
+
+// A recording that ended in a broken connection breaks the client's call
+// the same way: an error, not a clean short answer.
+func TestTransportReportsBrokenAnswers(t *testing.T) {
+	dir := t.TempDir()
+	const path = "/v1beta/models/m:generateContent"
+	x := &cassettes.Exchange{
+		Request:  cassettes.Request{Method: http.MethodPost, Path: path, Body: []byte(`{"contents": []}`)},
+		Response: cassettes.Response{Status: 200, Body: []byte(`{"cand`), End: cassettes.EndReset},
+	}
+	if err := cassettes.Save(dir+"/default.yaml", &cassettes.Cassette{Name: "default", Exchanges: []*cassettes.Exchange{x}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://x.invalid"+path, strings.NewReader(`{"contents": []}`))
+	_, err = rep.Transport().RoundTrip(req)
+	if !errors.Is(err, proxy.ErrAborted) {
+		t.Errorf("RoundTrip error %v, want ErrAborted", err)
+	}
+}
