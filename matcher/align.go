@@ -1,6 +1,7 @@
-// Aligning two sequences (longest common subsequence), for diffs that
-// follow insertions and deletions instead of comparing by position: word
-// diffs, history turns, tool declarations.
+// Aligning two sequences (longest common subsequence, plain or weighted),
+// for diffs that follow insertions and deletions instead of comparing by
+// position: word diffs, history turns, tool declarations, and two runs'
+// turns and tool calls (rundiff).
 
 package matcher
 
@@ -31,18 +32,34 @@ const maxAlignCells = 1 << 20
 // insertions. It takes time and memory proportional to len(old)×len(new)
 // after trimming the common start and end, up to maxAlignCells.
 func Align[T any](old, new []T, eq func(a, b T) bool) []Edit {
+	return AlignWeighted(old, new, func(a, b T) int32 {
+		if eq(a, b) {
+			return 1
+		}
+		return 0
+	}, eq)
+}
+
+// AlignWeighted is Align where pairs weigh differently: it keeps the
+// pairs of the highest summed weight, in order; weight(a, b) is 0 for a
+// pair that may not be kept. equal pairs must be of the highest weight
+// there is: they are kept directly at the common start and end, which
+// never loses weight. Comparing runs uses it to pair turns of the same
+// text before turns of another, and tool calls equal in name and
+// arguments before calls of the same name.
+func AlignWeighted[T any](old, new []T, weight func(a, b T) int32, equal func(a, b T) bool) []Edit {
 	edits := make([]Edit, 0, max(len(old), len(new)))
 	pre := 0
-	for pre < len(old) && pre < len(new) && eq(old[pre], new[pre]) {
+	for pre < len(old) && pre < len(new) && equal(old[pre], new[pre]) {
 		edits = append(edits, Edit{Keep, pre, pre})
 		pre++
 	}
 	suf := 0
-	for suf < len(old)-pre && suf < len(new)-pre && eq(old[len(old)-1-suf], new[len(new)-1-suf]) {
+	for suf < len(old)-pre && suf < len(new)-pre && equal(old[len(old)-1-suf], new[len(new)-1-suf]) {
 		suf++
 	}
 	a, b := old[pre:len(old)-suf], new[pre:len(new)-suf]
-	edits = appendMiddle(edits, a, b, pre, eq)
+	edits = appendMiddle(edits, a, b, pre, weight)
 	for k := suf; k > 0; k-- {
 		edits = append(edits, Edit{Keep, len(old) - k, len(new) - k})
 	}
@@ -50,7 +67,7 @@ func Align[T any](old, new []T, eq func(a, b T) bool) []Edit {
 }
 
 // appendMiddle aligns a and b, which start at index at of both sequences.
-func appendMiddle[T any](edits []Edit, a, b []T, at int, eq func(a, b T) bool) []Edit {
+func appendMiddle[T any](edits []Edit, a, b []T, at int, weight func(a, b T) int32) []Edit {
 	n, m := len(a), len(b)
 	if n*m > maxAlignCells {
 		for i := range a {
@@ -61,26 +78,26 @@ func appendMiddle[T any](edits []Edit, a, b []T, at int, eq func(a, b T) bool) [
 		}
 		return edits
 	}
-	// lcs[i*(m+1)+j] is the LCS length of a[i:] and b[j:].
+	// best[i*(m+1)+j] is the highest weight of an alignment of a[i:] and b[j:].
 	w := m + 1
-	lcs := make([]int32, (n+1)*w)
+	best := make([]int32, (n+1)*w)
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
-			if eq(a[i], b[j]) {
-				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
-			} else {
-				lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
+			v := max(best[(i+1)*w+j], best[i*w+j+1])
+			if pw := weight(a[i], b[j]); pw > 0 {
+				v = max(v, best[(i+1)*w+j+1]+pw)
 			}
+			best[i*w+j] = v
 		}
 	}
 	i, j := 0, 0
 	for i < n && j < m {
-		switch {
-		case eq(a[i], b[j]):
+		switch pw := weight(a[i], b[j]); {
+		case pw > 0 && best[i*w+j] == best[(i+1)*w+j+1]+pw:
 			edits = append(edits, Edit{Keep, at + i, at + j})
 			i++
 			j++
-		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+		case best[i*w+j] == best[(i+1)*w+j]:
 			edits = append(edits, Edit{Delete, at + i, -1})
 			i++
 		default:

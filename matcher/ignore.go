@@ -74,8 +74,9 @@ func ParsePath(s string) (Path, error) {
 	return p, nil
 }
 
-// remove deletes every value at p from v (in place).
-func (p Path) remove(v any) {
+// Remove deletes every value at p from v (in place); array elements are
+// never removed, only fields inside them.
+func (p Path) Remove(v any) {
 	if len(p) == 0 {
 		return
 	}
@@ -88,7 +89,7 @@ func (p Path) remove(v any) {
 		if last {
 			delete(t, seg.key)
 		} else if child, ok := t[seg.key]; ok {
-			p[1:].remove(child)
+			p[1:].Remove(child)
 		}
 	case []any:
 		if seg.key != "" || last { // array elements are never removed: that would shift indexes
@@ -96,12 +97,12 @@ func (p Path) remove(v any) {
 		}
 		if seg.index >= 0 {
 			if seg.index < len(t) {
-				p[1:].remove(t[seg.index])
+				p[1:].Remove(t[seg.index])
 			}
 			return
 		}
 		for _, e := range t {
-			p[1:].remove(e)
+			p[1:].Remove(e)
 		}
 	}
 }

@@ -47,7 +47,7 @@ func (m *Matcher) Parse(body []byte) (any, bool) {
 		return nil, false
 	}
 	for _, p := range m.ignore {
-		p.remove(v)
+		p.Remove(v)
 	}
 	return v, true
 }

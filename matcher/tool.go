@@ -84,10 +84,13 @@ func diffPairs(path, recorded, got string) []Difference {
 	if rerr != nil || gerr != nil {
 		return []Difference{{Path: path, Kind: Changed, Recorded: quoteOrNone(recorded), Got: quoteOrNone(got)}}
 	}
-	return DiffJSON(path, pairsValue(rq), pairsValue(gq))
+	return DiffJSON(path, QueryValue(rq), QueryValue(gq))
 }
 
-func pairsValue(q url.Values) map[string]any {
+// QueryValue is a query (or form) as a JSON object: a parameter given once
+// as a string, a repeated one as a list of strings. Diffs address its
+// parameters by JSON path.
+func QueryValue(q url.Values) map[string]any {
 	m := make(map[string]any, len(q))
 	for name, vs := range q {
 		if len(vs) == 1 {

@@ -70,3 +70,17 @@ func TestInvocationModel(t *testing.T) {
 		t.Errorf("JSON escapes HTML:\n%s", b.String())
 	}
 }
+
+// A bare-string system instruction (some clients send one) and a body that
+// is not JSON are read too.
+func TestSentOddBodies(t *testing.T) {
+	for body, want := range map[string]Sent{
+		`{"systemInstruction":"Be brief.","contents":[]}`: {Model: "m", SystemInstruction: "Be brief."},
+		`not json`: {Model: "m"},
+	} {
+		s := Step{Exchange: &cassettes.Exchange{Request: cassettes.Request{Path: "/v1beta/models/m:generateContent", Body: []byte(body)}}}
+		if got := s.Sent(); got.Model != want.Model || got.SystemInstruction != want.SystemInstruction || got.GenerationConfig != nil || got.Tools != nil {
+			t.Errorf("%s: %+v", body, got)
+		}
+	}
+}

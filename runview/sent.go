@@ -3,6 +3,7 @@
 package runview
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/conversation"
@@ -23,13 +24,25 @@ type Sent struct {
 }
 
 // Sent reads what the step's request gave the model. A body that is not a
-// JSON object gives the model alone.
+// JSON object gives the model alone. Only the three fields are decoded: the
+// contents, most of a body, are skipped (diffs read this for every
+// invocation).
 func (s *Step) Sent() Sent {
 	out := Sent{Model: conversation.ModelOfPath(s.Exchange.Request.Path)}
-	v, _ := matcher.ParseJSON(s.Exchange.Request.Body)
-	req, _ := v.(map[string]any)
-	out.SystemInstruction = strings.Join(conversation.InstructionTexts(req["systemInstruction"]), "\n")
-	out.GenerationConfig, _ = req["generationConfig"].(map[string]any)
-	out.Tools, _ = req["tools"].([]any)
+	var req struct {
+		SystemInstruction json.RawMessage `json:"systemInstruction"`
+		GenerationConfig  json.RawMessage `json:"generationConfig"`
+		Tools             json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(s.Exchange.Request.Body, &req) != nil {
+		return out
+	}
+	var si any // a content, or a bare string as some clients send
+	json.Unmarshal(req.SystemInstruction, &si)
+	out.SystemInstruction = strings.Join(conversation.InstructionTexts(si), "\n")
+	config, _ := matcher.ParseJSON(req.GenerationConfig)
+	out.GenerationConfig, _ = config.(map[string]any)
+	tools, _ := matcher.ParseJSON(req.Tools)
+	out.Tools, _ = tools.([]any)
 	return out
 }

@@ -249,3 +249,15 @@ func parseArgMatcher(n node) (ArgMatcher, error) {
 	}
 	return ArgMatcher{}, n.errorf("expected a matcher (\"exact\", \"ignore\", \"subset\", \"superset\", {\"regex\": …} or {\"tolerance\": …}), got %s", describe(n.v))
 }
+
+// Configured reports whether an argument of a tool has a matcher other than
+// exact, and if so whether actual (has: present) matches expected under it.
+// Comparing runs uses it so that an ignored or tolerated argument change
+// does not count.
+func (m ArgMatchers) Configured(tool, arg string, actual any, hasActual bool, expected any, hasExpected bool) (configured, matches bool) {
+	am := m.lookup(tool, arg)
+	if am.Kind == "exact" {
+		return false, false
+	}
+	return true, am.match(actual, hasActual, expected, hasExpected)
+}

@@ -266,11 +266,12 @@ stop "$BIG_PID"
 stop "$SMALL_PID"
 
 # --- 6. Go benchmarks and CPU profiles --------------------------------------------------------------
-log "go test -bench (matcher, cassettes, proxy, scoring)"
+log "go test -bench (matcher, cassettes, proxy, scoring, rundiff)"
 go test -run '^$' -bench 'Fingerprint4KB|Canonical4KB|CanonicalAppend4KB|Analyze4KB' -benchmem -count "$REPS" ./matcher >"$WORK/gobench.txt"
 go test -run '^$' -bench 'Marshal|Unmarshal|Save|Load|JournalAppend' -benchmem -count "$REPS" ./cassettes >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'ReplayJSON|ReplaySSE|NewReplay|Record|InterceptedReplay' -benchmem -count "$REPS" ./proxy >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
+go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./rundiff >>"$WORK/gobench.txt"
 log "CPU profiles of the replay request path and of replay start-up"
 go test -run '^$' -bench 'ReplayJSON' -cpuprofile "$WORK/replay.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
 go test -run '^$' -bench 'NewReplay/interactions=1000' -benchtime 5x -cpuprofile "$WORK/load.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null

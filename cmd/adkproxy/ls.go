@@ -5,13 +5,14 @@ package main
 import (
 	"bytes"
 
+	"github.com/adkproxy/adkproxy/htmlreport"
 	"github.com/adkproxy/adkproxy/runview"
 	"github.com/urfave/cli/v2"
 )
 
 const lsExitStatusHelp = `EXIT STATUS:
    0    success
-   64   usage error (unknown flag, missing --cassettes)
+   64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette is unreadable, corrupt or of an unknown version, or the folder is missing`
 
 func lsCommand() *cli.Command {
@@ -23,10 +24,11 @@ func lsCommand() *cli.Command {
 			"text, agents, step count, tool calls and tokens, and each step with its agent, the tool results\n" +
 			"it received, the tool calls and text it answered with, and its finish reason and HTTP status\n" +
 			"when they are unusual. Requests that are not model calls are listed under 'other'. Long values\n" +
-			"are cut with …; --json prints everything, uncut.\n\n" + lsExitStatusHelp,
+			"are cut with …; --json prints everything, uncut; --format html writes one self-contained page.\n\n" + lsExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
-			boolFlag("json", "print a JSON document instead of the table"),
+			boolFlag("json", "print a JSON document instead of the table (same as --format json)"),
+			stringFlag("format", "table", "output `FORMAT`: table, json, or html (one self-contained page, each conversation as a timeline)"),
 		},
 		ArgsUsage:    "[PATH]",
 		Action:       runLs,
@@ -35,18 +37,29 @@ func lsCommand() *cli.Command {
 }
 
 func runLs(c *cli.Context) error {
+	format := c.String("format")
+	if c.Bool("json") {
+		format = "json"
+	}
+	if format != "table" && format != "json" && format != "html" {
+		return usageErrorf("ls: --format %q: want table, json or html", format)
+	}
 	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
 	}
 	run := runview.Build(dir, loaded)
 	var out bytes.Buffer
-	if c.Bool("json") {
-		if err := runview.WriteJSON(&out, run); err != nil {
-			return err
-		}
-	} else {
+	switch format {
+	case "json":
+		err = runview.WriteJSON(&out, run)
+	case "html":
+		err = htmlreport.WriteRun(&out, dir, run)
+	default:
 		runview.WriteTable(&out, dir, run)
+	}
+	if err != nil {
+		return err
 	}
 	_, err = c.App.Writer.Write(out.Bytes())
 	return err

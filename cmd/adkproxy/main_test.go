@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		if client := proxiedClients[mode]; client != nil { // forward_test.go
 			os.Exit(client())
 		}
+		if mode == "scenario" { // scenario_test.go
+			os.Exit(scenarioClient())
+		}
 		os.Exit(clientMain(mode))
 	}
 	dir, err := os.MkdirTemp("", "adkproxy-bin-")

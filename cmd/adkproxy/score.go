@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/htmlreport"
+	"github.com/adkproxy/adkproxy/runview"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
@@ -43,14 +45,16 @@ func scoreCommand() *cli.Command {
 			"(or, with --judge-mode record and a key, recorded); only custom metrics configured with a\n" +
 			"\"command\" run that command.\n\n" +
 			"--format table (default) is for people; json is ADK's EvalSetResult; junit is for CI test\n" +
-			"reports; markdown is for pull request comments and job summaries. Sessions and eval cases that\n" +
-			"could not be paired are listed on stderr and in the output, and are not scored.\n\n" +
+			"reports; markdown is for pull request comments and job summaries; html is one self-contained\n" +
+			"page with each invocation's scores and reasons beside the recorded and expected trajectories.\n" +
+			"Sessions and eval cases that could not be paired are listed on stderr and in the output, and\n" +
+			"are not scored.\n\n" +
 			scoreExitStatusHelp,
 		Flags: append([]cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the recorded cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			stringFlag("config", "", "eval config `FILE` (ADK's test_config.json, with an optional \"adkproxy\" object); default: ADK's default criteria"),
 			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
-			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit or markdown"),
+			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown or html (a page: each invocation's verdicts beside its trajectory)"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
 		}, judgeFlags()...),
 		ArgsUsage:    "[PATH]",
@@ -62,14 +66,14 @@ func scoreCommand() *cli.Command {
 func runScore(c *cli.Context) error {
 	stopProgress := startProgress(c.App.ErrWriter, "adkproxy: scoring")
 	defer stopProgress()
-	_, loaded, err := loadCassettes(c)
+	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
 	}
 	format := c.String("format")
 	write, ok := scoreWriters[format]
-	if !ok {
-		return usageErrorf("score: --format %q: want table, json, junit or markdown", format)
+	if !ok && format != "html" {
+		return usageErrorf("score: --format %q: want table, json, junit, markdown or html", format)
 	}
 	cfg := scoring.DefaultConfig()
 	if path := c.String("config"); path != "" {
@@ -102,6 +106,11 @@ func runScore(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not scored: %s\n", strings.ReplaceAll(u, "\n", "\n  "))
 	}
 
+	if format == "html" {
+		write = func(w io.Writer, r *scoring.Result) error {
+			return htmlreport.WriteScores(w, r, runview.Build(dir, loaded))
+		}
+	}
 	var out bytes.Buffer
 	if err := write(&out, result); err != nil {
 		return fmt.Errorf("score: writing %s: %w", format, err)

@@ -50,6 +50,29 @@ func TestColourOnlyOnATerminalWithoutNO_COLOR(t *testing.T) {
 	}
 }
 
+// diff --color auto colours a terminal only, and never the --out file;
+// always and never mean it.
+func TestDiffColourChoice(t *testing.T) {
+	tty := openTerminal(t)
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TERM", "xterm-256color")
+	for _, tc := range []struct {
+		when   string
+		out    *os.File
+		toFile bool
+		want   bool
+	}{{"auto", tty, false, true}, {"auto", tty, true, false},
+		{"never", tty, false, false}, {"always", nil, true, true}} {
+		if got := colorFor(tc.when, tc.out, tc.toFile); got != tc.want {
+			t.Errorf("--color %s, to a file %v: %v", tc.when, tc.toFile, got)
+		}
+	}
+	t.Setenv("NO_COLOR", "1")
+	if colorFor("auto", tty, false) {
+		t.Error("colour with NO_COLOR set")
+	}
+}
+
 func TestSummaryColours(t *testing.T) {
 	step := 0
 	r := proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 1, proxy.OutcomeMismatched: 1, proxy.OutcomeUnused: 1}, Outcomes: []proxy.Outcome{

@@ -1,0 +1,163 @@
+// The diff command: flags and wiring; the comparison and its views are
+// rundiff's (and htmlreport's for --format html).
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/htmlreport"
+	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/rundiff"
+	"github.com/adkproxy/adkproxy/runview"
+	"github.com/adkproxy/adkproxy/scoring"
+	"github.com/urfave/cli/v2"
+)
+
+const diffExitStatusHelp = `EXIT STATUS:
+   0    the runs were compared and no change of a --fail-on class was found
+   1    a change of the --fail-on class was found, or a final response's similarity fell below --min-rouge
+   64   usage error (not two paths, unknown flag, bad --format, --fail-on, --color, --ignore or --min-rouge)
+   65   a cassette or the --config file is missing, unreadable or invalid
+   73   the --out file could not be written`
+
+// diffFormats are the --format values of diff.
+var diffFormats = []string{"text", "json", "markdown", "html"}
+
+func diffCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "diff",
+		Usage:     "show what an agent does differently between two recorded runs",
+		ArgsUsage: "OLD NEW",
+		Description: "OLD and NEW are each a cassette folder or a single cassette file (a golden run and a new\n" +
+			"recording). Cassettes are paired by name, sessions by their first user turn then order,\n" +
+			"invocations in order (re-aligned by user text where one run has extra turns); added and removed\n" +
+			"ones are reported. Per invocation: tool calls added, removed, moved or called with other\n" +
+			"arguments, tool results that differ, the final response (word diff and ROUGE-1 F), what each\n" +
+			"agent's model was sent (model, generation config, system instruction, tool declarations) and the\n" +
+			"cost in tokens, model calls and latency. A summary line goes to stderr. See docs/diff.md.\n\n" +
+			diffExitStatusHelp,
+		Flags: []cli.Flag{
+			stringFlag("format", "text", "output `FORMAT`: text, json, markdown or html"),
+			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
+			&cli.StringSliceFlag{Name: "ignore", Usage: "leave the field at `PATH` (matcher syntax, e.g. request_id, filters[*].ts) out of every tool call's arguments and tool result (repeatable)", EnvVars: envFor("ignore")},
+			stringFlag("config", "", "eval config `FILE` whose adkproxy.arg_matchers decide which argument changes count"),
+			stringFlag("fail-on", "none", "exit 1 when a change of `CLASS` is present: none, tools, args, response or any"),
+			&cli.Float64Flag{Name: "min-rouge", Usage: "exit 1 when a final response's ROUGE-1 F against the old one is below `X` (0 to 1)", EnvVars: envFor("min-rouge")},
+			stringFlag("color", "auto", "`WHEN` to colour text output: auto (on a terminal, unless NO_COLOR is set), always or never"),
+		},
+		Action:       runDiff,
+		OnUsageError: commandUsageError,
+	}
+}
+
+func runDiff(c *cli.Context) error {
+	if c.NArg() != 2 {
+		for _, a := range c.Args().Slice() {
+			if strings.HasPrefix(a, "-") {
+				return usageErrorf("diff: %s after the paths: flags go first (adkproxy diff [flags] OLD NEW)", a)
+			}
+		}
+		return usageErrorf("diff: want two paths, OLD and NEW (cassette folders or files), got %d", c.NArg())
+	}
+	format := c.String("format")
+	if !slices.Contains(diffFormats, format) {
+		return usageErrorf("diff: --format %q: want text, json, markdown or html", format)
+	}
+	color := c.String("color")
+	if !slices.Contains([]string{"auto", "always", "never"}, color) {
+		return usageErrorf("diff: --color %q: want auto, always or never", color)
+	}
+	failOn, minRouge := c.String("fail-on"), c.Float64("min-rouge")
+	if !slices.Contains(rundiff.FailClasses, failOn) {
+		return usageErrorf("diff: --fail-on %q: want none, tools, args, response or any", failOn)
+	}
+	if minRouge < 0 || minRouge > 1 {
+		return usageErrorf("diff: --min-rouge %g: want a number from 0 to 1", minRouge)
+	}
+	var opt rundiff.Options
+	for _, s := range c.StringSlice("ignore") {
+		p, err := matcher.ParsePath(s)
+		if err != nil {
+			return usageErrorf("diff: --ignore: %v", err)
+		}
+		opt.Ignore = append(opt.Ignore, p)
+	}
+	if path := c.String("config"); path != "" {
+		cfg, err := scoring.LoadConfig(path)
+		if err != nil {
+			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+		}
+		opt.ArgMatchers = cfg.Adkproxy.ArgMatchers
+	}
+	oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
+	old, oldFile, err := loadRun(oldPath)
+	if err != nil {
+		return withCode(exitDataErr, fmt.Errorf("OLD: %w", err))
+	}
+	new, newFile, err := loadRun(newPath)
+	if err != nil {
+		return withCode(exitDataErr, fmt.Errorf("NEW: %w", err))
+	}
+	if oldFile && newFile { // two files are compared whatever their names
+		new.Cassettes[0].Name = old.Cassettes[0].Name
+	}
+	report := rundiff.Diff(oldPath, newPath, old, new, opt)
+
+	var out bytes.Buffer
+	switch format {
+	case "json":
+		err = rundiff.WriteJSON(&out, report)
+	case "markdown":
+		err = rundiff.WriteMarkdown(&out, report)
+	case "html":
+		err = htmlreport.WriteDiff(&out, report)
+	default:
+		err = rundiff.WriteText(&out, report, colorFor(color, c.App.Writer, c.String("out") != ""))
+	}
+	if err != nil {
+		return fmt.Errorf("diff: writing %s: %w", format, err)
+	}
+	if err := writeOutput(c, c.String("out"), out.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s\n", rundiff.SummaryLine(report))
+	failures, err := report.Failures(failOn, minRouge)
+	if err != nil {
+		return usageErrorf("diff: %v", err)
+	}
+	if len(failures) > 0 {
+		return withCode(exitFailure, errors.New("diff: failed (--fail-on "+failOn+"): "+strings.Join(failures, ", ")))
+	}
+	return nil
+}
+
+// loadRun reads one side: a folder of cassettes, or one cassette file
+// (isFile).
+func loadRun(path string) (run runview.Run, isFile bool, err error) {
+	dir, loaded, err := cassettes.LoadPath(path)
+	if err != nil {
+		return runview.Run{}, false, err
+	}
+	info, _ := os.Stat(path)
+	return runview.Build(dir, loaded), !info.IsDir(), nil
+}
+
+// colorFor decides --color: auto colours a terminal (see paletteFor),
+// never the --out file.
+func colorFor(when string, stdout io.Writer, toFile bool) bool {
+	switch when {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return !toFile && paletteFor(stdout).on
+}
