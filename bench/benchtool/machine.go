@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -57,4 +58,10 @@ func nodeVersion() string {
 		return "?"
 	}
 	return strings.TrimSpace(out)
+}
+
+// execOutput runs a command and returns its standard output.
+func execOutput(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).Output()
+	return string(out), err
 }

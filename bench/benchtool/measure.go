@@ -1,3 +1,6 @@
+// The measurements benchtool takes itself rather than loadgen: replay's cold start and the first
+// SSE event's delay while recording.
+
 package main
 
 import (
@@ -47,17 +50,6 @@ func appendResult(path string, m Measurement) error {
 	}
 	f.Write(append(line, '\n'))
 	return f.Close()
-}
-
-// freePort prints a TCP port that is free on 127.0.0.1 right now.
-func freePort([]string) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
-	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
-	return nil
 }
 
 // coldStart starts `adkproxy replay` on a cassette folder and measures the

@@ -1,11 +1,6 @@
+// The plans BENCHMARKS.md shows for the floors a run did not meet.
+
 package main
-
-import "os/exec"
-
-func execOutput(name string, args ...string) (string, error) {
-	out, err := exec.Command(name, args...).Output()
-	return string(out), err
-}
 
 // The plans below are shown in BENCHMARKS.md for the floors that were not
 // met. They come from the profiles the report shows next to them.
