@@ -159,7 +159,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Matcher:         m,
 		Dir:             dir,
 		DefaultCassette: c.String("cassette"),
-		Redactor:        cassettes.NewRedactor(redact...),
+		Redactor:        redactorFor(redact),
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
 		ControlToken:    c.String("control-token"),
