@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +38,8 @@ type Proxy struct {
 	Server *proxy.Server
 
 	recording bool
+	strict    bool // replays strictly: a recording never requested fails the run
+	dir       string
 	http      *httptest.Server
 	closed    bool
 }
@@ -127,7 +130,8 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config = srv.HTTPServer()
 	hs.Start()
-	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode == proxy.ModeRecord, http: hs}, nil
+	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode == proxy.ModeRecord,
+		strict: cfg.Mode == proxy.ModeReplay && cfg.ReplayMode != proxy.ReplayLenient, dir: dir, http: hs}, nil
 }
 
 func (s settings) recording() (bool, error) {
@@ -208,7 +212,10 @@ func (t toProxy) RoundTrip(r *http.Request) (*http.Response, error) {
 // Close stops the proxy and writes what it recorded. It returns an error
 // when a cassette could not be read or written, or when the run failed by
 // its mode's rules (proxy.ErrRunFailed), followed by adkproxy's summary of
-// the requests and recordings at fault. Closing twice does nothing.
+// the requests and recordings at fault. Strict replay also fails when the
+// test's cassette exists but no request reached it: the proxy itself only
+// counts unused recordings of cassettes a run touched, since a CLI replay
+// serves many tests' cassettes. Closing twice does nothing.
 func (p *Proxy) Close() error {
 	if p.closed {
 		return nil
@@ -220,5 +227,24 @@ func (p *Proxy) Close() error {
 	if failure := srv.Failure(); failure != nil {
 		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats(), "")))
 	}
-	return err
+	return errors.Join(err, p.untouched())
+}
+
+// untouched fails a strict replay whose cassette exists but that no
+// request reached, whose recordings the proxy does not count as unused.
+func (p *Proxy) untouched() error {
+	if p.recording || !p.strict || !slices.Contains(p.Server.Cassettes(), p.Cassette) {
+		return nil
+	}
+	r := p.Server.Report()
+	if r.Truncated > 0 {
+		return nil // outcomes not listed may have reached it
+	}
+	for _, o := range r.Outcomes {
+		if o.Cassette == p.Cassette && o.Outcome != proxy.OutcomeUnused {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: cassette %q in %s exists but no request reached it; give the client p.ClientConfig() or p.HTTPClient(), or delete the cassette if the test no longer calls the model",
+		proxy.ErrRunFailed, p.Cassette, p.dir)
 }

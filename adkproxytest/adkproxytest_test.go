@@ -152,6 +152,26 @@ func TestStartFailsTheTestWithTheSummary(t *testing.T) {
 	}
 }
 
+// TestStartFailsATestThatNeverReachesItsCassette: a test whose cassette
+// exists but that sends no request fails at its end, naming the cassette;
+// under lenient replay, where unused recordings pass, it passes too.
+func TestStartFailsATestThatNeverReachesItsCassette(t *testing.T) {
+	dir, name := recordCase(t, "What is the weather in Paris?")
+	tb := &asTest{TB: t, name: name}
+	adkproxytest.Start(tb, dir)
+	errs := tb.end()
+	for _, w := range []string{"run failed", fmt.Sprintf("cassette %q", name), "no request reached it", "ClientConfig"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("the test's failure does not say %q:\n%s", w, errs)
+		}
+	}
+	lenient := &asTest{TB: t, name: name}
+	adkproxytest.Start(lenient, dir, adkproxytest.Configure(func(c *proxy.Config) { c.ReplayMode = proxy.ReplayLenient }))
+	if errs := lenient.end(); errs != "" {
+		t.Errorf("lenient replay failed a test that sent nothing:\n%s", errs)
+	}
+}
+
 // TestHTTPClientSendsEveryHostToTheProxy: code that calls the real API
 // host with the helper's http.Client is answered from the cassette.
 func TestHTTPClientSendsEveryHostToTheProxy(t *testing.T) {

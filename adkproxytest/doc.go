@@ -16,7 +16,8 @@
 // GEMINI_API_KEY. When the test ends it writes what it recorded and fails
 // the test with adkproxy's own summary if a request differed from its
 // recording, had none, or a recording was never requested
-// (proxy.Server.Failure).
+// (proxy.Server.Failure), and, in strict replay, when the test's cassette
+// exists but no request reached it.
 //
 // Record once, commit the cassettes, and the test then runs offline:
 //

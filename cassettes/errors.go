@@ -5,6 +5,17 @@ package cassettes
 
 import "errors"
 
+// MissingFolderError: the cassette folder Dir does not exist. It matches
+// ErrNotFound; callers add how to create it (the CLI: record into it).
+type MissingFolderError struct{ Dir string }
+
+func (e *MissingFolderError) Error() string {
+	return ErrNotFound.Error() + ": the cassette folder " + e.Dir + " does not exist"
+}
+
+// Is makes errors.Is(err, ErrNotFound) hold.
+func (e *MissingFolderError) Is(target error) bool { return target == ErrNotFound }
+
 // Sentinel errors; callers test them with errors.Is.
 var (
 	// ErrCorrupt: a cassette file exists but cannot be read as a cassette.

@@ -1,5 +1,5 @@
 // Secret redaction: the Redactor that learns credentials from requests,
-// removes them and --redact values from what is stored, and scans what is
+// removes them and values the user names from what is stored, and scans what is
 // about to be written for any that slipped through.
 
 package cassettes
@@ -42,7 +42,7 @@ const minLearned = 8
 // Redactor removes secrets from exchanges before they are stored and scans
 // what is about to be written for any that slipped through. It learns the
 // credentials it sees in requests and is given further values to scrub by
-// the user (--redact). Safe for concurrent use.
+// the user (NewRedactor, Add). Safe for concurrent use.
 type Redactor struct {
 	mu      sync.RWMutex
 	secrets map[string]string // value -> label used in errors (never the value)
@@ -54,14 +54,24 @@ type needle struct {
 	label string
 }
 
-// NewRedactor returns a redactor that also scrubs the given values.
+// NewRedactor returns a redactor that also scrubs the given values, named
+// in errors as "redaction value #N" (Add names them otherwise).
 func NewRedactor(values ...string) *Redactor {
 	r := &Redactor{secrets: map[string]string{}}
 	for i, v := range values {
-		r.add(v, fmt.Sprintf("--redact value #%d", i+1))
+		r.add(v, fmt.Sprintf("redaction value #%d", i+1))
 	}
 	r.rebuild()
 	return r
+}
+
+// Add also scrubs value, named label in errors (never the value itself),
+// such as where the user gave it.
+func (r *Redactor) Add(value, label string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.add(value, label)
+	r.rebuild()
 }
 
 // IsCredentialHeader reports whether a header carries a credential or is

@@ -207,6 +207,20 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
+// TestAddLabelsTheSecretInErrors: a value given with Add is named by its
+// caller's label (the CLI's "--redact value #N") when it would leak.
+func TestAddLabelsTheSecretInErrors(t *testing.T) {
+	r := NewRedactor()
+	r.Add(apiKey, "--redact value #2")
+	err := r.Scan([]byte("x: " + apiKey + "\n"))
+	if !errors.Is(err, ErrSecretLeak) || !strings.Contains(err.Error(), "--redact value #2") || strings.Contains(err.Error(), apiKey) {
+		t.Errorf("Scan = %v", err)
+	}
+	if got := r.Bytes([]byte(apiKey)); string(got) != Placeholder {
+		t.Errorf("Bytes = %q, want the value scrubbed", got)
+	}
+}
+
 func TestBytesAndScanFindEveryForm(t *testing.T) {
 	for _, secret := range []string{apiKey, token, special, "plain-secret-with/slash", "ünïcödé-sécret-válue"} {
 		r := NewRedactor(secret)
@@ -220,7 +234,7 @@ func TestBytesAndScanFindEveryForm(t *testing.T) {
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("%q %s: the error shows the secret: %v", secret, name, err)
 			}
-			if !strings.Contains(err.Error(), "--redact value #1") || !strings.Contains(err.Error(), "line 1") {
+			if !strings.Contains(err.Error(), "redaction value #1") || strings.Contains(err.Error(), "--redact") || !strings.Contains(err.Error(), "line 1") {
 				t.Errorf("%q %s: the error does not name the carrier and line: %v", secret, name, err)
 			}
 			clean := r.Bytes(data)

@@ -111,7 +111,7 @@ func NameFromPath(dir, path string) string {
 func Files(dir string) ([]string, error) {
 	info, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: the cassette folder %s does not exist; record into it first with 'adkproxy record --cassettes %s -- COMMAND'", ErrNotFound, dir, dir)
+		return nil, &MissingFolderError{Dir: dir}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: cassette folder %s: %v", ErrNotFound, dir, err)

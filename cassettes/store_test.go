@@ -301,6 +301,11 @@ func TestLoadDirErrors(t *testing.T) {
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing folder: %v", err)
 	}
+	// The library says what is wrong; the CLI adds which command to run.
+	var missing *MissingFolderError
+	if !errors.As(err, &missing) || missing.Dir != filepath.Join(dir, "missing") || strings.Contains(err.Error(), "adkproxy record") {
+		t.Errorf("missing folder: want a MissingFolderError naming the folder and no CLI command: %v", err)
+	}
 	file := filepath.Join(dir, "file.yaml")
 	os.WriteFile(file, []byte("version: 1\n"), 0o644)
 	if _, err := LoadDir(file); !errors.Is(err, ErrNotFound) {

@@ -21,7 +21,7 @@ func main() {
 // run is main without os.Exit, so tests can drive the whole CLI.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := withHint(app.Run(args))
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err.Error() != "" {

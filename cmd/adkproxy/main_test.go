@@ -220,7 +220,8 @@ func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
 	if r := adkproxy(t, nil, "replay", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "upgrade adkproxy") {
 		t.Fatalf("unknown version: exit %d, stderr %s", r.code, r.stderr)
 	}
-	if r := adkproxy(t, nil, "replay", "--cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr || !strings.Contains(r.stderr, "does not exist") {
+	if r := adkproxy(t, nil, "replay", "--cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr || !strings.Contains(r.stderr, "does not exist") ||
+		!strings.Contains(r.stderr, "record into it first with 'adkproxy record --cassettes "+filepath.Join(dir, "missing")) {
 		t.Fatalf("missing folder: exit %d, stderr %s", r.code, r.stderr)
 	}
 }

@@ -61,7 +61,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return usageErrorf("cannot listen on %s: %v", listen, err)
 	}
 	addr := ln.Addr().String()
-	warnIfExposed(cfg.Logger, ln.Addr())
+	warnIfExposed(cfg.Logger, ln.Addr(), mode == proxy.ModeRecord && cfg.Forward != nil)
 	if f := c.String("addr-file"); f != "" {
 		if err := cassettes.WriteFileAtomic(f, []byte(addr+"\n")); err != nil {
 			ln.Close()
@@ -159,7 +159,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Matcher:         m,
 		Dir:             dir,
 		DefaultCassette: c.String("cassette"),
-		Redactor:        cassettes.NewRedactor(redact...),
+		Redactor:        redactorFor(redact),
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
 		ControlToken:    c.String("control-token"),
@@ -224,10 +224,15 @@ func hintsFor(mode proxy.Mode, replay proxy.ReplayMode) proxy.Hints {
 }
 
 // warnIfExposed warns when the proxy is reachable from other machines:
-// in record mode anyone who can reach it spends the user's API key.
-func warnIfExposed(log *slog.Logger, addr net.Addr) {
+// in record mode anyone who can reach it spends the user's API key and,
+// with forwarding on, sends requests to any host through it.
+func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		log.Warn("LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach this proxy (and, while recording, use your API key)", "addr", addr.String())
+		msg := "LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach this proxy (and, while recording, use your API key)"
+		if forwarding {
+			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given"
+		}
+		log.Warn(msg, "addr", addr.String())
 	}
 }
 
