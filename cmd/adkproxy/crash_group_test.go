@@ -27,12 +27,7 @@ func TestSIGKILLWithConcurrentWritersToOneCassette(t *testing.T) {
 	const trials, clients = 10, 16
 	for trial := range trials {
 		dir := testutil.OutDir(t)
-		addrFile := filepath.Join(t.TempDir(), "addr")
-		cmd := adkproxyCmd(t, nil, "record", "--cassettes", dir, "--upstream", up.URL, "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--log-level", "error")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		base := "http://" + waitForFile(t, addrFile)
+		cmd, base := startOnLoopback(t, nil, "record", "--cassettes", dir, "--upstream", up.URL, "--log-level", "error")
 		killAfter := int64(1 + rand.IntN(60))
 		var completed atomic.Int64
 		var received sync.Map // question -> true once its answer was read to the end

@@ -32,12 +32,7 @@ func TestSIGKILLLosesNothingTheClientReceived(t *testing.T) {
 	const trials, clients = 20, 6
 	for trial := range trials {
 		dir := testutil.OutDir(t)
-		addrFile := filepath.Join(t.TempDir(), "addr")
-		cmd := adkproxyCmd(t, nil, "record", "--cassettes", dir, "--upstream", up.URL, "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--log-level", "error")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		base := "http://" + waitForFile(t, addrFile)
+		cmd, base := startOnLoopback(t, nil, "record", "--cassettes", dir, "--upstream", up.URL, "--log-level", "error")
 		killAfter := int64(1 + rand.IntN(30)) // completed responses before the kill
 		var completed atomic.Int64
 		var mu sync.Mutex

@@ -96,14 +96,8 @@ func TestLoad64SessionsOf20Steps(t *testing.T) {
 // process's peak resident memory in KiB.
 func underLoad(t *testing.T, sessions, turns int, args ...string) ([]string, int) {
 	t.Helper()
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	cmd := adkproxyCmd(t, nil, append(args, "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--cassette", "load", "--log-level", "error")...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + waitForFile(t, addrFile)
+	cmd, base := startOnLoopback(t, &stderr, append(args, "--cassette", "load", "--log-level", "error")...)
 	out := make([]string, sessions)
 	var wg sync.WaitGroup
 	for i := range sessions {

@@ -127,6 +127,22 @@ func adkproxyCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// startOnLoopback starts adkproxy with args on a free loopback port
+// (stderr, if not nil, gets its log) and returns it with its base URL once
+// it listens.
+func startOnLoopback(t *testing.T, stderr io.Writer, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := adkproxyCmd(t, nil, append(args, "--listen", "127.0.0.1:0", "--addr-file", addrFile)...)
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, "http://" + waitForFile(t, addrFile)
+}
+
 // self is the wrapped command: this test binary in client mode.
 func self(mode string) []string {
 	return []string{"--", "env", clientModeEnv + "=" + mode, os.Args[0]}
