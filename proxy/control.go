@@ -13,7 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // ControlPrefix starts every control path. A client's model traffic never
@@ -46,21 +46,18 @@ func isControl(r *http.Request) bool {
 }
 
 // defaultCassette is the cassette for requests that name none: the
-// configured one until a PUT on ControlCassette changes it.
+// configured one until a PUT on ControlCassette changes it. Every request
+// reads it, so it is an atomic pointer rather than a lock.
 type defaultCassette struct {
-	mu   sync.RWMutex
-	name string // "" until changed: Config.DefaultCassette
+	name atomic.Pointer[string] // nil until changed: Config.DefaultCassette
 }
 
 // DefaultCassette is the cassette requests that name none go to now.
 func (s *Server) DefaultCassette() string {
-	d := &s.defaultCassette
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.name == "" {
-		return s.cfg.DefaultCassette
+	if n := s.defaultCassette.name.Load(); n != nil {
+		return *n
 	}
-	return d.name
+	return s.cfg.DefaultCassette
 }
 
 // SetDefaultCassette sends requests that name no cassette to name from
@@ -70,14 +67,10 @@ func (s *Server) SetDefaultCassette(name string) (previous string, err error) {
 	if _, err := s.pathFor(name); err != nil {
 		return "", err
 	}
-	d := &s.defaultCassette
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	previous = d.name
-	if previous == "" {
-		previous = s.cfg.DefaultCassette
+	previous = s.cfg.DefaultCassette
+	if old := s.defaultCassette.name.Swap(&name); old != nil {
+		previous = *old
 	}
-	d.name = name
 	return previous, nil
 }
 
