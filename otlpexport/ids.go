@@ -15,7 +15,8 @@ import (
 
 // traceSeed hashes what identifies one invocation's trace: the cassette's
 // name, the session and invocation ids, and every byte recorded for the
-// invocation (each exchange's request line, bodies, status and events).
+// invocation (each exchange's request line, bodies, status, events and
+// latencies), so two recordings of one conversation are two traces.
 type traceSeed struct{ h hash.Hash }
 
 func newTraceSeed(cassette string, session, invocation int) traceSeed {
@@ -38,11 +39,12 @@ func (s traceSeed) field(v string) {
 
 func (s traceSeed) exchange(x *cassettes.Exchange) {
 	r := x.Request
-	for _, v := range []string{r.Scheme, r.Host, r.Method, r.Path, r.Query, string(r.Body), strconv.Itoa(x.Response.Status), string(x.Response.Body)} {
+	for _, v := range []string{r.Scheme, r.Host, r.Method, r.Path, r.Query, string(r.Body), strconv.Itoa(x.Response.Status), string(x.Response.Body), x.Response.Latency.String()} {
 		s.field(v)
 	}
 	for _, e := range x.Response.Events {
 		s.field(string(e.Data))
+		s.field(e.After.String())
 	}
 }
 
