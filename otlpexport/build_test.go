@@ -83,7 +83,9 @@ func byName(t *testing.T, spans []*tracepb.Span, name string) *tracepb.Span {
 	return nil
 }
 
-func duration(s *tracepb.Span) time.Duration { return time.Duration(s.EndTimeUnixNano - s.StartTimeUnixNano) }
+func duration(s *tracepb.Span) time.Duration {
+	return time.Duration(s.EndTimeUnixNano - s.StartTimeUnixNano)
+}
 
 // TestExportRecordedMultiAgentRun: a run recorded through the proxy (a
 // transfer, a function tool whose HTTP call went through the forward
@@ -177,8 +179,8 @@ func TestExportRecordedMultiAgentRun(t *testing.T) {
 		t.Errorf("usage %v", coord.Attributes)
 	}
 	var llmRequest struct {
-		Model  string         `json:"model"`
-		Config map[string]any `json:"config"`
+		Model    string         `json:"model"`
+		Config   map[string]any `json:"config"`
 		Contents []struct {
 			Role  string           `json:"role"`
 			Parts []map[string]any `json:"parts"`

@@ -43,7 +43,9 @@ func text(role, s string) map[string]any {
 	return map[string]any{"role": role, "parts": []any{map[string]any{"text": s}}}
 }
 
-func instruction(s string) map[string]any { return map[string]any{"role": "user", "parts": []any{map[string]any{"text": s}}} }
+func instruction(s string) map[string]any {
+	return map[string]any{"role": "user", "parts": []any{map[string]any{"text": s}}}
+}
 
 // recordRun records the run into a fresh folder and returns it.
 func recordRun(t *testing.T) string {
