@@ -347,3 +347,17 @@ func (r *responses) of(k int, call runview.ToolCall) (runview.ToolResult, bool) 
 
 func setStart(s *tracepb.Span, t time.Time) { s.StartTimeUnixNano = uint64(t.UnixNano()) }
 func setEnd(s *tracepb.Span, t time.Time)   { s.EndTimeUnixNano = uint64(t.UnixNano()) }
+
+// Count tells how many spans and traces a request holds.
+func Count(req *coltracepb.ExportTraceServiceRequest) (spans, traces int) {
+	ids := map[string]bool{}
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				spans++
+				ids[string(s.TraceId)] = true
+			}
+		}
+	}
+	return spans, len(ids)
+}

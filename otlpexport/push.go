@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -53,6 +54,10 @@ func Push(ctx context.Context, client *http.Client, endpoint string, req *coltra
 	r.Header.Set("Content-Type", ContentType)
 	resp, err := client.Do(r)
 	if err != nil {
+		var ue *neturl.Error // it would name the URL a second time
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("sending traces to %s: %w", url, err)
 	}
 	defer resp.Body.Close()
