@@ -142,7 +142,7 @@ func (t *trace) lay(at time.Time) time.Time {
 	responses := newResponses(t.inv.Steps)
 	for k := range t.inv.Steps {
 		step := &t.inv.Steps[k]
-		if agent == nil || k == 0 || t.inv.Steps[k-1].Agent != step.Agent {
+		if agent == nil || t.inv.Steps[k-1].Agent != step.Agent {
 			agent = t.span("agent/"+strconv.Itoa(agents), root, "invoke_agent "+step.Agent,
 				str("gen_ai.operation.name", "invoke_agent"), str("gen_ai.agent.name", step.Agent),
 				str("gen_ai.agent.description", ""), str("gen_ai.conversation.id", t.conversation))
@@ -169,7 +169,8 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 		str("gen_ai.system", ScopeName), str("gen_ai.request.model", model),
 		str("gcp.vertex.agent.invocation_id", t.invocation), str("gcp.vertex.agent.session_id", t.conversation),
 		str("gcp.vertex.agent.event_id", event))
-	call.Attributes = append(call.Attributes, requestConfig(step)...)
+	sent := step.Sent()
+	call.Attributes = append(call.Attributes, requestConfig(sent)...)
 	if s, ok := llmRequest(x); ok {
 		call.Attributes = append(call.Attributes, str("gcp.vertex.agent.llm_request", s))
 	}
@@ -205,7 +206,7 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 		end = end.Add(h.Exchange.Response.Latency)
 		setEnd(s, end)
 	}
-	descriptions := toolDescriptions(step)
+	descriptions := toolDescriptions(sent)
 	for j, tc := range step.ToolCalls {
 		tpath := path + "/tool/" + strconv.Itoa(j)
 		callID := tc.ID
@@ -257,8 +258,8 @@ func errorType(s *runview.Step) string {
 }
 
 // requestConfig is what call_llm reports of the generation config.
-func requestConfig(s *runview.Step) []*commonpb.KeyValue {
-	gc := s.Sent().GenerationConfig
+func requestConfig(sent runview.Sent) []*commonpb.KeyValue {
+	gc := sent.GenerationConfig
 	var out []*commonpb.KeyValue
 	if v, err := number(gc["topP"]).Float64(); err == nil {
 		out = append(out, float("gen_ai.request.top_p", v))
@@ -302,9 +303,9 @@ func responseAttributes(s *runview.Step) []*commonpb.KeyValue {
 
 // toolDescriptions maps each function the step declared to its
 // description.
-func toolDescriptions(s *runview.Step) map[string]string {
+func toolDescriptions(sent runview.Sent) map[string]string {
 	out := map[string]string{}
-	for _, tool := range s.Sent().Tools {
+	for _, tool := range sent.Tools {
 		t, _ := tool.(map[string]any)
 		decls, _ := t["functionDeclarations"].([]any)
 		for _, d := range decls {
