@@ -8,6 +8,7 @@ package otlpexport
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strings"
 	"unicode"
 
@@ -31,9 +32,7 @@ func llmRequest(x *cassettes.Exchange) (string, bool) {
 		case "contents", "model":
 		case "generationConfig":
 			if gc, ok := v.(map[string]any); ok {
-				for gk, gv := range gc {
-					config[gk] = gv
-				}
+				maps.Copy(config, gc)
 			}
 		default:
 			config[k] = v
@@ -45,7 +44,7 @@ func llmRequest(x *cassettes.Exchange) (string, bool) {
 	for _, c := range contents {
 		if content, ok := c.(map[string]any); ok {
 			if parts, ok := content["parts"].([]any); ok {
-				var without []any
+				without := []any{}
 				for _, p := range parts {
 					if part, ok := p.(map[string]any); !ok || part["inlineData"] == nil {
 						without = append(without, p)
@@ -121,20 +120,12 @@ func joinTexts(parts []any) []any {
 			}
 		}
 		if ok {
-			part = cloneMap(part)
+			part = maps.Clone(part)
 			p = part
 		}
 		out = append(out, p)
 	}
 	return out
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	c := make(map[string]any, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // dataKeys hold caller data, not genai fields: their keys are kept as
