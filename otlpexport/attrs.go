@@ -5,6 +5,7 @@ package otlpexport
 import (
 	"net"
 	"strconv"
+	"strings"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -12,9 +13,15 @@ import (
 	"github.com/adkproxy/adkproxy/runview"
 )
 
+// str is a string attribute. OTLP strings must be UTF-8 (protobuf
+// refuses to encode others), and a recorded path or query need not be.
 func str(k, v string) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: validUTF8(v)}}}
 }
+
+// validUTF8 replaces each byte that is not UTF-8 with U+FFFD; span names
+// go through it too.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func integer(k string, v int64) *commonpb.KeyValue {
 	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
@@ -27,7 +34,7 @@ func float(k string, v float64) *commonpb.KeyValue {
 func strs(k string, vs ...string) *commonpb.KeyValue {
 	values := make([]*commonpb.AnyValue, len(vs))
 	for i, v := range vs {
-		values[i] = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}
+		values[i] = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: validUTF8(v)}}
 	}
 	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: values}}}}
 }
@@ -53,7 +60,7 @@ func httpSpan(t *trace, path string, parent *tracepb.Span, h runview.HTTPCall) *
 	if h.Query != "" {
 		attrs = append(attrs, str("url.query", h.Query))
 	}
-	s := &tracepb.Span{TraceId: t.id, SpanId: spanID(t.id, path), ParentSpanId: parent.SpanId, Name: h.Method,
+	s := &tracepb.Span{TraceId: t.id, SpanId: spanID(t.id, path), ParentSpanId: parent.SpanId, Name: validUTF8(h.Method),
 		Kind: tracepb.Span_SPAN_KIND_CLIENT, Attributes: attrs}
 	if h.Status >= 400 {
 		code := strconv.Itoa(h.Status)

@@ -121,7 +121,7 @@ func newTrace(cassette string, session int, inv *runview.Invocation) *trace {
 
 // span adds a span at path in the tree under parent (nil for the root).
 func (t *trace) span(path string, parent *tracepb.Span, name string, attrs ...*commonpb.KeyValue) *tracepb.Span {
-	s := &tracepb.Span{TraceId: t.id, SpanId: spanID(t.id, path), Name: name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, Attributes: attrs}
+	s := &tracepb.Span{TraceId: t.id, SpanId: spanID(t.id, path), Name: validUTF8(name), Kind: tracepb.Span_SPAN_KIND_INTERNAL, Attributes: attrs}
 	if parent != nil {
 		s.ParentSpanId = parent.SpanId
 	}

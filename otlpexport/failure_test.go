@@ -14,7 +14,9 @@ import (
 // TestExportFailures: a model call that got 429 and the retry that
 // answered are two call_llm spans, the first with status ERROR, its
 // error.type and no response attributes; a tool's HTTP call answered 503
-// is an ERROR client span; a Vertex AI path is gen_ai.system vertex_ai.
+// is an ERROR client span, a byte that is not UTF-8 in its query a
+// replacement character (OTLP strings are UTF-8); a Vertex AI path is
+// gen_ai.system vertex_ai.
 func TestExportFailures(t *testing.T) {
 	place := func(step int) *cassettes.Place {
 		return &cassettes.Place{Session: 1, Invocation: 1, Step: step, Agent: "root", User: "weather in Paris?"}
@@ -26,7 +28,7 @@ func TestExportFailures(t *testing.T) {
 			Body: []byte(`{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}`)}},
 		{Request: request, Place: place(0), Response: cassettes.Response{Status: 200, Latency: 5 * time.Millisecond,
 			Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"get_weather","args":{"city":"Paris"}}}]},"finishReason":"STOP"}]}`)}},
-		{Request: cassettes.Request{Scheme: "https", Host: "weather.example.com:8443", Method: "GET", Path: "/v1/current", Query: "city=Paris"},
+		{Request: cassettes.Request{Scheme: "https", Host: "weather.example.com:8443", Method: "GET", Path: "/v1/current", Query: "city=Paris&note=\xff"},
 			Place: place(0), Response: cassettes.Response{Status: 503, Latency: 2 * time.Millisecond, Body: []byte("down")}},
 	}}
 	run := runview.Run{Cassettes: []runview.Cassette{runview.CassetteOf("failing", "failing.yaml", c)}}
@@ -72,7 +74,7 @@ func TestExportFailures(t *testing.T) {
 	}
 	if get.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || attrString(get, "error.type") != "503" ||
 		attrString(get, "server.address") != "weather.example.com" || attr(get, "server.port").GetIntValue() != 8443 ||
-		attrString(get, "url.full") != "https://weather.example.com:8443/v1/current?city=Paris" || duration(get) != 2*time.Millisecond {
+		attrString(get, "url.full") != "https://weather.example.com:8443/v1/current?city=Paris&note=\uFFFD" || duration(get) != 2*time.Millisecond {
 		t.Errorf("the failed HTTP call: %v", get)
 	}
 }
