@@ -38,11 +38,25 @@ func TracesURL(endpoint string) string {
 	return endpoint + "/v1/traces"
 }
 
-// Push POSTs req to TracesURL(endpoint) as protobuf. A status other than
+// Push POSTs req to TracesURL(endpoint) as protobuf, in batches of at
+// most MaxBatchBytes (see Batches), one after another. A status other than
 // 2xx, or a 2xx answer that reports rejected spans, is an error wrapping
-// ErrCollector naming the URL, the status and the collector's message.
+// ErrCollector naming the URL, the batch, the status and the collector's
+// message; the batches after it are not sent.
 func Push(ctx context.Context, client *http.Client, endpoint string, req *coltracepb.ExportTraceServiceRequest) error {
-	url := TracesURL(endpoint)
+	batches := Batches(req, MaxBatchBytes)
+	for i, b := range batches {
+		if err := pushOne(ctx, client, TracesURL(endpoint), b); err != nil {
+			if len(batches) > 1 {
+				return fmt.Errorf("batch %d of %d: %w", i+1, len(batches), err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func pushOne(ctx context.Context, client *http.Client, url string, req *coltracepb.ExportTraceServiceRequest) error {
 	body, err := proto.Marshal(req)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -131,5 +132,98 @@ func TestPushCollectorErrors(t *testing.T) {
 	r.Close()
 	if err := otlpexport.Push(context.Background(), http.DefaultClient, r.URL, req); err == nil || !strings.Contains(err.Error(), r.URL+"/v1/traces") {
 		t.Errorf("push to a closed port: %v", err)
+	}
+}
+
+// TestBatches: a request split under a size keeps every span in order,
+// each under its own resource and scope, and every batch within the size
+// unless it is one span larger than it; Push sends them all.
+func TestBatches(t *testing.T) {
+	req := builtRun(t)
+	type placed struct {
+		span            *tracepb.Span
+		resource, scope string
+	}
+	flatten := func(reqs ...*coltracepb.ExportTraceServiceRequest) []placed {
+		var out []placed
+		for _, r := range reqs {
+			for _, rs := range r.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, s := range ss.Spans {
+						out = append(out, placed{s, rs.Resource.String(), ss.Scope.GetName()})
+					}
+				}
+			}
+		}
+		return out
+	}
+	all := flatten(req)
+	if one := otlpexport.Batches(req, otlpexport.MaxBatchBytes); len(one) != 1 || !proto.Equal(one[0], req) {
+		t.Fatalf("the run split into %d batches under %d bytes, or changed", len(one), otlpexport.MaxBatchBytes)
+	}
+	for _, max := range []int{1, 3000, 6000} {
+		batches := otlpexport.Batches(req, max)
+		got := flatten(batches...)
+		if len(got) != len(all) || len(batches) < 2 {
+			t.Fatalf("max %d: %d spans in %d batches, want %d in several", max, len(got), len(batches), len(all))
+		}
+		for i := range got {
+			if got[i].span != all[i].span || got[i].resource != all[i].resource || got[i].scope != all[i].scope {
+				t.Errorf("max %d: span %d moved or lost its resource or scope", max, i)
+			}
+		}
+		for i, b := range batches {
+			if n := proto.Size(b); n > max && len(flatten(b)) > 1 {
+				t.Errorf("max %d: batch %d is %d bytes with %d spans", max, i, n, len(flatten(b)))
+			}
+		}
+	}
+	r := newReceiver(t, nil)
+	if err := otlpexport.Push(context.Background(), http.DefaultClient, r.URL, req); err != nil || len(r.got) != 1 {
+		t.Fatalf("push: %v, %d request(s)", err, len(r.got))
+	}
+}
+
+// TestPushLargeRunInBatches: a run larger than MaxBatchBytes (three model
+// calls each sent 2 MiB of history) goes in several requests, together
+// the whole run; a collector refusing the second names the batch.
+func TestPushLargeRunInBatches(t *testing.T) {
+	history := strings.Repeat("long history ", 2<<20/13)
+	var exchanges []*cassettes.Exchange
+	for step := range 3 {
+		exchanges = append(exchanges, &cassettes.Exchange{
+			Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"contents":[{"role":"user","parts":[{"text":"` + history + `"}]}]}`)},
+			Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]}}]}`)},
+			Place:    &cassettes.Place{Session: 1, Invocation: step + 1, Agent: "root", User: history},
+		})
+	}
+	c := &cassettes.Cassette{Name: "long", Exchanges: exchanges}
+	req := otlpexport.Build(runview.Run{Cassettes: []runview.Cassette{runview.CassetteOf("long", "long.yaml", c)}}, otlpexport.Options{})
+	r := newReceiver(t, nil)
+	if err := otlpexport.Push(context.Background(), http.DefaultClient, r.URL, req); err != nil {
+		t.Fatal(err)
+	}
+	received := 0
+	for _, got := range r.got {
+		n, _ := otlpexport.Count(got)
+		received += n
+	}
+	spans, _ := otlpexport.Count(req)
+	if len(r.got) < 2 || received != spans {
+		t.Fatalf("%d request(s) with %d spans, want several with all %d", len(r.got), received, spans)
+	}
+
+	calls := 0
+	refusing := newReceiver(t, func(w http.ResponseWriter) {
+		calls++
+		if calls == 2 {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	err := otlpexport.Push(context.Background(), http.DefaultClient, refusing.URL, req)
+	if err == nil || !strings.Contains(err.Error(), "batch 2 of ") || !strings.Contains(err.Error(), "request body too large") || calls != 2 {
+		t.Errorf("err %v after %d request(s)", err, calls)
 	}
 }
