@@ -6,7 +6,8 @@
 // trace and span ids derived from the cassettes so an export is
 // reproducible (Build). It also owns the OTLP/JSON form of the payload
 // (MarshalJSON, UnmarshalJSON: hex ids, enums as numbers) and sending it
-// to a collector over OTLP/HTTP (Push).
+// to a collector over OTLP/HTTP, in batches a receiver takes (Push,
+// Batches).
 //
 // It reads runs from runview; the payload is built with the official OTLP
 // Go types (go.opentelemetry.io/proto/otlp). docs/traces.md describes
