@@ -16,11 +16,14 @@ type HTTPCall struct {
 	Path   string `json:"path"`
 	Query  string `json:"query"`
 	Status int    `json:"status"`
+
+	// Exchange is what the call was read from (its latency, its bodies).
+	Exchange *cassettes.Exchange `json:"-"`
 }
 
 func httpCallOf(x *cassettes.Exchange) HTTPCall {
 	c := cassettes.HTTPCallOf(x)
-	return HTTPCall{Method: c.Method, Scheme: c.Scheme, Host: c.Host, Path: c.Path, Query: c.Query, Status: c.Status}
+	return HTTPCall{Method: c.Method, Scheme: c.Scheme, Host: c.Host, Path: c.Path, Query: c.Query, Status: c.Status, Exchange: x}
 }
 
 // String is the call as the table shows it, after "tool http".

@@ -18,24 +18,28 @@ const exportExitStatusHelp = `EXIT STATUS:
    64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette is unreadable, corrupt or of an unknown version, the folder is missing, or it holds
         no recorded session
+   69   --otlp-endpoint could not be reached, or the collector did not take the traces
    73   the --out file could not be written`
 
 func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "export",
-		Usage: "write recorded sessions as an ADK eval set (a golden run becomes the expectations)",
+		Usage: "write recorded sessions as an ADK eval set (a golden run becomes the expectations) or as OpenTelemetry traces",
 		Description: "Writes one eval case per recorded session: eval_id is the cassette's name, or\n" +
 			"<cassette>/<session> when a cassette holds several sessions. Each invocation keeps its user\n" +
 			"content, final response and intermediate data (tool calls with their arguments, tool\n" +
 			"responses, intermediate responses). The file is what 'adk eval' reads and what\n" +
 			"'adkproxy score --expected' reads: scoring the same cassettes against it passes every case.\n" +
-			"Edit it to loosen or change what is expected.\n\n" + exportExitStatusHelp,
-		Flags: []cli.Flag{
+			"Edit it to loosen or change what is expected.\n\n" +
+			"--format otlp-json writes the runs as OpenTelemetry traces instead (OTLP/JSON), one trace per\n" +
+			"invocation in ADK's span tree; --otlp-endpoint sends them to a collector (Jaeger, Phoenix...).\n" +
+			"See docs/traces.md.\n\n" + exportExitStatusHelp,
+		Flags: append([]cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
-			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json), the only one so far"),
+			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json) or otlp-json (OpenTelemetry traces)"),
 			stringFlag("out", "", "write to `FILE` (atomically) instead of stdout"),
 			stringFlag("eval-set-id", "", "eval_set_id of the eval set (default: the --out file name without .evalset.json, else the cassette folder's name)"),
-		},
+		}, otlpExportFlags()...),
 		ArgsUsage:    "[PATH]",
 		Action:       runExport,
 		OnUsageError: commandUsageError,
@@ -47,8 +51,16 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if f := c.String("format"); f != "evalset" {
-		return usageErrorf("export: --format %q: want evalset", f)
+	f, err := exportFormat(c)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case "evalset":
+	case "otlp-json":
+		return exportOTLP(c, dir, loaded)
+	default:
+		return usageErrorf("export: --format %q: want evalset or otlp-json", f)
 	}
 	out := c.String("out")
 	id := c.String("eval-set-id")
