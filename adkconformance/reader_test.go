@@ -93,7 +93,7 @@ user_messages:
 func TestReaderErrorsNameFileAndLine(t *testing.T) {
 	for _, tc := range []struct {
 		name, text, want string
-		read           func(string, []byte) error
+		read             func(string, []byte) error
 	}{
 		{"spec unknown field", "agent: a\nuser_messages:\n  - text: hi\n    txet: typo\n", "spec.yaml:4: user_messages[0]: unknown field \"txet\"", parseSpec},
 		{"spec both", "agent: a\nuser_messages:\n  - text: hi\n    content: {parts: [{text: x}]}\n", "spec.yaml:3: user_messages[0]: give either text or content", parseSpec},
