@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 )
@@ -91,5 +93,44 @@ func TestImportConformanceUsage(t *testing.T) {
 	}
 	if r := adkproxy(t, nil, "import", "adk-conformance", t.TempDir(), "--out", t.TempDir()); r.code != exitDataErr || !strings.Contains(r.stderr, "no case found") {
 		t.Errorf("empty corpus: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestExportADKRecordings: a case imported, then exported with the real
+// binary, gives ADK recordings with the original's entries in order.
+func TestExportADKRecordings(t *testing.T) {
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	out := t.TempDir()
+	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", out); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	file := filepath.Join(t.TempDir(), "generated-recordings.yaml")
+	r := adkproxy(t, nil, "export", "--format", "adk-recordings", "--out", file, filepath.Join(out, "tool", "function_001.yaml"))
+	if r.code != 0 || !strings.Contains(r.stderr, `wrote ADK recordings of cassette "tool/function_001"`) {
+		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
+	}
+	got, err := adkconformance.ReadRecordings(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := adkconformance.ReadRecordings(filepath.Join(corpus, "tests", "tool", "function_001", "generated-recordings.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Entries) != len(want.Entries) {
+		t.Fatalf("%d recordings, want %d", len(got.Entries), len(want.Entries))
+	}
+	for i, w := range want.Entries {
+		g := got.Entries[i]
+		if g.AgentName != w.AgentName || g.UserMessageIndex != w.UserMessageIndex || (g.LLM == nil) != (w.LLM == nil) {
+			t.Errorf("recording %d: %s/%d llm %v, want %s/%d llm %v", i, g.AgentName, g.UserMessageIndex, g.LLM != nil, w.AgentName, w.UserMessageIndex, w.LLM != nil)
+		}
+		if w.Tool != nil && g.Tool != nil && (g.Tool.Call.Name != w.Tool.Call.Name || fmt.Sprint(g.Tool.Response.Response) != fmt.Sprint(w.Tool.Response.Response)) {
+			t.Errorf("tool recording %d: %+v, want %+v", i, g.Tool, w.Tool)
+		}
+	}
+	// A folder of several cassettes is not one case.
+	if r := adkproxy(t, nil, "export", "--format", "adk-recordings", out); r.code != exitUsage || !strings.Contains(r.stderr, "give one cassette file") {
+		t.Errorf("folder: exit %d\n%s", r.code, r.stderr)
 	}
 }
