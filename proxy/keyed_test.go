@@ -12,6 +12,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // importCase writes the cassette of one shared conformance case into dir.
@@ -108,6 +109,14 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 	p.stop(t)
 
 	r := p.Report()
+	raw, _ := json.Marshal(r)
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reportSchema(t).Validate(doc); err != nil {
+		t.Fatalf("report with findings does not match report.schema.json: %v", err)
+	}
 	if r.Counts[proxy.OutcomeMatched] != 6 || r.Counts[proxy.OutcomeUnmatched] != 1 || r.Counts[proxy.OutcomeMismatched] != 0 || r.Counts[proxy.OutcomeUnused] != 0 {
 		t.Fatalf("counts %v", r.Counts)
 	}
