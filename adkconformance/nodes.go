@@ -6,7 +6,6 @@ package adkconformance
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -40,17 +39,6 @@ func (d doc) errorf(n *yaml.Node, format string, args ...any) error {
 		line = n.Line
 	}
 	return &FileError{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)}
-}
-
-// read parses a file into its root mapping node.
-func readRoot(file string) (doc, *yaml.Node, error) {
-	d := doc{file: file}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return d, nil, err
-	}
-	root, err := d.parse(data)
-	return d, root, err
 }
 
 func (d doc) parse(data []byte) (*yaml.Node, error) {

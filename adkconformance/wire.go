@@ -17,9 +17,6 @@ import (
 // headers, labels are Vertex-only (ADK's agent-name label).
 var droppedConfig = map[string]bool{"http_options": true, "labels": true}
 
-// droppedRequest are LlmRequest fields that never reach the wire.
-var droppedRequest = map[string]bool{"live_connect_config": true}
-
 // topLevelConfig are the config fields the wire carries beside contents
 // rather than inside generationConfig (camelCase).
 var topLevelConfig = []string{"systemInstruction", "tools", "toolConfig", "safetySettings", "cachedContent"}
@@ -32,6 +29,7 @@ var (
 // wireRequest converts an LlmRequest node into the model (for the path)
 // and the Gemini API request body.
 func (d doc) wireRequest(n *yaml.Node, what string) (model string, body []byte, err error) {
+	// live_connect_config is a Live API setting: it never reaches this body.
 	f, err := d.fields(n, what, "model", "contents", "config", "live_connect_config")
 	if err != nil {
 		return "", nil, err
