@@ -113,10 +113,7 @@ func golden(t *testing.T, file string, got []byte) {
 }
 
 func TestConvertWireMapping(t *testing.T) {
-	spec, err := ParseSpec("spec.yaml", []byte("agent: a\nuser_messages: [{text: hi}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := oneTurnSpec(t)
 	recs, err := ParseRecordings("r.yaml", []byte(`recordings:
   - user_message_index: 0
     agent_name: a
@@ -191,10 +188,7 @@ func TestConvertWireMapping(t *testing.T) {
 }
 
 func TestConvertReportsWhatItCannotConvert(t *testing.T) {
-	spec, err := ParseSpec("spec.yaml", []byte("agent: a\nuser_messages: [{text: hi}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := oneTurnSpec(t)
 	recs, err := ParseRecordings("r.yaml", []byte(`recordings:
   - user_message_index: 0
     agent_name: a
@@ -292,4 +286,14 @@ func TestImportCorpusSSEVariant(t *testing.T) {
 	if tr := cassettes.TrajectoryOf(s); tr.Text != "hello" || tr.FinishReason != "STOP" {
 		t.Errorf("sse trajectory %+v", tr)
 	}
+}
+
+// oneTurnSpec is a spec with one user turn, "hi".
+func oneTurnSpec(t *testing.T) *Spec {
+	t.Helper()
+	spec, err := ParseSpec("spec.yaml", []byte("agent: a\nuser_messages: [{text: hi}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }

@@ -6,6 +6,7 @@ package adkconformance
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -39,6 +40,16 @@ func (d doc) errorf(n *yaml.Node, format string, args ...any) error {
 		line = n.Line
 	}
 	return &FileError{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readWith reads a file and parses it with parse.
+func readWith[T any](file string, parse func(string, []byte) (T, error)) (T, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(file, data)
 }
 
 func (d doc) parse(data []byte) (*yaml.Node, error) {

@@ -152,21 +152,13 @@ func (d doc) wireResponse(n *yaml.Node, what string) ([]byte, error) {
 		switch {
 		case streamFlags[key]:
 		case candidateFields[key] != "":
-			name := candidateFields[key]
-			f, _ := fieldOf(candidateType, name, toADK)
-			rv, err := d.rename(v, f.Type, toWire, what+"."+k.Value)
-			if err != nil {
+			if err := d.addField(cand, candidateType, candidateFields[key], v, what+"."+k.Value); err != nil {
 				return nil, err
 			}
-			add(cand, name, rv)
 		case responseFields[key] != "":
-			name := responseFields[key]
-			f, _ := fieldOf(responseType, name, toADK)
-			rv, err := d.rename(v, f.Type, toWire, what+"."+k.Value)
-			if err != nil {
+			if err := d.addField(top, responseType, responseFields[key], v, what+"."+k.Value); err != nil {
 				return nil, err
 			}
-			add(top, name, rv)
 		default:
 			return nil, d.errorf(k, "%s: %q has no place in a Gemini API response (known: content, finish_reason, finish_message, avg_logprobs, logprobs_result, grounding_metadata, citation_metadata, usage_metadata, model_version; partial and turn_complete are dropped)", what, k.Value)
 		}
@@ -181,6 +173,17 @@ func (d doc) wireResponse(n *yaml.Node, what string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// addField adds v, renamed for the wire as field name of t, to m.
+func (d doc) addField(m *yaml.Node, t reflect.Type, name string, v *yaml.Node, what string) error {
+	f, _ := fieldOf(t, name, toADK)
+	rv, err := d.rename(v, f.Type, toWire, what)
+	if err != nil {
+		return err
+	}
+	add(m, name, rv)
+	return nil
 }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"} }

@@ -104,11 +104,7 @@ func TestImportConformanceUsage(t *testing.T) {
 // TestExportADKRecordings: a case imported, then exported with the real
 // binary, gives ADK recordings with the original's entries in order.
 func TestExportADKRecordings(t *testing.T) {
-	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
-	out := t.TempDir()
-	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", out); r.code != 0 {
-		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
-	}
+	corpus, out := importSharedCorpus(t)
 	file := filepath.Join(t.TempDir(), "generated-recordings.yaml")
 	r := adkproxy(t, nil, "export", "--format", "adk-recordings", "--out", file, filepath.Join(out, "tool", "function_001.yaml"))
 	if r.code != 0 || !strings.Contains(r.stderr, `wrote ADK recordings of cassette "tool/function_001"`) {
@@ -145,11 +141,7 @@ func TestExportADKRecordings(t *testing.T) {
 // lists the findings in /_adkproxy/report and the --report file, and
 // passes the run.
 func TestReplayMatchConformance(t *testing.T) {
-	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
-	dir := t.TempDir()
-	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", dir); r.code != 0 {
-		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
-	}
+	_, dir := importSharedCorpus(t)
 	cas, err := cassettes.Load(filepath.Join(dir, "tool", "function_001.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -210,4 +202,16 @@ func TestReplayMatchConformance(t *testing.T) {
 			}
 		}
 	}
+}
+
+// importSharedCorpus imports the shared corpus copy with the real binary
+// and returns the corpus and the cassettes folder.
+func importSharedCorpus(t *testing.T) (corpus, out string) {
+	t.Helper()
+	corpus = testutil.SharedDir(t, "fixtures", "adk-conformance")
+	out = t.TempDir()
+	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", out); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	return corpus, out
 }
