@@ -227,12 +227,13 @@ func (d doc) llmResponseOf(payload []byte) (*yaml.Node, error) {
 }
 
 // toolResult finds what a function call returned: the matching function
-// response in its agent's next model call of the invocation, else the
+// response in its agent's next model call (of this invocation, or a later
+// one for a long-running tool), else the
 // "`NAME` tool returned result: ..." relay another agent was sent.
 func toolResult(later []*cassettes.Exchange, x *cassettes.Exchange, call cassettes.ToolCall) (any, error) {
 	for _, y := range later {
-		if y.Place.Invocation != x.Place.Invocation || y.Place.Agent != x.Place.Agent {
-			continue
+		if y.Place.Session != x.Place.Session || y.Place.Agent != x.Place.Agent {
+			continue // (a long-running tool's result comes with a later invocation)
 		}
 		for _, r := range cassettes.TrajectoryOf(y).ToolResults {
 			if r.Name == call.Name && (call.ID == "" || r.ID == "" || r.ID == call.ID) {
@@ -243,14 +244,14 @@ func toolResult(later []*cassettes.Exchange, x *cassettes.Exchange, call cassett
 	}
 	marker := "`" + call.Name + "` tool returned result: "
 	for _, y := range later {
-		if y.Place.Invocation != x.Place.Invocation {
+		if y.Place.Session != x.Place.Session {
 			continue
 		}
 		if text, ok := relayText(y.Request.Body, marker); ok {
 			return parseRelayed(text)
 		}
 	}
-	return nil, fmt.Errorf("no later model call of the invocation carries its result")
+	return nil, fmt.Errorf("no later model call carries its result")
 }
 
 // relayText finds the text after marker in a request's user-role texts.
