@@ -108,7 +108,9 @@ func (d doc) exchange(r Recording, spec *Spec, sse bool) (*cassettes.Exchange, e
 }
 
 // UserText is a user turn's text as an invocation shows it: its text
-// parts joined.
+// parts joined by line breaks, as the conversation organiser reads a user
+// turn off the wire (so an imported cassette and one recorded live say the
+// same).
 func UserText(m UserMessage) string {
 	if m.Text != "" {
 		return m.Text
@@ -119,7 +121,7 @@ func UserText(m UserMessage) string {
 			parts = append(parts, p.Text)
 		}
 	}
-	return strings.Join(parts, "")
+	return strings.Join(parts, "\n")
 }
 
 // checkTool checks that the wire shows tool_recording i: its call among

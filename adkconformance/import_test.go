@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -41,6 +43,10 @@ func TestImportEveryCase(t *testing.T) {
 			for i, x := range cas.Exchanges {
 				if p := x.Place; p.Session != 1 || p.Invocation != llm[i].UserMessageIndex+1 || p.Agent != llm[i].AgentName {
 					t.Errorf("call %d placed at %+v, want invocation %d agent %s", i, *p, llm[i].UserMessageIndex+1, llm[i].AgentName)
+				}
+				// The invocation's user text is the one the organiser reads off the wire.
+				if call, ok := conversation.Analyze(matcher.Default(), x.Request.Path, x.Request.Body); !ok || call.UserText != x.Place.User || call.Step != x.Place.Step {
+					t.Errorf("call %d: placed with user %q step %d; the wire says %+v", i, x.Place.User, x.Place.Step, call)
 				}
 				var body map[string]any
 				if err := json.Unmarshal(x.Request.Body, &body); err != nil {
