@@ -99,6 +99,15 @@ func TestImportConformanceUsage(t *testing.T) {
 	if r := adkproxy(t, nil, "import", "adk-conformance", t.TempDir(), "--out", t.TempDir()); r.code != exitDataErr || !strings.Contains(r.stderr, "no case found") {
 		t.Errorf("empty corpus: exit %d\n%s", r.code, r.stderr)
 	}
+	// --out is a file: nothing can be written under it.
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", notDir); r.code != exitCantWrite {
+		t.Errorf("--out a file: exit %d, want %d\n%s", r.code, exitCantWrite, r.stderr)
+	}
 }
 
 // TestExportADKRecordings: a case imported, then exported with the real
