@@ -36,7 +36,7 @@ func exportCommand() *cli.Command {
 			"See docs/traces.md.\n\n" + exportExitStatusHelp,
 		Flags: append([]cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
-			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json) or otlp-json (OpenTelemetry traces)"),
+			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json), otlp-json (OpenTelemetry traces) or adk-recordings (one cassette as ADK's conformance generated-recordings.yaml)"),
 			stringFlag("out", "", "write to `FILE` (atomically) instead of stdout"),
 			stringFlag("eval-set-id", "", "eval_set_id of the eval set (default: the --out file name without .evalset.json, else the cassette folder's name)"),
 		}, otlpExportFlags()...),
@@ -59,8 +59,10 @@ func runExport(c *cli.Context) error {
 	case "evalset":
 	case "otlp-json":
 		return exportOTLP(c, dir, loaded)
+	case "adk-recordings":
+		return runExportRecordings(c, loaded)
 	default:
-		return usageErrorf("export: --format %q: want evalset or otlp-json", f)
+		return usageErrorf("export: --format %q: want evalset, otlp-json or adk-recordings", f)
 	}
 	out := c.String("out")
 	id := c.String("eval-set-id")
