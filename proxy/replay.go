@@ -115,6 +115,7 @@ func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.Response) {
 	h := w.Header()
 	copyHeaders(h, resp.Header)
+	pointHere(h, r)
 	ctx := r.Context()
 	flusher, _ := w.(http.Flusher)
 	if resp.Streamed() {

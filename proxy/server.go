@@ -38,6 +38,7 @@ type Server struct {
 	gate      bodyGate     // large request bodies in replay (gate.go)
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
+	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
 }
@@ -164,6 +165,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.paths.Delete(name) // remember no name that has no cassette
 		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
+		return
+	}
+	if req, ok = s.uploadChunk(w, r, t, req); !ok {
 		return
 	}
 	if t.replaying {
