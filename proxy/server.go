@@ -172,6 +172,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+			t.answered(e.x)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {
