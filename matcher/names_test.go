@@ -18,12 +18,12 @@ func namedRun(m *Matcher, cache, interaction string) []Fingerprint {
 	}
 	step(cassettes.Request{Method: "POST", Path: "/v1beta/cachedContents", Body: []byte(`{"model":"models/m","contents":[]}`)},
 		`{"name": "`+cache+`", "model": "models/m"}`)
-	step(cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"cachedContent":"`+cache+`","contents":[{"parts":[{"text":"hi"}]}]}`)},
+	step(cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"cachedContent":"` + cache + `","contents":[{"parts":[{"text":"hi"}]}]}`)},
 		`{"candidates": []}`)
 	step(cassettes.Request{Method: "GET", Path: "/v1beta/" + cache}, `{"name": "`+cache+`"}`)
 	step(cassettes.Request{Method: "POST", Path: "/v1beta/interactions", Body: []byte(`{"model":"m","input":"one"}`)},
 		`{"id": "`+interaction+`", "status": "completed"}`)
-	step(cassettes.Request{Method: "POST", Path: "/v1beta/interactions", Body: []byte(`{"model":"m","input":"two","previous_interaction_id":"`+interaction+`"}`)},
+	step(cassettes.Request{Method: "POST", Path: "/v1beta/interactions", Body: []byte(`{"model":"m","input":"two","previous_interaction_id":"` + interaction + `"}`)},
 		`{"id": "`+interaction+`x", "status": "completed"}`)
 	step(cassettes.Request{Method: "GET", Path: "/v1beta/interactions/" + interaction + "x"}, `{}`)
 	return fps
