@@ -115,7 +115,7 @@ func pointHere(h http.Header, r *http.Request) {
 		return
 	}
 	u.Scheme, u.Host = "http", r.Host
-	if r.TLS != nil {
+	if r.TLS != nil || r.URL.Scheme == "https" { // TLS to adkproxy, or intercepted by the forward proxy
 		u.Scheme = "https"
 	}
 	h.Set(headerUploadURL, u.String())
