@@ -51,8 +51,12 @@ type uploads struct {
 // uploadCommand lists the words of X-Goog-Upload-Command ("upload",
 // "finalize", "start", "query", "cancel").
 func uploadCommand(h http.Header) []string {
+	v := h.Get(headerUploadCommand)
+	if v == "" {
+		return nil // most requests: nothing to split
+	}
 	var words []string
-	for _, w := range strings.Split(h.Get(headerUploadCommand), ",") {
+	for _, w := range strings.Split(v, ",") {
 		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
 			words = append(words, w)
 		}
