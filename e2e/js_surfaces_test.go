@@ -28,11 +28,14 @@ func TestJSGenaiSurfacesRecordThenReplay(t *testing.T) {
 	dir := testutil.OutDir(t)
 
 	upstream := &fakegemini.Handler{}
-	api := httptest.NewServer(upstream)
+	api := httptest.NewUnstartedServer(upstream)
 	defer api.Close()
-	uploads := httptest.NewServer(upstream)
+	uploads := httptest.NewUnstartedServer(upstream)
 	defer uploads.Close()
-	upstream.ResourceOptions = fakegemini.ResourceOptions{UploadURL: uploads.URL, BatchPolls: 2}
+	// Set before either server can serve a request that reads it.
+	upstream.ResourceOptions = fakegemini.ResourceOptions{UploadURL: "http://" + uploads.Listener.Addr().String(), BatchPolls: 2}
+	uploads.Start()
+	api.Start()
 
 	rec := runAdkproxy(t, root, bin, childEnv("GOOGLE_API_KEY="+testutil.SecretAPIKey),
 		"record", "--cassettes", dir, "--upstream", api.URL, "--", node, jsSurfaces)
