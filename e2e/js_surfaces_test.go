@@ -19,7 +19,7 @@ const jsSurfaces = "e2e/js/surfaces.mjs"
 // TestJSGenaiSurfacesRecordThenReplay: @google/genai's files.upload (two
 // chunks, to an upload host other than the API's), caches.create with a
 // generateContent using the cache, and batches.create polled with
-// batches.get record through adkproxy and replay with the upstream down
+// batches.get, and an interactions.create chain record through adkproxy and replay with the upstream down
 // and no key: same output, the file in a side file, no key on disk.
 func TestJSGenaiSurfacesRecordThenReplay(t *testing.T) {
 	root := testutil.RepoRoot()
@@ -65,6 +65,9 @@ func TestJSGenaiSurfacesRecordThenReplay(t *testing.T) {
 	replayAsRecorded(t, root, bin, childEnv(), dir, recorded, node, jsSurfaces)
 	if after := len(upstream.Requests()); after != before {
 		t.Errorf("replay reached the upstream %d times", after-before)
+	}
+	if !strings.Contains(string(recorded["interactions"]), "Turn 2: you said And again") {
+		t.Errorf("the interaction chain did not reach its second turn: %s", recorded["interactions"])
 	}
 	var up struct{ Name string }
 	json.Unmarshal(recorded["upload"], &up)

@@ -1,6 +1,7 @@
 // The REST surfaces beside generateContent through the official JS client
 // @google/genai: a file upload of two chunks, a cached content used by a
-// generateContent, and a batch polled until it is done. Prints one JSON
+// generateContent, a batch polled until it is done, and an Interactions API
+// chain. Prints one JSON
 // object on stdout; e2e/js_surfaces_test.go runs it under `adkproxy record`
 // and `adkproxy replay` and compares the outputs, so only what comes from
 // the API's answers is printed.
@@ -54,5 +55,12 @@ async function batch() {
   return { name: job.name, states, answers };
 }
 
-const out = { upload: await upload(), cache: await cache(), batch: await batch() };
+// An Interactions API chain: the second turn names the first.
+async function interactions() {
+  const first = await ai.interactions.create({ model, input: 'Hello' });
+  const second = await ai.interactions.create({ model, input: 'And again', previous_interaction_id: first.id });
+  return { ids: [first.id, second.id], outputs: [first.outputs, second.outputs] };
+}
+
+const out = { upload: await upload(), cache: await cache(), batch: await batch(), interactions: await interactions() };
 console.log(JSON.stringify(out));
