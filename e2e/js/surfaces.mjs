@@ -1,10 +1,9 @@
 // The REST surfaces beside generateContent through the official JS client
 // @google/genai: a file upload of two chunks, a cached content used by a
 // generateContent, a batch polled until it is done, and an Interactions API
-// chain. Prints one JSON
-// object on stdout; e2e/js_surfaces_test.go runs it under `adkproxy record`
-// and `adkproxy replay` and compares the outputs, so only what comes from
-// the API's answers is printed.
+// chain. Prints one JSON object on stdout; e2e/js_surfaces_test.go runs it
+// under `adkproxy record` and `adkproxy replay` and compares the outputs, so
+// only what comes from the API's answers is printed.
 //
 // The client is created with no baseUrl: GOOGLE_GEMINI_BASE_URL, set by
 // adkproxy for the command it wraps, sends it to the proxy.
