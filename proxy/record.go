@@ -35,6 +35,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	// head is back: parsing the body would otherwise hold up the first
 	// event of a stream. Placing it (cheap) still waits for the head.
 	call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
+	if !ok {
+		call, ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
+	}
 	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
 		if !ok {
 			return conversation.Token{}
@@ -62,6 +65,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		return
 	}
 	defer resp.Body.Close()
+	s.uploads.handOut(resp.Header, s.cfg.Redactor)
 
 	x := &cassettes.Exchange{Request: stored, Response: cassettes.Response{
 		Status: resp.StatusCode,
@@ -72,6 +76,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
+	pointHere(w.Header(), r)
 	if isEventStream(resp.Header) {
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
 		if errors.Is(readErr, errOverLimit) {
@@ -120,7 +125,11 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token) {
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
+	t.org.Interacted(x)
 	s.cfg.Redactor.Exchange(x)
+	if err := s.storeUpload(t, x); err != nil {
+		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())
+	}
 	old, err := t.record(x)
 	if err != nil {
 		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
@@ -180,6 +189,9 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 // is left to the transport, which then decodes gzip itself, so cassettes
 // hold readable bodies.
 func (s *Server) upstreamRequest(r *http.Request, body []byte) (*http.Request, error) {
+	if origin, ok := s.uploads.origin(r.URL.EscapedPath(), s.cfg.Redactor.Query(r.URL.RawQuery)); ok {
+		return newUpstreamRequest(r, origin, body) // an upload chunk, to the host the API named
+	}
 	base := s.cfg.Upstream
 	if u, ok := vertexUpstream(r.URL.Path); ok {
 		base = u

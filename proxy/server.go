@@ -38,6 +38,7 @@ type Server struct {
 	gate      bodyGate     // large request bodies in replay (gate.go)
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
+	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
 }
@@ -166,11 +167,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
+	if req, ok = s.uploadChunk(w, r, t, req); !ok {
+		return
+	}
 	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {
 		return
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+			t.answered(e.x)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {

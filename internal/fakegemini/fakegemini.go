@@ -41,7 +41,11 @@ type Handler struct {
 	// BeforeEvent, when set, is called before SSE event i (from 0) is
 	// written; a test can block in it to hold the stream in lockstep.
 	BeforeEvent func(i int)
+	// ResourceOptions shape files, uploads, caches, batches and
+	// interactions (resources.go).
+	ResourceOptions ResourceOptions
 
+	res      resources
 	mu       sync.Mutex
 	requests []Request
 }
@@ -69,6 +73,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests = append(h.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
 	h.mu.Unlock()
+	if h.serveResource(w, r, body) {
+		return
+	}
 
 	m := modelPath.FindStringSubmatch(r.URL.Path)
 	if m == nil {
