@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/adkjs"
+	"github.com/adkproxy/adkproxy/internal/adkjs/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 )
@@ -144,8 +145,8 @@ type wrappedServer struct {
 // and waits until the server answers.
 func startWrappedServer(t *testing.T, agents string, env []string, args ...string) *wrappedServer {
 	t.Helper()
-	port := adkjs.FreePort(t)
-	server := adkjs.ServerCommand(t, agents, port)
+	port := adkjstest.FreePort(t)
+	server := adkjstest.ServerCommand(t, agents, port)
 	cmd := adkproxyCmd(t, env, append(append(args, "--"), server...)...)
 	s := &wrappedServer{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(port), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
@@ -158,7 +159,7 @@ func startWrappedServer(t *testing.T, agents string, env []string, args ...strin
 			_ = cmd.Process.Kill()
 		}
 	})
-	if err := adkjs.WaitHealthy(t.Context(), s.url, s.exited); err != nil {
+	if err := adkjstest.WaitHealthy(t.Context(), s.url, s.exited); err != nil {
 		t.Fatalf("%v\n%s", err, s.stderr.String())
 	}
 	return s
