@@ -46,6 +46,15 @@ func ServerCommand(t testing.TB, agentsDir string, port int) []string {
 	return []string{node, entry, "api_server", agentsDir, "-h", "127.0.0.1", "-p", strconv.Itoa(port)}
 }
 
+// ServerCmdTemplate is ServerCommand as a template for `adkproxy
+// conformance --server-cmd`: {agents_dir} and {port} left to fill in, the
+// paths shell-quoted.
+func ServerCmdTemplate(t testing.TB) string {
+	t.Helper()
+	args := ServerCommand(t, "{agents_dir}", 0)
+	return "'" + args[0] + "' '" + args[1] + "' api_server {agents_dir} -h 127.0.0.1 -p {port}"
+}
+
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
