@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -138,16 +139,10 @@ func WaitHealthy(ctx context.Context, url string, exited <-chan error) error {
 // Env is this process's environment without anything that would send a
 // server's model calls elsewhere or authenticate them for real.
 func Env() []string {
-	drop := map[string]bool{
-		"GOOGLE_API_KEY": true, "GEMINI_API_KEY": true,
-		"GOOGLE_GEMINI_BASE_URL": true, "GOOGLE_VERTEX_BASE_URL": true,
-		"GOOGLE_GENAI_USE_VERTEXAI": true, "GOOGLE_CLOUD_PROJECT": true, "GOOGLE_CLOUD_LOCATION": true,
-		"GOOGLE_APPLICATION_CREDENTIALS": true,
-	}
 	var env []string
 	for _, kv := range os.Environ() {
-		k, _, _ := bytes.Cut([]byte(kv), []byte("="))
-		if drop[string(k)] {
+		k, _, _ := strings.Cut(kv, "=")
+		if testutil.ModelEnv[k] {
 			continue
 		}
 		env = append(env, kv)
