@@ -22,7 +22,14 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	}
 	bw.WriteString("## " + icon + " adkproxy conformance\n\n")
 	bw.WriteString(textfmt.MarkdownText(Summary(r)) + "; server " + textfmt.MarkdownCode(r.ServerCmd, false) +
-		", profile " + textfmt.MarkdownCode(r.Profile, false) + "\n\n")
+		", profile " + textfmt.MarkdownCode(r.Profile, false))
+	for i, f := range r.IgnoredEventFields {
+		if i == 0 {
+			bw.WriteString(", event fields left out of the comparison:")
+		}
+		bw.WriteString(" " + textfmt.MarkdownCode(f, false))
+	}
+	bw.WriteString("\n\n")
 	bw.WriteString("| Status | Case | Agent | Reason |\n|---|---|---|---|\n")
 	for _, c := range r.Cases {
 		bw.WriteString("| " + mdStatus(c.Status) + " | " + textfmt.MarkdownCode(c.Name, true) + " | " +

@@ -22,10 +22,12 @@ const (
 // Result is a whole run.
 type Result struct {
 	// Corpus and ServerCmd say what ran against what.
-	Corpus    string       `json:"corpus"`
-	ServerCmd string       `json:"server_cmd"`
-	Profile   string       `json:"profile"`
-	Cases     []CaseResult `json:"cases"`
+	Corpus    string `json:"corpus"`
+	ServerCmd string `json:"server_cmd"`
+	Profile   string `json:"profile"`
+	// IgnoredEventFields were left out of the session comparison.
+	IgnoredEventFields []string     `json:"ignored_event_fields,omitempty"`
+	Cases              []CaseResult `json:"cases"`
 }
 
 // CaseResult is one case's outcome.

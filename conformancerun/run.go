@@ -41,6 +41,11 @@ type Options struct {
 	Cases string
 	// Profile says which finding groups fail a case.
 	Profile adkconformance.Profile
+	// IgnoreEventFields are top-level event fields (camelCase, e.g.
+	// avgLogprobs) left out of the session comparison: what one language
+	// is known not to write, so that it does not hide every other
+	// difference.
+	IgnoreEventFields []string
 	// Work is a folder for the imported cassettes and the agents folders;
 	// empty means a temporary one, removed afterwards.
 	Work string
@@ -110,7 +115,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer stopProxy()
 
 	r := &runner{o: o, px: px, proxyURL: proxyURL, agents: filepath.Join(o.Corpus, "agents"), work: work}
-	res := &Result{Corpus: o.Corpus, ServerCmd: o.ServerCmd, Profile: o.Profile.Name}
+	res := &Result{Corpus: o.Corpus, ServerCmd: o.ServerCmd, Profile: o.Profile.Name, IgnoredEventFields: o.IgnoreEventFields}
 	for _, group := range byAgent(cases) {
 		r.runAgent(ctx, group)
 		for _, c := range group {
@@ -151,6 +156,8 @@ type caseRun struct {
 	corpus string
 	spec   *adkconformance.Spec
 	res    CaseResult
+	// unmatched is the first model call the replay had no recording for.
+	unmatched string
 }
 
 // readCaseFile reads one of the case's files, naming it in messages by its
@@ -293,11 +300,14 @@ func (r *runner) runCase(ctx context.Context, srv *server, listed bool, c *caseR
 		c.fail("%v", driveErr)
 		return
 	}
-	if c.done() {
-		return // collect failed it: a model call had no recording
-	}
-	if diff := compareSession(want, got); diff != "" {
+	// The session first: where the server's calls went off the recording,
+	// its first differing event usually says why.
+	if diff := compareSession(want, got, r.o.IgnoreEventFields); diff != "" {
 		c.fail("%s", diff)
+		return
+	}
+	if c.unmatched != "" {
+		c.fail("model call at %s has no recording: ADK Python made fewer calls there", c.unmatched)
 		return
 	}
 	if failing := r.failingGroups(c); len(failing) > 0 {
@@ -307,8 +317,8 @@ func (r *runner) runCase(ctx context.Context, srv *server, listed bool, c *caseR
 	c.res.Status = Pass
 }
 
-// collect takes the case's findings and misses from the proxy's outcomes
-// since index seen.
+// collect takes the case's findings, notes and first unmatched call from
+// the proxy's outcomes since index seen.
 func (r *runner) collect(c *caseRun, seen int) {
 	outcomes := r.px.Report().Outcomes
 	if seen > len(outcomes) {
@@ -333,8 +343,8 @@ func (r *runner) collect(c *caseRun, seen int) {
 				note += ": " + o.Message
 			}
 			c.res.Notes = append(c.res.Notes, note)
-			if o.Outcome == proxy.OutcomeUnmatched && !c.done() {
-				c.fail("model call at %s has no recording: ADK Python made fewer calls there", where)
+			if o.Outcome == proxy.OutcomeUnmatched && c.unmatched == "" {
+				c.unmatched = where
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,38 @@ func TestConformanceAgainstADKJS(t *testing.T) {
 	}
 	if !strings.Contains(tc.SystemOut, "system instruction (3):") {
 		t.Errorf("the findings are not in the testcase's output:\n%s", tc.SystemOut)
+	}
+}
+
+// TestConformanceIgnoringEventFields: with the fields ADK-JS does not
+// write left out, the plain agents PASS and
+// multi_001 FAILs at its real difference: ADK-JS's transfer_to_agent does
+// not take ADK Python's agent_name, so no transfer happens.
+func TestConformanceIgnoringEventFields(t *testing.T) {
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	res := adkproxy(t, nil, "conformance", "--corpus", corpus, "--server-cmd", adkjstest.ServerCmdTemplate(t),
+		"--cases", "core/*", "--ignore-event-field", "avgLogprobs", "--ignore-event-field", "modelVersion", "--format", "json")
+	if res.code != exitUnmatched {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", res.code, exitUnmatched, res.stdout, res.stderr)
+	}
+	var got struct {
+		IgnoredEventFields []string `json:"ignored_event_fields"`
+		Cases              []struct{ Name, Status, Reason string }
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, res.stdout)
+	}
+	want := map[string]string{"core/generate_content_config_001": "PASS", "core/multi_001": "FAIL", "core/sys_instruction_001": "PASS"}
+	if len(got.Cases) != len(want) || strings.Join(got.IgnoredEventFields, ",") != "avgLogprobs,modelVersion" {
+		t.Fatalf("result = %+v", got)
+	}
+	for _, c := range got.Cases {
+		if c.Status != want[c.Name] {
+			t.Errorf("%s: %s (%s), want %s", c.Name, c.Status, c.Reason, want[c.Name])
+		}
+		if c.Name == "core/multi_001" && !strings.Contains(c.Reason, `actions: removed (recorded {"transferToAgent":"math_tutor"})`) {
+			t.Errorf("multi_001's reason: %s", c.Reason)
+		}
 	}
 }
 
