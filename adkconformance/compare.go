@@ -16,6 +16,11 @@ type CompareOptions struct {
 	// DropFunctionParts also leaves out functionCall and functionResponse
 	// parts, as ADK-JS's in-process conformance comparison does.
 	DropFunctionParts bool
+	// Ignore are more event fields to leave out, as dotted camelCase paths
+	// within an event ("avgLogprobs", "usageMetadata.trafficType"); a list
+	// on the way applies the rest of the path to each of its elements
+	// ("content.parts.thought").
+	Ignore []string
 }
 
 // SessionDiff is the first difference between two sessions.
@@ -114,7 +119,28 @@ func normalizedEvent(e any, opt CompareOptions) any {
 			kept[k] = v
 		}
 	}
-	return normalized(kept, "", opt)
+	n := normalized(kept, "", opt)
+	for _, path := range opt.Ignore {
+		drop(n, strings.Split(path, "."))
+	}
+	return n
+}
+
+// drop removes the field at path below v (maps by key, lists element by
+// element).
+func drop(v any, path []string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(path) == 1 {
+			delete(x, path[0])
+			return
+		}
+		drop(x[path[0]], path[1:])
+	case []any:
+		for _, item := range x {
+			drop(item, path)
+		}
+	}
 }
 
 // normalized rewrites v (below the key parent, camelCase) and gives its

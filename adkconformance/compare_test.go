@@ -120,6 +120,13 @@ func TestCompareSessionDropFunctionParts(t *testing.T) {
 		if d, err := CompareSession(got, want, CompareOptions{DropFunctionParts: true}); err != nil || d != nil {
 			t.Fatalf("DropFunctionParts: %+v %v", d, err)
 		}
+		noLogprobs := serverSession(t, want, func(events []any) { delete(events[1].(map[string]any), "avgLogprobs") })
+		if d, _ := CompareSession(noLogprobs, want, CompareOptions{}); d == nil || d.Event != 1 || d.Path != "avgLogprobs" {
+			t.Errorf("avgLogprobs left out by the server: %+v", d)
+		}
+		if d, err := CompareSession(noLogprobs, want, CompareOptions{Ignore: []string{"avgLogprobs", "content.parts.nothing"}}); err != nil || d != nil {
+			t.Errorf("Ignore avgLogprobs: %+v %v", d, err)
+		}
 		state := serverSession(t, want, nil)
 		state = []byte(strings.Replace(string(state), `"state":{}`, `"state":{"mood":"happy"}`, 1))
 		if d, _ := CompareSession(state, want, CompareOptions{}); d == nil || d.Event != -1 || d.Path != "state.mood" {
