@@ -41,10 +41,10 @@ type Options struct {
 	Cases string
 	// Profile says which finding groups fail a case.
 	Profile adkconformance.Profile
-	// IgnoreEventFields are top-level event fields (camelCase, e.g.
-	// avgLogprobs) left out of the session comparison: what one language
-	// is known not to write, so that it does not hide every other
-	// difference.
+	// IgnoreEventFields are event fields (camelCase dotted paths, e.g.
+	// avgLogprobs; adkconformance.CompareOptions.Ignore) left out of the
+	// session comparison: what one language is known not to write, so
+	// that it does not hide every other difference.
 	IgnoreEventFields []string
 	// Work is a folder for the imported cassettes and the agents folders;
 	// empty means a temporary one, removed afterwards.

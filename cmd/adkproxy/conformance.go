@@ -55,7 +55,7 @@ func conformanceCommand() *cli.Command {
 			stringFlag("format", "table", "output `FORMAT`: table, json, junit or markdown"),
 			stringFlag("profile", "default", "`PROFILE` of findings that fail a case: default (none: the session decides), strict (all), or a comma-separated list of groups (system_instruction, tools, generation_config, contents, other)"),
 			stringFlag("out", "", "write the report to `FILE` (atomically) instead of stdout"),
-			&cli.StringSliceFlag{Name: "ignore-event-field", Usage: "leave the top-level event field `NAME` (camelCase, e.g. avgLogprobs, modelVersion) out of the session comparison, on both sides (repeatable)", EnvVars: envFor("ignore-event-field")},
+			&cli.StringSliceFlag{Name: "ignore-event-field", Usage: "leave the event field at `PATH` (camelCase, dotted: avgLogprobs, usageMetadata.trafficType) out of the session comparison, on both sides (repeatable)", EnvVars: envFor("ignore-event-field")},
 			stringFlag("work", "", "keep the imported cassettes (DIR/cassettes) and the agents folders served (DIR/agents) in `DIR`, to rerun a case by hand; default: a temporary folder, removed"),
 		},
 		Action:       runConformance,
