@@ -85,20 +85,14 @@ func startServer(ctx context.Context, line string, port int, prefix, proxyURL st
 
 	wait, cancel := context.WithTimeout(ctx, serverStartTimeout)
 	defer cancel()
-	for {
-		_, err := client.ListApps(wait)
-		if err == nil {
-			return s, nil
-		}
-		select {
-		case <-s.exited:
+	if err := client.WaitUp(wait, s.exited); err != nil {
+		if errors.Is(err, adkapi.ErrStopped) {
 			return nil, fmt.Errorf("the server %q exited (%v) before answering %s/list-apps; its output:\n%s", line, s.err, client.BaseURL+client.Prefix, s.out)
-		case <-wait.Done():
-			s.stop()
-			return nil, fmt.Errorf("the server %q did not answer %s/list-apps within %v (%v); its output:\n%s", line, client.BaseURL+client.Prefix, serverStartTimeout, err, s.out)
-		case <-time.After(100 * time.Millisecond):
 		}
+		s.stop()
+		return nil, fmt.Errorf("the server %q did not answer %s/list-apps within %v (%v); its output:\n%s", line, client.BaseURL+client.Prefix, serverStartTimeout, err, s.out)
 	}
+	return s, nil
 }
 
 // serverEnv is this process's environment with the model endpoints

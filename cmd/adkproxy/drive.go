@@ -146,19 +146,12 @@ func sessionJSON(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// waitForServer polls list-apps (every ADK server has it) until it answers.
+// waitForServer waits up to wait for the server to answer.
 func waitForServer(ctx context.Context, client *adkapi.Client, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	for {
-		_, err := client.ListApps(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("drive: the server did not answer within --wait %v: %w", wait, err)
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := client.WaitUp(ctx, nil); err != nil {
+		return fmt.Errorf("drive: the server did not answer within --wait %v: %w", wait, err)
 	}
+	return nil
 }

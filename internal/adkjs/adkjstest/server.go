@@ -6,7 +6,6 @@ package adkjstest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -80,7 +79,7 @@ func (s *Server) Output() string { return s.out.String() }
 
 // StartServer starts ADK-JS's api_server on agentsDir with its model calls
 // sent to geminiBaseURL (GOOGLE_GEMINI_BASE_URL, a placeholder key), waits
-// until it answers /health, and stops it when the test ends.
+// until it answers, and stops it when the test ends.
 func StartServer(t testing.TB, agentsDir, geminiBaseURL string) *Server {
 	t.Helper()
 	port := FreePort(t)
@@ -93,8 +92,8 @@ func StartServer(t testing.TB, agentsDir, geminiBaseURL string) *Server {
 		t.Fatalf("starting %v: %v", args, err)
 	}
 	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, out: out}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -110,30 +109,20 @@ func StartServer(t testing.TB, agentsDir, geminiBaseURL string) *Server {
 	return s
 }
 
-// WaitHealthy polls GET url/health until it answers 2xx, the process
-// reports its exit on exited (nil: not watched), or startDeadline passes.
-func WaitHealthy(ctx context.Context, url string, exited <-chan error) error {
+// WaitHealthy waits until the server at url answers list-apps, the
+// process reports its end by closing exited (nil: not watched), or
+// startDeadline passes.
+func WaitHealthy(ctx context.Context, url string, exited <-chan struct{}) error {
 	c, err := adkapi.New(url, "")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, startDeadline)
 	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := c.Health(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case werr := <-exited:
-			return fmt.Errorf("the server exited before answering %s/health: %v", url, werr)
-		case <-ctx.Done():
-			return fmt.Errorf("no answer from %s/health within %v: %w", url, startDeadline, errors.Join(ctx.Err(), err))
-		case <-tick.C:
-		}
+	if err := c.WaitUp(ctx, exited); err != nil {
+		return fmt.Errorf("%s: %w", url, err)
 	}
+	return nil
 }
 
 // Env is this process's environment without anything that would send a
