@@ -55,8 +55,10 @@ func Export(c *cassettes.Cassette) ([]byte, []Problem, error) {
 			continue
 		}
 		list.Content = append(list.Content, recordingNode(x, "llm_recording", rec))
+		seen := map[string]int{} // calls of each name so far: parallel calls of one tool pair up in order
 		for _, call := range cassettes.TrajectoryOf(x).ToolCalls {
-			resp, err := toolResult(model[i+1:], x, call)
+			resp, err := toolResult(model[i+1:], x, call, seen[call.Name])
+			seen[call.Name]++
 			if err != nil {
 				problems = append(problems, Problem{File: file, Msg: fmt.Sprintf("%s: tool call %s: %v", where, call.Name, err)})
 				continue
@@ -226,19 +228,27 @@ func (d doc) llmResponseOf(payload []byte) (*yaml.Node, error) {
 	return out, nil
 }
 
-// toolResult finds what a function call returned: the matching function
-// response in its agent's next model call (of this invocation, or a later
+// toolResult finds what a function call (the nth of its name in its
+// answer) returned: the function response with its id, else the nth of
+// its name, in its agent's next model call (of this invocation, or a later
 // one for a long-running tool), else the
 // "`NAME` tool returned result: ..." relay another agent was sent.
-func toolResult(later []*cassettes.Exchange, x *cassettes.Exchange, call cassettes.ToolCall) (any, error) {
+func toolResult(later []*cassettes.Exchange, x *cassettes.Exchange, call cassettes.ToolCall, nth int) (any, error) {
 	for _, y := range later {
 		if y.Place.Session != x.Place.Session || y.Place.Agent != x.Place.Agent {
 			continue // (a long-running tool's result comes with a later invocation)
 		}
+		var named []cassettes.ToolResult
 		for _, r := range cassettes.TrajectoryOf(y).ToolResults {
-			if r.Name == call.Name && (call.ID == "" || r.ID == "" || r.ID == call.ID) {
+			if call.ID != "" && r.ID == call.ID {
 				return r.Response, nil
 			}
+			if r.Name == call.Name {
+				named = append(named, r)
+			}
+		}
+		if nth < len(named) {
+			return named[nth].Response, nil
 		}
 		break // the agent's next call did not carry it
 	}

@@ -2,6 +2,7 @@ package adkconformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,43 @@ func TestExportRefusesWhatItCannotMap(t *testing.T) {
 	}
 	if r, err := ParseRecordings("x.yaml", out); err != nil || len(r.Entries) != 1 {
 		t.Errorf("the convertible call: %v %v", r, err)
+	}
+}
+
+// TestExportPairsParallelCallsInOrder: two calls of one tool in one answer
+// get their own results, matched by order (or id, when the wire has one).
+func TestExportPairsParallelCallsInOrder(t *testing.T) {
+	place := &cassettes.Place{Session: 1, Invocation: 1, Agent: "a"}
+	first := &cassettes.Exchange{
+		Request: cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent",
+			Body: []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris and Rome?"}]}]}`)},
+		Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[` +
+			`{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},{"functionCall":{"name":"get_weather","args":{"city":"Rome"}}}]}}]}`)},
+		Place: place,
+	}
+	second := &cassettes.Exchange{
+		Request: cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent",
+			Body: []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris and Rome?"}]},` +
+				`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},{"functionCall":{"name":"get_weather","args":{"city":"Rome"}}}]},` +
+				`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"temp_c":18}}},{"functionResponse":{"name":"get_weather","response":{"temp_c":24}}}]}]}`)},
+		Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"18 and 24."}]}}]}`)},
+		Place:    place,
+	}
+	out, problems, err := Export(&cassettes.Cassette{Name: "weather", Exchanges: []*cassettes.Exchange{first, second}})
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	recs, err := ParseRecordings("x.yaml", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs.Entries {
+		if r.Tool != nil {
+			got = append(got, fmt.Sprint(r.Tool.Call.Args["city"], "=", r.Tool.Response.Response["temp_c"]))
+		}
+	}
+	if strings.Join(got, " ") != "Paris=18 Rome=24" {
+		t.Errorf("tool recordings %v, want Paris=18 Rome=24", got)
 	}
 }

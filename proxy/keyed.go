@@ -61,7 +61,7 @@ type keyedCall struct {
 	call int
 }
 
-// keyed returns the tape's conformance state, indexing its recordings on
+// keyedLocked returns the tape's conformance state, indexing its recordings on
 // first use: each agent's model calls of one invocation in file order.
 // Callers hold t.mu.
 func (t *tape) keyedLocked() *keyedTape {

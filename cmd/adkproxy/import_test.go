@@ -87,6 +87,8 @@ func TestImportConformanceReportsUnconvertible(t *testing.T) {
 
 func TestImportConformanceUsage(t *testing.T) {
 	for _, args := range [][]string{
+		{"import"},
+		{"import", "bogus-format"},
 		{"import", "adk-conformance", t.TempDir()},
 		{"import", "adk-conformance", "--out", t.TempDir()},
 		{"import", "adk-conformance", t.TempDir(), "--out", t.TempDir(), "extra"},
