@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -235,4 +237,38 @@ func stripRunIDs(v any) any {
 		return out
 	}
 	return v
+}
+
+// TestDriveWritesTheSessionOfAFailedTurn: a turn the server fails exits 1
+// naming the URL, the turn and the server's words, and the session the
+// server kept is still written.
+func TestDriveWritesTheSessionOfAFailedTurn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/apps/a/users/user/sessions":
+			io.WriteString(w, `{"id":"s1","appName":"a","userId":"user","state":{},"events":[]}`)
+		case r.URL.Path == "/run_sse":
+			io.WriteString(w, "data: {\"error\": \"tool exploded\"}\n\n")
+		case r.URL.Path == "/apps/a/users/user/sessions/s1":
+			io.WriteString(w, `{"id":"s1","appName":"a","userId":"user","state":{},"events":[{"author":"user","kept":true}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	os.WriteFile(spec, []byte("agent: a\nuser_messages:\n  - text: hi\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "session.json")
+	res := adkproxy(t, nil, "drive", "--server", srv.URL, "--app", "a", "--spec", spec, "--out", out)
+	if res.code != exitFailure {
+		t.Fatalf("exit %d, want 1; stderr %s", res.code, res.stderr)
+	}
+	for _, want := range []string{srv.URL + "/run_sse", "turn 1", "spec.yaml:3", "tool exploded"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr does not mention %q: %s", want, res.stderr)
+		}
+	}
+	if s := readSession(t, out); !strings.Contains(mustJSON(t, s), `"kept":true`) {
+		t.Errorf("the session the server kept was not written: %v", s)
+	}
 }
