@@ -132,7 +132,6 @@ func TestRunSendsOnlySharedFieldsAndReadsEvents(t *testing.T) {
 	events, err := c.Run(t.Context(), adkapi.RunRequest{
 		AppName: "my app", UserID: "u/1", SessionID: "s-1",
 		NewMessage: genai.NewContentFromText("hello", genai.RoleUser),
-		Streaming:  true, // always sent as false
 		StateDelta: map[string]any{"mood": "curious"},
 	})
 	if err != nil {
@@ -154,6 +153,14 @@ func TestRunSendsOnlySharedFieldsAndReadsEvents(t *testing.T) {
 	want := `{"appName":"my app","userId":"u/1","sessionId":"s-1","newMessage":{"parts":[{"text":"hello"}],"role":"user"},"streaming":false,"stateDelta":{"mood":"curious"}}`
 	if len(srv.bodies) != 1 || srv.bodies[0] != want {
 		t.Errorf("run_sse body =\n%v\nwant\n%s", srv.bodies, want)
+	}
+	// ADK's streaming mode, asked for.
+	if _, err := c.Run(t.Context(), adkapi.RunRequest{AppName: "a", UserID: "u", SessionID: "s",
+		NewMessage: genai.NewContentFromText("x", genai.RoleUser), Streaming: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.bodies[len(srv.bodies)-1]; !strings.Contains(got, `"streaming":true`) || strings.Contains(got, "stateDelta") {
+		t.Errorf("streaming run_sse body = %s", got)
 	}
 }
 

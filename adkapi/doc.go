@@ -4,7 +4,7 @@
 // It uses only the subset the languages share: create a session
 // (POST {prefix}/apps/{app}/users/{user}/sessions with {"state": …}), run a
 // turn (POST {prefix}/run_sse with exactly appName, userId, sessionId,
-// newMessage, streaming:false and an optional stateDelta, because ADK Go
+// newMessage, streaming and an optional stateDelta, because ADK Go
 // decodes the body strictly), get a session, list the apps and check health.
 //
 // Events are kept as the server sent them: every Event carries its raw JSON

@@ -22,7 +22,9 @@ type RunRequest struct {
 	UserID     string         `json:"userId"`
 	SessionID  string         `json:"sessionId"`
 	NewMessage *genai.Content `json:"newMessage"`
-	// Streaming is always sent as false: a turn's events come whole.
+	// Streaming asks for ADK's SSE streaming mode: the agent calls the
+	// model's streaming method and partial events come before each whole
+	// one (only whole ones are kept in the session). Usually false.
 	Streaming  bool           `json:"streaming"`
 	StateDelta map[string]any `json:"stateDelta,omitempty"`
 }
@@ -49,7 +51,6 @@ func (c *Client) Run(ctx context.Context, r RunRequest) ([]Event, error) {
 	if r.NewMessage == nil {
 		return nil, errors.New("adkapi: Run: the turn has no newMessage")
 	}
-	r.Streaming = false
 	u := c.url("run_sse")
 	resp, err := c.do(ctx, http.MethodPost, u, r)
 	if err != nil {

@@ -24,6 +24,9 @@ type Driver struct {
 	Client *adkapi.Client
 	App    string
 	User   string
+	// Streaming runs the turns in ADK's SSE streaming mode (the model's
+	// streaming method), as the corpus's -sse cases were recorded.
+	Streaming bool
 }
 
 // TurnError is a turn the server did not complete.
@@ -57,7 +60,7 @@ func (d *Driver) Drive(ctx context.Context, c Conversation) (*adkapi.Session, er
 			turnErr = &TurnError{Turn: i, Where: t.Where, Err: fmt.Errorf("function_response %s: %w in the session", strings.Join(missing, ", "), ErrUnansweredCall)}
 			break
 		}
-		events, err := d.Client.Run(ctx, adkapi.RunRequest{AppName: d.App, UserID: d.User, SessionID: s.ID, NewMessage: msg, StateDelta: t.StateDelta})
+		events, err := d.Client.Run(ctx, adkapi.RunRequest{AppName: d.App, UserID: d.User, SessionID: s.ID, NewMessage: msg, StateDelta: t.StateDelta, Streaming: d.Streaming})
 		for _, ev := range events {
 			for _, fc := range ev.FunctionCalls() {
 				calls[fc.Name] = fc.ID

@@ -116,6 +116,48 @@ func TestAgentsThatCannotLoadAreSkipped(t *testing.T) {
 	}
 }
 
+// TestSSECaseRunsInStreamingMode: a -sse case (here the sys_instruction
+// case's recordings served as a streamed run) is driven with streaming on,
+// so ADK-JS calls streamGenerateContent, which the imported SSE answers
+// match: with the fields ADK-JS writes differently left out (avgLogprobs;
+// partial, which its streamed events carry as false) it PASSes, and no
+// finding is about the method or path.
+func TestSSECaseRunsInStreamingMode(t *testing.T) {
+	shared := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	corpus := t.TempDir()
+	if err := os.CopyFS(filepath.Join(corpus, "agents"), os.DirFS(filepath.Join(shared, "agents"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(corpus, "tests", "core", "sys_instruction_001")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(shared, "tests", "core", "sys_instruction_001"))); err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range map[string]string{"generated-recordings.yaml": "generated-recordings-sse.yaml", "generated-session.yaml": "generated-session-sse.yaml"} {
+		if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := conformancerun.Run(t.Context(), conformancerun.Options{
+		Corpus: corpus, ServerCmd: adkjstest.ServerCmdTemplate(t), Work: t.TempDir(),
+		IgnoreEventFields: []string{"avgLogprobs", "partial"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cases) != 1 || res.Cases[0].Name != "core/sys_instruction_001-sse" {
+		t.Fatalf("cases = %+v", res.Cases)
+	}
+	c := res.Cases[0]
+	if c.Status != conformancerun.Pass {
+		t.Errorf("%s: %s (%s), want PASS; notes %v", c.Name, c.Status, c.Reason, c.Notes)
+	}
+	for _, g := range c.ByGroup() {
+		if g.Group == adkconformance.GroupOther {
+			t.Errorf("findings about the method or path: %+v", g.Diffs)
+		}
+	}
+}
+
 func TestRunRejectsBadInput(t *testing.T) {
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	for _, tc := range []struct {

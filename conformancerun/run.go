@@ -286,7 +286,9 @@ func (r *runner) runCase(ctx context.Context, srv *server, listed bool, c *caseR
 		return
 	}
 	seen := len(r.px.Report().Outcomes)
-	d := &adkdrive.Driver{Client: srv.client, App: c.res.Agent, User: User}
+	// A -sse case was recorded in ADK's streaming mode: run it so, and the
+	// agent calls the model's streaming method the cassette answers.
+	d := &adkdrive.Driver{Client: srv.client, App: c.res.Agent, User: User, Streaming: c.im.Case.SSE}
 	got, driveErr := d.Drive(ctx, adkdrive.FromSpec(c.spec))
 	r.collect(c, seen)
 

@@ -49,6 +49,7 @@ func driveCommand() *cli.Command {
 			stringFlag("evalset", "", "ADK eval set `PATH` (a file or a folder of them) with the turns"),
 			stringFlag("user", "user", "user `ID` the sessions belong to"),
 			stringFlag("out", "", "write the session JSON to `FILE` (atomically) instead of stdout"),
+			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
 		},
 		Action:       runDrive,
@@ -99,7 +100,7 @@ func runDrive(c *cli.Context) error {
 		}
 	}
 
-	d := &adkdrive.Driver{Client: client, App: app, User: c.String("user")}
+	d := &adkdrive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming")}
 	var sessions []*adkapi.Session
 	var runErr error
 	for _, conv := range convs {
