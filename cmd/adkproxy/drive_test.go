@@ -140,8 +140,7 @@ type wrappedServer struct {
 	cmd    *exec.Cmd
 	url    string
 	stderr *bytes.Buffer
-	exited chan struct{}
-	err    error // the process's end, once exited is closed
+	exited chan error
 }
 
 // startWrappedServer runs `adkproxy ARGS -- <ADK-JS api_server on agents>`
@@ -151,12 +150,12 @@ func startWrappedServer(t *testing.T, agents string, env []string, args ...strin
 	port := adkjstest.FreePort(t)
 	server := adkjstest.ServerCommand(t, agents, port)
 	cmd := adkproxyCmd(t, env, append(append(args, "--"), server...)...)
-	s := &wrappedServer{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(port), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	s := &wrappedServer{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(port), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { s.err = cmd.Wait(); close(s.exited) }()
+	go func() { s.exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
@@ -174,12 +173,12 @@ func (s *wrappedServer) stop(t *testing.T) int {
 	t.Helper()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-s.exited:
-		if ee, ok := s.err.(*exec.ExitError); ok {
+	case err := <-s.exited:
+		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode()
 		}
-		if s.err != nil {
-			t.Fatal(s.err)
+		if err != nil {
+			t.Fatal(err)
 		}
 		return 0
 	case <-time.After(time.Minute): // hang guard only

@@ -6,6 +6,7 @@ package adkjstest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -92,8 +93,8 @@ func StartServer(t testing.TB, agentsDir, geminiBaseURL string) *Server {
 		t.Fatalf("starting %v: %v", args, err)
 	}
 	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, out: out}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -110,16 +111,28 @@ func StartServer(t testing.TB, agentsDir, geminiBaseURL string) *Server {
 }
 
 // WaitHealthy waits until the server at url answers list-apps, the
-// process reports its end by closing exited (nil: not watched), or
-// startDeadline passes.
-func WaitHealthy(ctx context.Context, url string, exited <-chan struct{}) error {
+// process reports its end on exited (nil: not watched; a value received
+// there is consumed), or startDeadline passes.
+func WaitHealthy(ctx context.Context, url string, exited <-chan error) error {
 	c, err := adkapi.New(url, "")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, startDeadline)
 	defer cancel()
-	if err := c.WaitUp(ctx, exited); err != nil {
+	stopped := make(chan struct{})
+	var exitErr error
+	go func() {
+		select {
+		case exitErr = <-exited:
+			close(stopped)
+		case <-ctx.Done():
+		}
+	}()
+	if err := c.WaitUp(ctx, stopped); err != nil {
+		if errors.Is(err, adkapi.ErrStopped) {
+			return fmt.Errorf("%s: the server exited (%v) before answering: %w", url, exitErr, err)
+		}
 		return fmt.Errorf("%s: %w", url, err)
 	}
 	return nil
