@@ -1,0 +1,273 @@
+// The scenario and persona types, reading them from JSON as ADK's pydantic
+// models do, and ADK's scenario id.
+
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+)
+
+// StopSignal is what the simulated user writes to end a conversation, and
+// the value of the {{ stop_signal }} placeholder in behavior texts.
+const StopSignal = "</finished>"
+
+// Scenario is ADK's ConversationScenario.
+type Scenario struct {
+	// StartingPrompt is sent verbatim as the first user message.
+	StartingPrompt string
+	// ConversationPlan is what the simulated user pursues, in order.
+	ConversationPlan string
+	// Persona is nil for none. A persona id in the file is resolved to
+	// the pre-built persona (Prebuilt) when the scenario is read.
+	Persona *Persona
+}
+
+// Persona is ADK's UserPersona: how the simulated user behaves.
+type Persona struct {
+	ID          string     `json:"id"`
+	Description string     `json:"description"`
+	Behaviors   []Behavior `json:"behaviors"`
+}
+
+// Behavior is ADK's UserBehavior: one trait of a persona, what the
+// simulated user is told to do and the rubrics a judge fails it by.
+type Behavior struct {
+	Name             string   `json:"name"`
+	Description      string   `json:"description"`
+	Instructions     []string `json:"behavior_instructions"`
+	ViolationRubrics []string `json:"violation_rubrics"`
+}
+
+// ID is ADK's scenario id, the eval_id `adk eval_set add_eval_case` gives
+// the scenario's case: the first 8 hex digits of the SHA-256 of Python's
+// json.dumps(scenario.model_dump(), sort_keys=True). A pre-built persona
+// takes part expanded to its full text, so for one the id matches ADK's
+// only if the text does; adkproxy's catalogue is its own wording, so
+// scenarios with a pre-built persona get ids of their own (custom personas
+// and no persona give ADK's ids).
+func (s *Scenario) ID() string {
+	sum := sha256.Sum256([]byte(s.pythonJSON()))
+	return hex.EncodeToString(sum[:])[:8]
+}
+
+// pythonJSON is json.dumps(model_dump(), sort_keys=True): snake_case keys
+// in sorted order, ", " and ": " separators, non-ASCII escaped.
+func (s *Scenario) pythonJSON() string {
+	var b strings.Builder
+	b.WriteString(`{"conversation_plan": `)
+	pyString(&b, s.ConversationPlan)
+	b.WriteString(`, "starting_prompt": `)
+	pyString(&b, s.StartingPrompt)
+	b.WriteString(`, "user_persona": `)
+	if s.Persona == nil {
+		b.WriteString("null}")
+		return b.String()
+	}
+	p := s.Persona
+	b.WriteString(`{"behaviors": [`)
+	for i, bh := range p.Behaviors {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`{"behavior_instructions": `)
+		pyStrings(&b, bh.Instructions)
+		b.WriteString(`, "description": `)
+		pyString(&b, bh.Description)
+		b.WriteString(`, "name": `)
+		pyString(&b, bh.Name)
+		b.WriteString(`, "violation_rubrics": `)
+		pyStrings(&b, bh.ViolationRubrics)
+		b.WriteString("}")
+	}
+	b.WriteString(`], "description": `)
+	pyString(&b, p.Description)
+	b.WriteString(`, "id": `)
+	pyString(&b, p.ID)
+	b.WriteString("}}")
+	return b.String()
+}
+
+func pyStrings(b *strings.Builder, list []string) {
+	b.WriteString("[")
+	for i, s := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		pyString(b, s)
+	}
+	b.WriteString("]")
+}
+
+// pyString writes s as Python's json.dumps with ensure_ascii does:
+// \" \\ \n \r \t \b \f, other control and all non-ASCII characters as
+// lower-case \uXXXX (UTF-16 surrogate pairs beyond the BMP).
+func pyString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || (r > 0x7e && r <= 0xffff):
+			fmt.Fprintf(b, `\u%04x`, r)
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// parseScenario reads a ConversationScenario: both casings, unknown keys
+// rejected, user_persona null, a pre-built persona id, or a persona object.
+func parseScenario(x value) (Scenario, error) {
+	o, err := x.object()
+	if err != nil {
+		return Scenario{}, err
+	}
+	if err := x.onlyKeys(o, "starting_prompt", "conversation_plan", "user_persona"); err != nil {
+		return Scenario{}, err
+	}
+	var s Scenario
+	sp, err := x.required(o, "starting_prompt", "a scenario needs the first user message")
+	if err != nil {
+		return s, err
+	}
+	if s.StartingPrompt, err = sp.str(); err != nil {
+		return s, err
+	}
+	if strings.TrimSpace(s.StartingPrompt) == "" {
+		return s, sp.errorf("empty: the starting prompt is sent as the first user message")
+	}
+	cp, err := x.required(o, "conversation_plan", "a scenario needs the plan the simulated user follows")
+	if err != nil {
+		return s, err
+	}
+	if s.ConversationPlan, err = cp.str(); err != nil {
+		return s, err
+	}
+	if up, ok := x.pyField(o, "user_persona"); ok {
+		p, err := parsePersonaRef(up)
+		if err != nil {
+			return s, err
+		}
+		s.Persona = &p
+	}
+	return s, nil
+}
+
+// parsePersonaRef reads a persona id (resolved in the pre-built catalogue)
+// or a persona object.
+func parsePersonaRef(x value) (Persona, error) {
+	if id, ok := x.v.(string); ok {
+		p, ok := Prebuilt(id)
+		if !ok {
+			return Persona{}, x.errorf("unknown persona id %q (pre-built: %s); give a custom persona as an object {\"id\", \"description\", \"behaviors\"}",
+				id, strings.Join(PersonaIDs(), ", "))
+		}
+		return p, nil
+	}
+	return parsePersona(x)
+}
+
+// parsePersona reads a UserPersona object: snake_case keys only, all
+// fields required, unknown keys ignored (as ADK's plain pydantic model).
+func parsePersona(x value) (Persona, error) {
+	o, err := x.object()
+	if err != nil {
+		return Persona{}, x.errorf("want a persona id or a persona object, got %s", kind(x.v))
+	}
+	var p Persona
+	idv, ok := x.field(o, "id")
+	if !ok {
+		return p, idv.errorf("missing: a persona needs an id")
+	}
+	if p.ID, err = idv.str(); err != nil {
+		return p, err
+	}
+	dv, ok := x.field(o, "description")
+	if !ok {
+		return p, dv.errorf("missing: a persona needs a description")
+	}
+	if p.Description, err = dv.str(); err != nil {
+		return p, err
+	}
+	bv, ok := x.field(o, "behaviors")
+	if !ok {
+		return p, bv.errorf("missing: a persona needs a list of behaviors")
+	}
+	items, err := bv.list()
+	if err != nil {
+		return p, err
+	}
+	for _, it := range items {
+		b, err := parseBehavior(it)
+		if err != nil {
+			return p, err
+		}
+		p.Behaviors = append(p.Behaviors, b)
+	}
+	return p, nil
+}
+
+func parseBehavior(x value) (Behavior, error) {
+	o, err := x.object()
+	if err != nil {
+		return Behavior{}, err
+	}
+	var b Behavior
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"name", &b.Name}, {"description", &b.Description}} {
+		v, ok := x.field(o, f.key)
+		if !ok {
+			return b, v.errorf("missing: a behavior needs %s", f.key)
+		}
+		if *f.dst, err = v.str(); err != nil {
+			return b, err
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *[]string
+	}{{"behavior_instructions", &b.Instructions}, {"violation_rubrics", &b.ViolationRubrics}} {
+		v, ok := x.field(o, f.key)
+		if !ok {
+			return b, v.errorf("missing: a behavior needs %s (a list of strings)", f.key)
+		}
+		if *f.dst, err = v.strings(); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// ParseScenario reads one conversation_scenario object; name and field
+// say where it came from, for errors ("home.evalset.json",
+// "eval_cases[2].conversation_scenario").
+func ParseScenario(name, field string, data []byte) (Scenario, error) {
+	x, err := decode(name, data)
+	if err != nil {
+		return Scenario{}, err
+	}
+	x.path = field
+	return parseScenario(x)
+}
