@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2"
+	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
 // StopSignal ends a simulated conversation when the user model writes it
@@ -81,7 +83,7 @@ func newPrompter(custom string, persona map[string]any, plan string) (*prompter,
 	src := defaultPrompt
 	switch {
 	case custom != "":
-		if persona != nil && !strings.Contains(custom, "persona") {
+		if persona != nil && !referencedNames(custom)["persona"] {
 			return nil, ErrPersonaNotReferenced
 		}
 		src = custom
@@ -162,4 +164,44 @@ func renderBehaviors(persona map[string]any, plan string) (map[string]any, error
 	}
 	out["behaviors"] = behaviors
 	return out, nil
+}
+
+// checkCustomInstructions parses custom instructions and checks they
+// reference the variables ADK requires of them.
+func checkCustomInstructions(src string) error {
+	if src == "" {
+		return nil
+	}
+	if _, err := gonja.FromString(src); err != nil {
+		return fmt.Errorf("user_simulator_config.custom_instructions: not a valid Jinja template: %w", err)
+	}
+	names := referencedNames(src)
+	var missing []string
+	for _, v := range []string{"stop_signal", "conversation_plan", "conversation_history"} {
+		if !names[v] {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("user_simulator_config.custom_instructions must reference %s (as {{ %s }})", strings.Join(missing, ", "), missing[0])
+	}
+	return nil
+}
+
+// referencedNames are the variable names a template's expressions use
+// (attribute names after a dot left out), read with gonja's lexer.
+func referencedNames(src string) map[string]bool {
+	names := map[string]bool{}
+	stream := tokens.LexAll(src, config.New())
+	var prev *tokens.Token
+	for !stream.End() {
+		tok := stream.Next()
+		if tok.Type == tokens.Name && (prev == nil || prev.Type != tokens.Dot) {
+			names[tok.Val] = true
+		}
+		if tok.Type != tokens.Whitespace {
+			prev = tok
+		}
+	}
+	return names
 }
