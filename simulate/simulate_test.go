@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/adkapi"
+	"github.com/adkproxy/adkproxy/internal/fakeadk"
 	"github.com/adkproxy/adkproxy/internal/fakejudge"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scenarios"
@@ -71,7 +72,7 @@ type run struct {
 
 // play runs the scenarios against agent with the simulated user recorded
 // into (upstream set) or replayed from simDir.
-func play(t *testing.T, agent *fakeADK, simDir string, upstream string) run {
+func play(t *testing.T, agent *fakeadk.Server, simDir string, upstream string) run {
 	t.Helper()
 	cases, err := scenarios.ParseFile("scenarios.json", []byte(scenarioFile))
 	if err != nil {
@@ -172,7 +173,7 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 	user := &userScript{}
 	up := httptest.NewServer(&fakejudge.Handler{Script: user.reply})
 	simDir := t.TempDir()
-	rec := play(t, &fakeADK{weather: "sunny"}, simDir, up.URL)
+	rec := play(t, &fakeadk.Server{Weather: "sunny"}, simDir, up.URL)
 	up.Close()
 
 	a, b, c := rec.transcripts[0], rec.transcripts[1], rec.transcripts[2]
@@ -213,7 +214,7 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 		t.Errorf("custom persona prompt:\n%s", grumpy)
 	}
 
-	rep := play(t, &fakeADK{weather: "sunny"}, simDir, "")
+	rep := play(t, &fakeadk.Server{Weather: "sunny"}, simDir, "")
 	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile} {
 		if got, want := read(t, filepath.Join(rep.out, f)), read(t, filepath.Join(rec.out, f)); got != want {
 			t.Errorf("%s differs in replay:\n%s\nrecorded:\n%s", f, got, want)
@@ -232,7 +233,7 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 		t.Errorf("replay stats %+v", st)
 	}
 
-	changed := play(t, &fakeADK{weather: "rainy"}, simDir, "")
+	changed := play(t, &fakeadk.Server{Weather: "rainy"}, simDir, "")
 	ca := changed.transcripts[0]
 	// Turn 4 differs too (its history holds the same reply): the first
 	// divergence is where the conversations parted.
@@ -258,7 +259,7 @@ func TestShowOutputs(t *testing.T) {
 	user := &userScript{}
 	up := httptest.NewServer(&fakejudge.Handler{Script: user.reply})
 	defer up.Close()
-	rec := play(t, &fakeADK{weather: "sunny"}, t.TempDir(), up.URL)
+	rec := play(t, &fakeadk.Server{Weather: "sunny"}, t.TempDir(), up.URL)
 	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile, simulate.SessionsCSV, simulate.SessionsJSON, simulate.SummaryFile} {
 		t.Logf("== %s\n%s", f, read(t, filepath.Join(rec.out, f)))
 	}

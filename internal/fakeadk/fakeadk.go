@@ -1,8 +1,14 @@
-// A loopback stand-in for an ADK API server, for the simulate tests: named
-// sessions, run_sse with a scripted weather agent that calls a tool, and
-// the session with all its events.
-
-package simulate_test
+// Package fakeadk is a scripted stand-in for an ADK API server (adk
+// api_server), for tests and benchmarks of adkproxy simulate: named
+// sessions, run_sse with a weather agent that calls a tool, and the
+// session with all its events, in the JSON the servers write (camelCase,
+// usageMetadata on model answers).
+//
+// The agent: a message naming Paris or Rome gets a get_weather call, its
+// result and a report ("It is 21°C and <Weather> in <city>."), a message
+// with "thanks" a farewell ("You're welcome. Anything else?"), anything
+// else a question ("Which city?").
+package fakeadk
 
 import (
 	"encoding/json"
@@ -14,10 +20,10 @@ import (
 	"time"
 )
 
-type fakeADK struct {
-	// weather is the sky the agent reports ("sunny"); changing it is a
+type Server struct {
+	// Weather is the sky the agent reports ("sunny"); changing it is a
 	// changed agent.
-	weather string
+	Weather string
 
 	mu       sync.Mutex
 	sessions map[string]*fakeSession
@@ -32,7 +38,8 @@ type fakeSession struct {
 	Events  []any          `json:"events"`
 }
 
-func (f *fakeADK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves the API at the root (no prefix).
+func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.sessions == nil {
@@ -40,6 +47,10 @@ func (f *fakeADK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if r.Method == http.MethodPost && len(seg) == 5 && seg[0] == "apps" && seg[4] == "sessions" {
+		f.n++
+		seg = append(seg, fmt.Sprintf("s-%d", f.n)) // the server names it
+	}
 	switch {
 	case r.Method == http.MethodPost && len(seg) == 6 && seg[0] == "apps" && seg[4] == "sessions":
 		var req struct {
@@ -86,11 +97,11 @@ func (f *fakeADK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, "data: %s\n\n", b)
 		}
 	default:
-		http.Error(w, "fakeADK: no route "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+		http.Error(w, "fakeadk: no route "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 	}
 }
 
-func (f *fakeADK) event(inv, author string, part map[string]any, usage bool) map[string]any {
+func (f *Server) event(inv, author string, part map[string]any, usage bool) map[string]any {
 	f.n++
 	role := "model"
 	if author == "user" {
@@ -108,14 +119,14 @@ func (f *fakeADK) event(inv, author string, part map[string]any, usage bool) map
 
 // answer is the weather agent: a message naming Paris or Rome gets a tool
 // call and a report, "thanks" a farewell, anything else a question.
-func (f *fakeADK) answer(inv, user string) []any {
+func (f *Server) answer(inv, user string) []any {
 	lower := strings.ToLower(user)
 	for _, city := range []string{"Paris", "Rome"} {
 		if strings.Contains(lower, strings.ToLower(city)) {
 			return []any{
 				f.event(inv, "weather_agent", map[string]any{"functionCall": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "args": map[string]any{"city": city}}}, true),
-				f.event(inv, "weather_agent", map[string]any{"functionResponse": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "response": map[string]any{"city": city, "sky": f.weather, "temp_c": 21}}}, false),
-				f.event(inv, "weather_agent", map[string]any{"text": fmt.Sprintf("It is 21°C and %s in %s.", f.weather, city)}, true),
+				f.event(inv, "weather_agent", map[string]any{"functionResponse": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "response": map[string]any{"city": city, "sky": f.Weather, "temp_c": 21}}}, false),
+				f.event(inv, "weather_agent", map[string]any{"text": fmt.Sprintf("It is 21°C and %s in %s.", f.Weather, city)}, true),
 			}
 		}
 	}
