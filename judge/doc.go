@@ -1,6 +1,7 @@
 // Package judge computes ADK's LLM-judged metrics — final_response_match_v2,
-// rubric_based_final_response_quality_v1, rubric_based_tool_use_quality_v1
-// and hallucinations_v1 — for package scoring (it implements
+// rubric_based_final_response_quality_v1, rubric_based_tool_use_quality_v1,
+// hallucinations_v1 and, for conversation_scenario cases,
+// per_turn_user_simulator_quality_v1 — for package scoring (it implements
 // scoring.Judge). It owns the prompts (adkproxy's own text, embedded
 // text/template files under prompts/, each stating the output format its
 // parser expects), the parsers (ADK's regular expressions and their quirks),
@@ -14,8 +15,9 @@
 // transport, so every judge call is recorded into, or replayed from, a
 // cassette like an agent's traffic. Each call names its cassette (one per
 // eval case: "<eval_set_id>/<eval_id>") and its key ("<eval_id>/<invocation>/
-// <criterion>/<sample>") in the X-Adkproxy-Cassette and X-Adkproxy-Invocation
-// headers. Calls of one case are made one after another, in a fixed order,
+// <criterion>/<sample>"; the simulator metric's stop check uses samples
+// "stop.<n>" of the last turn) in the X-Adkproxy-Cassette and
+// X-Adkproxy-Invocation headers. Calls of one case are made one after another, in a fixed order,
 // so identical requests (the samples of one invocation) meet their
 // recordings in the order they were recorded.
 package judge

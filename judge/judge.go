@@ -31,7 +31,7 @@ func (j *Judge) Evaluate(ctx context.Context, cr *scoring.Criterion, c *scoring.
 		m.Reason = err.Error()
 		return
 	}
-	run := &caseRun{j: j, cassette: CassetteName(c), c: c, metric: cr.Metric, opts: opts}
+	run := &caseRun{j: j, cassette: CassetteName(c), c: c, metric: cr.Metric, threshold: cr.Threshold, opts: opts}
 	switch cr.Metric {
 	case scoring.FinalResponseMatchV2:
 		err = run.finalResponseMatch(ctx, m)
@@ -39,6 +39,8 @@ func (j *Judge) Evaluate(ctx context.Context, cr *scoring.Criterion, c *scoring.
 		err = run.rubricBased(ctx, m)
 	case scoring.HallucinationsV1:
 		err = run.hallucinations(ctx, m)
+	case scoring.PerTurnUserSimulatorQualityV1:
+		err = run.simulatorQuality(ctx, m)
 	default:
 		err = fmt.Errorf("%s is not an LLM-judged metric", cr.Metric)
 	}
@@ -56,7 +58,10 @@ type caseRun struct {
 	cassette string
 	c        *scoring.Case
 	metric   string
-	opts     options
+	// threshold decides which turns pass, for the metrics whose score
+	// counts passing turns.
+	threshold float64
+	opts      options
 }
 
 func (r *caseRun) key(inv int, sample string) key {

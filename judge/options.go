@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/scenarios"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -32,6 +33,9 @@ type options struct {
 	// Config is judge_model_options.judge_model_config: the generation
 	// settings of every judge call (temperature, …); nil for none.
 	Config *genai.GenerateContentConfig
+	// StopSignal is per_turn_user_simulator_quality_v1's stop_signal: what
+	// the simulated user writes to end the conversation.
+	StopSignal string
 }
 
 // modelConfig reads a GenerateContentConfig written in snake_case (as ADK's
@@ -104,7 +108,7 @@ func number(v any) (float64, bool) {
 
 // readOptions reads cr's fields; errors name the field and what it needs.
 func readOptions(cr *scoring.Criterion) (options, error) {
-	o := options{Model: DefaultModel, NumSamples: DefaultNumSamples}
+	o := options{Model: DefaultModel, NumSamples: DefaultNumSamples, StopSignal: scenarios.StopSignal}
 	f := cr.Fields
 	if jmo, ok := field(f, "judge_model_options"); ok && jmo != nil {
 		m, ok := jmo.(map[string]any)
@@ -139,6 +143,13 @@ func readOptions(cr *scoring.Criterion) (options, error) {
 			return o, fmt.Errorf("criteria.%s.evaluate_intermediate_nl_responses: want true or false", cr.Metric)
 		}
 		o.Intermediate = b
+	}
+	if v, ok := field(f, "stop_signal"); ok && v != nil && cr.Metric == scoring.PerTurnUserSimulatorQualityV1 {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			return o, fmt.Errorf("criteria.%s.stop_signal: want the text that ends a simulated conversation, such as %q", cr.Metric, scenarios.StopSignal)
+		}
+		o.StopSignal = s
 	}
 	if v, ok := field(f, "rubrics"); ok && v != nil {
 		rs, err := readRubrics(v, "criteria."+cr.Metric+".rubrics")
@@ -185,6 +196,17 @@ func readRubrics(v any, where string) ([]rubric, error) {
 	return out, nil
 }
 
+// decodeRubrics reads rubrics kept as JSON; where names them in errors.
+func decodeRubrics(raw json.RawMessage, where string) ([]rubric, error) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	return readRubrics(v, where)
+}
+
 // rubricType is the type a rubric of each rubric-based metric may have
 // (a rubric without a type goes to both).
 var rubricType = map[string]string{
@@ -198,13 +220,7 @@ var rubricType = map[string]string{
 func rubricsFor(metric string, criterion []rubric, inv *scoring.Invocation, invN int) ([]rubric, error) {
 	all := append([]rubric(nil), criterion...)
 	if inv != nil && len(inv.Rubrics) > 0 {
-		var raw any
-		dec := json.NewDecoder(strings.NewReader(string(inv.Rubrics)))
-		dec.UseNumber()
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("invocation %d: rubrics: %v", invN, err)
-		}
-		own, err := readRubrics(raw, fmt.Sprintf("expected invocation %d: rubrics", invN))
+		own, err := decodeRubrics(inv.Rubrics, fmt.Sprintf("expected invocation %d: rubrics", invN))
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/scenarios"
 )
 
 // Expected holds expectations: eval cases from ADK EvalSet files or a
@@ -33,8 +34,12 @@ type ExpectedCase struct {
 	EvalSetID string
 	File      string
 	// Scenario is the case's conversation_scenario (JSON) when it has one
-	// instead of a conversation; Invocations are then nil.
+	// instead of a conversation; Invocations are then nil. It was checked
+	// by scenarios.ParseScenario when the eval set was read.
 	Scenario json.RawMessage
+	// Rubrics are the case's own rubrics (EvalCase.rubrics, as JSON),
+	// which the rubric-based judged metrics apply to every invocation.
+	Rubrics json.RawMessage
 }
 
 // LoadExpected reads expectations from path:
@@ -220,6 +225,12 @@ func parseEvalCase(n node) (ExpectedCase, error) {
 		return ExpectedCase{}, err
 	}
 	ec := ExpectedCase{ID: id}
+	if rb, ok := n.pyField(o, "rubrics"); ok && rb.v != nil {
+		if _, err := rb.list(); err != nil {
+			return ec, err
+		}
+		ec.Rubrics, _ = json.Marshal(plain(rb.v))
+	}
 	conv, hasConv := n.pyField(o, "conversation")
 	scen, hasScen := n.pyField(o, "conversation_scenario")
 	hasConv = hasConv && conv.v != nil
@@ -232,6 +243,9 @@ func parseEvalCase(n node) (ExpectedCase, error) {
 			return ec, err
 		}
 		ec.Scenario, _ = json.Marshal(plain(scen.v))
+		if _, err := scenarios.ParseScenario(scen.file, scen.path, ec.Scenario); err != nil {
+			return ec, err
+		}
 		return ec, nil
 	case !hasConv:
 		return ec, n.errorf("has neither conversation nor conversation_scenario")

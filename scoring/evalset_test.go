@@ -187,6 +187,12 @@ func TestParseEvalSetErrorsNameTheJSONPath(t *testing.T) {
 		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [], "conversation_scenario": {"starting_prompt": "hi"}}]}`,
 			`x.evalset.json: eval_cases[0]: has both conversation and conversation_scenario; an eval case has exactly one`},
 		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a"}]}`, `x.evalset.json: eval_cases[0]: has neither conversation nor conversation_scenario`},
+		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation_scenario": {"starting_prompt": "hi"}}]}`,
+			`x.evalset.json: eval_cases[0].conversation_scenario.conversation_plan: missing: a scenario needs the plan the simulated user follows`},
+		{`{"eval_set_id": "s", "evalCases": [{"evalId": "a", "conversationScenario": {"startingPrompt": "hi", "conversationPlan": "p", "userPersona": "GURU"}}]}`,
+			`x.evalset.json: evalCases[0].conversationScenario.userPersona: unknown persona id "GURU" (pre-built: EXPERT, NOVICE, EVALUATOR); give a custom persona as an object {"id", "description", "behaviors"}`},
+		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "rubrics": {}, "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}]}`,
+			`x.evalset.json: eval_cases[0].rubrics: expected a list, got an object`},
 		{`[{"query": "hi"}, {"reference": "no query"}]`, `x.evalset.json: [1].query: missing: a turn needs query`},
 		{`"a string"`, `x.evalset.json: expected an EvalSet object (or, in older *.test.json files, a list), got the string "a string"`},
 		{"{\"eval_set_id\": \"s\",\n \"eval_cases\": [}", `x.evalset.json:2:17: invalid JSON: invalid character '}' looking for beginning of value`},
@@ -197,6 +203,21 @@ func TestParseEvalSetErrorsNameTheJSONPath(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.json, err, tc.want)
 		}
+	}
+}
+
+func TestParseEvalSetKeepsCaseRubrics(t *testing.T) {
+	exp, err := ParseEvalSet("x.json", []byte(`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "rubrics": [{"rubric_id": "r", "rubric_content": {"text_property": "Polite."}}],
+	  "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "EXPERT"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(exp.Cases[0].Rubrics); got != `[{"rubric_content":{"text_property":"Polite."},"rubric_id":"r"}]` {
+		t.Errorf("case rubrics %s", got)
+	}
+	cases, _ := Pair([]Session{{Cassette: "a", Invocations: []Invocation{{UserText: "hi"}}}}, exp)
+	if len(cases) != 1 || string(cases[0].Rubrics) != string(exp.Cases[0].Rubrics) || cases[0].Scenario == nil {
+		t.Errorf("paired case %+v", cases)
 	}
 }
 

@@ -134,7 +134,7 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 			m.Status, m.Reason = NotEvaluated, "not compared: "+c.Failure
 			return m
 		case c.Expected == nil && c.Scenario != nil:
-			m.Status, m.Reason = NotEvaluated, "the eval case has a conversation_scenario, no expected conversation to compare with"
+			m.Status, m.Reason = NotEvaluated, scenarioNoExpected
 			return m
 		case c.Expected == nil:
 			m.Status, m.Reason = NotEvaluated, "no expected invocations: the session was not paired with an eval case or a golden run"
@@ -157,6 +157,10 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 	judge(&m, cr, false)
 	return m
 }
+
+// scenarioNoExpected is why a metric that compares with expected
+// invocations is NOT_EVALUATED on a scenario case.
+const scenarioNoExpected = "the eval case has a conversation_scenario, no expected conversation to compare with"
 
 // judge sets the statuses a metric left unset (0) from its scores and the
 // threshold, and completes the reason of a metric that did not pass.

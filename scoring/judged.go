@@ -16,6 +16,9 @@ const (
 	RubricBasedFinalResponseQualityV1 = "rubric_based_final_response_quality_v1"
 	RubricBasedToolUseQualityV1       = "rubric_based_tool_use_quality_v1"
 	HallucinationsV1                  = "hallucinations_v1"
+	// PerTurnUserSimulatorQualityV1 grades the user turns of a
+	// simulated conversation (conversation_scenario cases only).
+	PerTurnUserSimulatorQualityV1 = "per_turn_user_simulator_quality_v1"
 )
 
 // Judge computes ADK's LLM-judged metrics. Evaluate fills m's Score,
@@ -30,7 +33,7 @@ type Judge interface {
 // IsJudged says whether metric is one of ADK's LLM-judged metrics.
 func IsJudged(metric string) bool {
 	switch metric {
-	case FinalResponseMatchV2, RubricBasedFinalResponseQualityV1, RubricBasedToolUseQualityV1, HallucinationsV1:
+	case FinalResponseMatchV2, RubricBasedFinalResponseQualityV1, RubricBasedToolUseQualityV1, HallucinationsV1, PerTurnUserSimulatorQualityV1:
 		return true
 	}
 	return false
@@ -45,8 +48,12 @@ func evaluateJudged(ctx context.Context, cfg *Config, cr *Criterion, c *Case, m 
 	switch {
 	case c.Failure != "":
 		m.Reason = "not compared: " + c.Failure
+	case cr.Metric == FinalResponseMatchV2 && c.Expected == nil && c.Scenario != nil:
+		m.Reason = scenarioNoExpected
 	case cr.Metric == FinalResponseMatchV2 && c.Expected == nil:
 		m.Reason = "no expected invocations: final_response_match_v2 compares with the expected final responses"
+	case cr.Metric == PerTurnUserSimulatorQualityV1 && c.Scenario == nil:
+		m.Reason = "per_turn_user_simulator_quality_v1 grades a simulated user: the eval case has no conversation_scenario"
 	default:
 		cfg.Judge.Evaluate(ctx, cr, c, m)
 	}

@@ -100,7 +100,7 @@ var adkMetrics = map[string]string{
 	"rubric_based_final_response_quality_v1": judgeMissing,
 	"rubric_based_tool_use_quality_v1":       judgeMissing,
 	"hallucinations_v1":                      judgeMissing,
-	"per_turn_user_simulator_quality_v1":     "it needs an LLM judge",
+	"per_turn_user_simulator_quality_v1":     judgeMissing,
 	"multi_turn_task_success_v1":             "it needs Vertex AI's Gen AI Evaluation service",
 	"multi_turn_trajectory_quality_v1":       "it needs Vertex AI's Gen AI Evaluation service",
 	"multi_turn_tool_use_quality_v1":         "it needs Vertex AI's Gen AI Evaluation service",

@@ -99,8 +99,13 @@ type Case struct {
 	// expectations).
 	EvalSetID string
 	// Scenario is the eval case's conversation_scenario (JSON) when it has
-	// one instead of a conversation; custom metrics receive it.
+	// one instead of a conversation; custom metrics receive it, the judge
+	// reads it with scenarios.ParseScenario.
 	Scenario json.RawMessage
+	// Rubrics are the eval case's own rubrics (JSON), applied to every
+	// invocation by the rubric-based judged metrics, as ADK copies
+	// EvalCase.rubrics onto every actual invocation.
+	Rubrics json.RawMessage
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
