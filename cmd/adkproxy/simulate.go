@@ -109,7 +109,7 @@ func runSimulate(c *cli.Context) error {
 		}
 		rec, err = startModelRecorder(c, modelRecorderFlags{command: "simulate", dir: "sim-cassettes", mode: "sim-mode",
 			baseURL: "sim-base-url", what: "the simulated user", model: "the simulated user's model",
-			rerecord: "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
+			rerecord:   "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
 			replayMode: proxy.ReplayLenient})
 		if err != nil {
 			return err
