@@ -23,6 +23,9 @@ type Config struct {
 	Mode       Mode
 	RecordMode RecordMode // record mode only; default RecordOverwrite
 	ReplayMode ReplayMode // replay mode only; default ReplayStrict
+	// Match says how replay finds a request's recording; default MatchBody
+	// (keyed.go).
+	Match MatchMode
 	// Matcher decides which fields matching ignores (--ignore).
 	Matcher *matcher.Matcher
 	// Dir is the cassette folder.
@@ -113,6 +116,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.ReplayMode == "" {
 		c.ReplayMode = ReplayStrict
+	}
+	if c.Match == "" {
+		c.Match = MatchBody
 	}
 	if c.Matcher == nil {
 		c.Matcher = matcher.Default()

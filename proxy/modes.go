@@ -107,7 +107,10 @@ func (c *Config) validate() error {
 	if _, err := ParseRecordMode(string(c.RecordMode)); err != nil {
 		return err
 	}
-	_, err := ParseReplayMode(string(c.ReplayMode))
+	if _, err := ParseReplayMode(string(c.ReplayMode)); err != nil {
+		return err
+	}
+	_, err := ParseMatchMode(string(c.Match))
 	return err
 }
 

@@ -7,6 +7,7 @@ package proxy
 import (
 	"sync"
 
+	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -47,6 +48,11 @@ type Outcome struct {
 	Served     bool                 `json:"served,omitempty"`
 	Diffs      []matcher.Difference `json:"diffs,omitempty"`
 	Message    string               `json:"message,omitempty"`
+	// Conformance is the key a model call was looked up by under
+	// MatchConformance, and Findings how its body differs from the
+	// recording it was answered with, grouped (keyed.go).
+	Conformance *adkconformance.Key      `json:"conformance,omitempty"`
+	Findings    []adkconformance.Finding `json:"findings,omitempty"`
 }
 
 func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) Outcome {

@@ -166,6 +166,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
+	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {
+		return
+	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
 			s.replayed(w, r, name, e, body)

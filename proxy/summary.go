@@ -38,6 +38,7 @@ func Summary(r Report, st Stats, more string) string {
 		fmt.Fprintf(&b, "; %d request(s) refused", st.Failed)
 	}
 	b.WriteByte('\n')
+	b.WriteString(findingsLine(r.Outcomes))
 	follows := FollowOns(r.Outcomes)
 	caused := make([]int, len(r.Outcomes)) // how many later mismatches each one explains
 	for _, at := range follows {

@@ -48,6 +48,9 @@ type tape struct {
 	// calls (tooltape.go).
 	tools     map[matcher.Fingerprint][]*entry
 	toolsSent map[uint64]*entry
+	// keyed is the state of conformance matching (keyed.go), made on
+	// first use.
+	keyed *keyedTape
 }
 
 type entry struct {

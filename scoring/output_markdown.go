@@ -82,35 +82,7 @@ func mdIcon(s EvalStatus) string {
 	return "⚠️"
 }
 
-// mdEscape makes s one line of plain Markdown text that renders as itself,
-// also inside a table cell: punctuation Markdown or HTML would act on is
-// backslash-escaped.
-func mdEscape(s string) string {
-	s = textfmt.OneLine(s)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]<>()#+!|~&", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// mdEscape and mdCode are textfmt's Markdown helpers, under short names.
+func mdEscape(s string) string { return textfmt.MarkdownText(s) }
 
-// mdCode shows s as inline code, with a fence longer than any run of
-// backticks inside it. In a table cell a "|" is escaped, which GitHub
-// undoes inside code too.
-func mdCode(s string, inTable bool) string {
-	s = textfmt.OneLine(s)
-	if inTable {
-		s = strings.ReplaceAll(s, "|", "\\|")
-	}
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
+func mdCode(s string, inTable bool) string { return textfmt.MarkdownCode(s, inTable) }

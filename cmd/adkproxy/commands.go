@@ -55,6 +55,7 @@ func replayCommand() *cli.Command {
 			exitStatusHelp,
 		Flags: append(append(commonFlags(), forwardFlags()...),
 			stringFlag("mode", string(proxy.ReplayStrict), "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),
+			stringFlag("match", string(proxy.MatchBody), "`HOW` model calls find their recording: body (method, path, query and JSON body) or conformance (by user message, agent and the agent's call index, as ADK's ReplayPlugin keys them; body differences are reported as findings, not failures)"),
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
 			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),

@@ -183,6 +183,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		if cfg.ReplayMode, err = proxy.ParseReplayMode(c.String("mode")); err != nil {
 			return cfg, usageErrorf("--mode: %v", err)
 		}
+		if cfg.Match, err = proxy.ParseMatchMode(c.String("match")); err != nil {
+			return cfg, usageErrorf("--match: %v", err)
+		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 	}

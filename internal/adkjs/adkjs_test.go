@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/adkapi"
 	"github.com/adkproxy/adkproxy/internal/adkjs"
+	"github.com/adkproxy/adkproxy/internal/adkjs/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 )
@@ -30,7 +31,7 @@ func TestCorpusAgentsAnswerThroughADKJS(t *testing.T) {
 	upstream := &fakegemini.Handler{}
 	up := httptest.NewServer(upstream)
 	defer up.Close()
-	srv := adkjs.StartServer(t, agents, up.URL)
+	srv := adkjstest.StartServer(t, agents, up.URL)
 
 	c, err := adkapi.New(srv.URL, "")
 	if err != nil {

@@ -10,6 +10,5 @@
 // each root_agent.yaml a small agent.mjs that builds the agent with those,
 // so the same folder serves ADK Python (which reads the YAML) and ADK-JS.
 //
-// StartServer and ServerCommand are for tests: they run the api_server of
-// the npm package pinned in e2e/adkserver.
+// Package adkjstest starts that server for tests.
 package adkjs

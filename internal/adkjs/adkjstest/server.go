@@ -1,7 +1,7 @@
-// Running ADK-JS's API server for tests, from the npm package pinned in
-// e2e/adkserver.
-
-package adkjs
+// Package adkjstest runs ADK-JS's API server for tests, from the npm
+// package pinned in e2e/adkserver: the command line, a free port, start
+// and wait for /health, an environment without real keys.
+package adkjstest
 
 import (
 	"bytes"

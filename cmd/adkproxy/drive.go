@@ -1,0 +1,164 @@
+// The 'adkproxy drive' command: flags and wiring; the turns are adkdrive's,
+// the client adkapi's.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adkproxy/adkproxy/adkapi"
+	"github.com/adkproxy/adkproxy/adkconformance"
+	"github.com/adkproxy/adkproxy/adkdrive"
+	"github.com/adkproxy/adkproxy/scoring"
+	"github.com/urfave/cli/v2"
+)
+
+const driveExitStatusHelp = `EXIT STATUS:
+   0    every turn completed and the session was written
+   1    the server could not be reached, or failed a turn (the session so far is still written)
+   64   usage error (unknown flag, missing --server, --app, or one of --spec and --evalset)
+   65   the --spec or --evalset file is missing, unreadable or invalid
+   73   the --out file could not be written`
+
+func driveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "drive",
+		Usage: "play a conformance spec's or an eval set's user turns against an ADK API server",
+		Description: "Creates a session on the ADK API server at --server (any ADK language: 'adk api_server'),\n" +
+			"posts each user turn to run_sse with only the fields every ADK server accepts, and writes the\n" +
+			"session as the server then returns it, events exactly as it sent them, as JSON.\n\n" +
+			"--spec reads an ADK conformance case's spec.yaml: its initial_state, and user_messages sent in\n" +
+			"order (text or content, with state_delta); a function_response answering a long-running tool\n" +
+			"gets the id of the server's earlier call of that function. --evalset reads an ADK eval set\n" +
+			"(a file or folder, as 'adkproxy score --expected' does): each eval case's user contents are\n" +
+			"played in a session of their own, and the output is a JSON list of the sessions (cases with a\n" +
+			"conversation_scenario are skipped, with a note on stderr).\n\n" +
+			"Run the server under 'adkproxy record -- SERVER COMMAND' to record the run as a golden one, under\n" +
+			"'adkproxy replay' to rerun it offline; 'adkproxy score' then scores the cassettes.\n\n" +
+			driveExitStatusHelp,
+		Flags: []cli.Flag{
+			stringFlag("server", "", "base `URL` of the ADK API server, e.g. http://127.0.0.1:8000 (required)"),
+			stringFlag("prefix", "", "`PATH` the API is mounted under: empty for ADK Python and ADK-JS, /api for ADK Go"),
+			stringFlag("app", "", "`NAME` of the app (agent folder) to run (required)"),
+			stringFlag("spec", "", "conformance spec.yaml `FILE` with the turns"),
+			stringFlag("evalset", "", "ADK eval set `PATH` (a file or a folder of them) with the turns"),
+			stringFlag("user", "user", "user `ID` the sessions belong to"),
+			stringFlag("out", "", "write the session JSON to `FILE` (atomically) instead of stdout"),
+			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
+		},
+		Action:       runDrive,
+		OnUsageError: commandUsageError,
+	}
+}
+
+func runDrive(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("drive: unexpected argument %q (see 'adkproxy drive --help')", c.Args().First())
+	}
+	server, app := c.String("server"), c.String("app")
+	if server == "" || app == "" {
+		return usageErrorf("drive: --server and --app are required (see 'adkproxy drive --help')")
+	}
+	specPath, evalPath := c.String("spec"), c.String("evalset")
+	if (specPath == "") == (evalPath == "") {
+		return usageErrorf("drive: give exactly one of --spec and --evalset")
+	}
+	client, err := adkapi.New(server, c.String("prefix"))
+	if err != nil {
+		return usageErrorf("drive: --server: %v", err)
+	}
+	var convs []adkdrive.Conversation
+	if specPath != "" {
+		spec, err := adkconformance.ReadSpec(specPath)
+		if err != nil {
+			return withCode(exitDataErr, fmt.Errorf("--spec: %w", err))
+		}
+		convs = []adkdrive.Conversation{adkdrive.FromSpec(spec)}
+	} else {
+		exp, err := scoring.LoadExpected(evalPath)
+		if err != nil {
+			return withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
+		}
+		var skipped []string
+		convs, skipped = adkdrive.FromEvalSet(exp)
+		for _, s := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "adkproxy: drive: skipped %s\n", s)
+		}
+		if len(convs) == 0 {
+			return withCode(exitDataErr, fmt.Errorf("--evalset: %s has no eval case with a fixed conversation to play", evalPath))
+		}
+	}
+	if wait := c.Duration("wait"); wait > 0 {
+		if err := waitForServer(c.Context, client, wait); err != nil {
+			return err
+		}
+	}
+
+	d := &adkdrive.Driver{Client: client, App: app, User: c.String("user")}
+	var sessions []*adkapi.Session
+	var runErr error
+	for _, conv := range convs {
+		s, err := d.Drive(c.Context, conv)
+		if s != nil {
+			sessions = append(sessions, s)
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	var out any = sessions
+	if specPath != "" && len(sessions) == 1 {
+		out = sessions[0]
+	}
+	if len(sessions) > 0 {
+		data, err := sessionJSON(out)
+		if err != nil {
+			return err
+		}
+		if err := writeOutput(c, c.String("out"), data); err != nil {
+			return errors.Join(runErr, err)
+		}
+	}
+	if runErr != nil {
+		return withCode(exitFailure, fmt.Errorf("drive: %w", runErr))
+	}
+	return nil
+}
+
+// sessionJSON is the sessions indented for reading; json.Indent keeps every
+// value the server sent as it was.
+func sessionJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("drive: encoding the session: %w", err)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, fmt.Errorf("drive: encoding the session: %w", err)
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// waitForServer polls list-apps (every ADK server has it) until it answers.
+func waitForServer(ctx context.Context, client *adkapi.Client, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		_, err := client.ListApps(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("drive: the server did not answer within --wait %v: %w", wait, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,149 @@
+// Conformance matching (--match conformance): a model call is answered by
+// the recording at its key, as ADK's ReplayPlugin keys it (user message,
+// agent, that agent's call index in the user message), whatever its body
+// says; how the body differs is reported as findings, not failures.
+
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/adkconformance"
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
+)
+
+// MatchMode says how replay finds the recording that answers a request.
+type MatchMode string
+
+const (
+	// MatchBody (default): by method, path, query and canonical body; a
+	// model call without one is compared with the recording at its place.
+	MatchBody MatchMode = "body"
+	// MatchConformance: a model call by its conformance key (see
+	// adkconformance.Key), its body differences reported as findings in
+	// Outcome.Findings; other requests as under MatchBody. For cassettes
+	// imported from ADK's conformance corpus, replayed to an ADK server
+	// of another language, whose requests say the same in other words.
+	MatchConformance MatchMode = "conformance"
+)
+
+// ParseMatchMode checks a match mode name: body or conformance.
+func ParseMatchMode(s string) (MatchMode, error) {
+	return parse(s, "match mode", MatchBody, MatchConformance)
+}
+
+// keyedTape is a tape's state under MatchConformance: the recordings by
+// key, and the live calls placed so far, each agent's counted.
+type keyedTape struct {
+	org      *conversation.Organizer
+	recorded map[keyedCall]*entry
+	live     map[keyedAgent]int // calls so far of each agent in each invocation
+	count    map[keyedAgent]int // recordings of each agent in each invocation
+}
+
+type keyedAgent struct {
+	session, invocation int
+	agent               string
+}
+
+type keyedCall struct {
+	keyedAgent
+	call int
+}
+
+// keyed returns the tape's conformance state, indexing its recordings on
+// first use: each agent's model calls of one invocation in file order.
+// Callers hold t.mu.
+func (t *tape) keyedLocked() *keyedTape {
+	if t.keyed != nil {
+		return t.keyed
+	}
+	k := &keyedTape{org: conversation.NewOrganizer(), recorded: map[keyedCall]*entry{},
+		live: map[keyedAgent]int{}, count: map[keyedAgent]int{}}
+	for _, e := range t.entries {
+		if p := e.x.Place; p != nil && !e.x.IsTool() {
+			a := keyedAgent{p.Session, p.Invocation, p.Agent}
+			k.recorded[keyedCall{a, k.count[a]}] = e
+			k.count[a]++
+		}
+	}
+	t.keyed = k
+	return k
+}
+
+// replayKeyed answers a model call by its key; it returns false for a
+// request that is not a model call, left to body matching.
+func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request) bool {
+	call, ok := conversation.Analyze(s.m, req.Path, req.Body)
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	k := t.keyedLocked()
+	t.mu.Unlock()
+	place, token := k.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
+	a := keyedAgent{place.Session, place.Invocation, place.Agent}
+	t.mu.Lock()
+	t.touched = true
+	n := k.live[a]
+	k.live[a]++
+	recorded := k.count[a]
+	e := k.recorded[keyedCall{a, n}]
+	if e != nil {
+		e.used = true
+	}
+	t.mu.Unlock()
+	key := adkconformance.Key{UserMessage: place.Invocation - 1, Agent: place.Agent, Call: n}
+	if e == nil {
+		k.org.Abandon(token)
+		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
+			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.Hints.Rerecord)
+		o := outcomeFor(OutcomeUnmatched, t.name, req, &place)
+		o.Conformance, o.Message = &key, msg
+		s.report.add(o)
+		s.log.Warn(OutcomeUnmatched+" request", "cassette", t.name, "key", key.String(), "detail", msg)
+		writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
+		return true
+	}
+	for _, payload := range cassettes.ResponsePayloads(&e.x.Response) {
+		k.org.Calls(token, conversation.ResponseCalls(payload))
+	}
+	k.org.Finish(token, &e.x.Response)
+	o := outcomeFor(OutcomeMatched, t.name, req, e.x.Place)
+	o.Conformance = &key
+	if diffs := s.m.Diff(&e.x.Request, req); len(diffs) > 0 {
+		o.Findings = adkconformance.GroupDiffs(keptDiffs(diffs))
+		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
+	}
+	s.report.add(o)
+	s.serve(w, r, &e.x.Response)
+	return true
+}
+
+// findingsLine is the summary's line about conformance findings, or "":
+// how many calls answered by key differ, and in which groups.
+func findingsLine(outcomes []Outcome) string {
+	calls, by := 0, map[string]int{}
+	for _, o := range outcomes {
+		if len(o.Findings) > 0 {
+			calls++
+		}
+		for _, f := range o.Findings {
+			by[f.Group]++
+		}
+	}
+	if calls == 0 {
+		return ""
+	}
+	var groups []string
+	for _, g := range adkconformance.Groups {
+		if by[g] > 0 {
+			groups = append(groups, fmt.Sprintf("%s %d", g, by[g]))
+		}
+	}
+	return fmt.Sprintf("  conformance findings: %d model call(s) answered by key differ from the recording (%s); see the report's findings\n",
+		calls, strings.Join(groups, ", "))
+}

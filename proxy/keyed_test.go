@@ -1,0 +1,176 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/adkconformance"
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/proxy"
+)
+
+// importCase writes the cassette of one shared conformance case into dir.
+func importCase(t *testing.T, dir, name string) *cassettes.Cassette {
+	t.Helper()
+	root := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	cases, err := adkconformance.Cases(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Name != name {
+			continue
+		}
+		cas, problems, err := adkconformance.Import(c)
+		if err != nil || len(problems) > 0 {
+			t.Fatalf("import %s: %v %v", name, err, problems)
+		}
+		path, err := cassettes.PathFor(dir, cas.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cassettes.Save(path, cas, nil); err != nil {
+			t.Fatal(err)
+		}
+		return cas
+	}
+	t.Fatalf("no case %s in %s", name, root)
+	return nil
+}
+
+// reword changes a recorded request the way another ADK language words
+// it: other instruction text, camelCase parameter names, no temperature.
+func reword(t *testing.T, body []byte) string {
+	t.Helper()
+	var req map[string]any
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	si := req["systemInstruction"].(map[string]any)
+	part := si["parts"].([]any)[0].(map[string]any)
+	part["text"] = "Reworded. " + part["text"].(string)
+	if tools, ok := req["tools"].([]any); ok {
+		for _, d := range tools[0].(map[string]any)["functionDeclarations"].([]any) {
+			params, _ := d.(map[string]any)["parameters"].(map[string]any)
+			if props, ok := params["properties"].(map[string]any); ok {
+				if v, ok := props["user_id"]; ok {
+					delete(props, "user_id")
+					props["userId"] = v
+				}
+			}
+		}
+	}
+	delete(req, "generationConfig")
+	out, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func TestConformanceMatchingServesByKey(t *testing.T) {
+	dir := t.TempDir()
+	cas := importCase(t, dir, "tool/function_001")
+	multi := importCase(t, dir, "core/multi_001")
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+	for _, c := range []*cassettes.Cassette{cas, multi} {
+		for i, x := range c.Exchanges {
+			resp := post(t, p.URL, x.Request.Path, http.Header{"X-Adkproxy-Cassette": {c.Name}}, reword(t, x.Request.Body))
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(got) != string(x.Response.Body) {
+				t.Fatalf("%s call %d: status %d, body %s", c.Name, i, resp.StatusCode, got)
+			}
+		}
+	}
+	// One call more than booking_assistant made: nothing at its key.
+	last := cas.Exchanges[len(cas.Exchanges)-1]
+	var extra map[string]any
+	if err := json.Unmarshal([]byte(reword(t, last.Request.Body)), &extra); err != nil {
+		t.Fatal(err)
+	}
+	extra["contents"] = append(extra["contents"].([]any),
+		map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"name": "get_user_id", "args": map[string]any{}}}}},
+		map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"name": "get_user_id", "response": map[string]any{"result": 1}}}}})
+	extraBody, _ := json.Marshal(extra)
+	resp := post(t, p.URL, last.Request.Path, http.Header{"X-Adkproxy-Cassette": {cas.Name}}, string(extraBody))
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(msg), "nothing recorded at user message 0, agent booking_assistant, call 4") ||
+		!strings.Contains(string(msg), "the recording has 4 model call(s) of agent booking_assistant") {
+		t.Errorf("extra call: status %d, %s", resp.StatusCode, msg)
+	}
+	p.stop(t)
+
+	r := p.Report()
+	if r.Counts[proxy.OutcomeMatched] != 6 || r.Counts[proxy.OutcomeUnmatched] != 1 || r.Counts[proxy.OutcomeMismatched] != 0 || r.Counts[proxy.OutcomeUnused] != 0 {
+		t.Fatalf("counts %v", r.Counts)
+	}
+	want := []adkconformance.Key{
+		{UserMessage: 0, Agent: "booking_assistant", Call: 0}, {UserMessage: 0, Agent: "booking_assistant", Call: 1},
+		{UserMessage: 0, Agent: "booking_assistant", Call: 2}, {UserMessage: 0, Agent: "booking_assistant", Call: 3},
+		{UserMessage: 0, Agent: "study_buddy_coordinator", Call: 0}, {UserMessage: 0, Agent: "math_tutor", Call: 0},
+		{UserMessage: 0, Agent: "booking_assistant", Call: 4},
+	}
+	for i, o := range r.Outcomes {
+		if o.Conformance == nil || *o.Conformance != want[i] {
+			t.Errorf("outcome %d: key %+v, want %+v", i, o.Conformance, want[i])
+		}
+		if o.Outcome != proxy.OutcomeMatched {
+			continue
+		}
+		groups := map[string][]string{}
+		for _, f := range o.Findings {
+			for _, d := range f.Diffs {
+				groups[f.Group] = append(groups[f.Group], d.Path)
+			}
+		}
+		if len(groups[adkconformance.GroupSystemInstruction]) != 1 {
+			t.Errorf("outcome %d: system_instruction findings %v", i, groups)
+		}
+		if o.Agent == "booking_assistant" && !strings.Contains(strings.Join(groups[adkconformance.GroupTools], " "), "userId") {
+			t.Errorf("outcome %d: tools findings %v, want the renamed user_id", i, groups)
+		}
+		if len(groups[adkconformance.GroupContents]) != 0 {
+			t.Errorf("outcome %d: contents findings %v, want none", i, groups)
+		}
+	}
+	if s := proxy.Summary(r, p.Stats(), ""); !strings.Contains(s, "conformance findings: 6 model call(s) answered by key differ from the recording (system_instruction 6, tools 4") {
+		t.Errorf("summary:\n%s", s)
+	}
+	// The same reworded requests under body matching are refused.
+	q := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	resp = post(t, q.URL, cas.Exchanges[0].Request.Path, http.Header{"X-Adkproxy-Cassette": {cas.Name}}, reword(t, cas.Exchanges[0].Request.Body))
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Errorf("body matching served a reworded request: status %d", resp.StatusCode)
+	}
+}
+
+func TestConformanceKeyingNeedsTheRecordedAgent(t *testing.T) {
+	dir := t.TempDir()
+	cas := importCase(t, dir, "core/generate_content_config_001")
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+	body := strings.ReplaceAll(string(cas.Exchanges[0].Request.Body), `\"core_agent_002\"`, `\"another_agent\"`)
+	resp := post(t, p.URL, cas.Exchanges[0].Request.Path, http.Header{"X-Adkproxy-Cassette": {cas.Name}}, body)
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(msg), "agent another_agent, call 0") {
+		t.Errorf("status %d: %s", resp.StatusCode, msg)
+	}
+	p.stop(t)
+	if r := p.Report(); r.Counts[proxy.OutcomeUnused] != 1 || r.Counts[proxy.OutcomeUnmatched] != 1 {
+		t.Errorf("counts %v", r.Counts)
+	}
+	if _, err := proxy.ParseMatchMode("fuzzy"); err == nil {
+		t.Error("ParseMatchMode accepted fuzzy")
+	}
+	if _, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: filepath.Join(dir), Match: "fuzzy"}); err == nil {
+		t.Error("New accepted --match fuzzy")
+	}
+}
