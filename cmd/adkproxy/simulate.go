@@ -4,6 +4,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -96,8 +97,10 @@ func runSimulate(c *cli.Context) error {
 		if simCfg, err = scenarios.LoadSimulatorConfig(path); err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 		}
-		if scoreCfg, err = scoring.LoadConfig(path); err != nil {
-			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+		if hasCriteria(path) {
+			if scoreCfg, err = scoring.LoadConfig(path); err != nil {
+				return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+			}
 		}
 	}
 	var rec *modelRecorder
@@ -185,6 +188,30 @@ func simulateVerdict(c *cli.Context, ts []*simulate.Transcript, unused int64) er
 	}
 	fmt.Fprintln(c.App.ErrWriter, "adkproxy: "+summary)
 	return nil
+}
+
+// hasCriteria says whether an eval config names criteria to score with
+// (criteria, custom_metrics or adkproxy's criteria): a config that only
+// sets user_simulator_config scores nothing.
+func hasCriteria(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return true // LoadConfig reports it
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(data, &doc) != nil {
+		return true
+	}
+	var ours struct {
+		Criteria map[string]json.RawMessage `json:"criteria"`
+	}
+	_ = json.Unmarshal(doc["adkproxy"], &ours)
+	return nonEmpty(doc["criteria"]) || nonEmpty(doc["custom_metrics"]) || nonEmpty(doc["customMetrics"]) || len(ours.Criteria) > 0
+}
+
+func nonEmpty(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s != "" && s != "null" && s != "{}" && s != "[]"
 }
 
 func needsModel(cases []*simulate.Case) bool {
