@@ -46,6 +46,10 @@ type Turn struct {
 	User    *genai.Content
 	Events  []adkapi.Event
 	Elapsed time.Duration // the agent's answer, as run_sse took it
+	// UserElapsed is what writing the user's message took: rendering the
+	// prompt and the simulated user's model call (0 for the starting
+	// prompt and static turns) — the simulator's own cost per turn.
+	UserElapsed time.Duration
 }
 
 // Divergence is a replayed user turn whose request differs from its
@@ -127,7 +131,9 @@ func (p *player) play(ctx context.Context) {
 	}
 	p.t.SessionID = sess.ID
 	for n := 1; ; n++ {
+		userStart := time.Now()
 		msg, status, err := p.next(ctx, n)
+		userElapsed := time.Since(userStart)
 		if err != nil {
 			p.fail(status, err)
 			break
@@ -136,7 +142,7 @@ func (p *player) play(ctx context.Context) {
 			p.t.Status = status
 			break
 		}
-		if err := p.send(ctx, sess.ID, msg); err != nil {
+		if err := p.send(ctx, sess.ID, msg, userElapsed); err != nil {
 			p.fail(StatusFailed, fmt.Errorf("turn %d: %w", n, err))
 			break
 		}
@@ -195,10 +201,10 @@ func (p *player) next(ctx context.Context, n int) (*genai.Content, Status, error
 // send runs the agent on msg and adds the turn to the history, with the
 // user's event first (as ADK's driver inserts it, under the agent's
 // invocation id).
-func (p *player) send(ctx context.Context, session string, msg *genai.Content) error {
+func (p *player) send(ctx context.Context, session string, msg *genai.Content, userElapsed time.Duration) error {
 	start := time.Now()
 	events, err := p.r.server.Run(ctx, adkapi.RunRequest{AppName: p.r.app, UserID: p.c.Input.UserID, SessionID: session, NewMessage: msg})
-	turn := Turn{User: msg, Events: events, Elapsed: time.Since(start)}
+	turn := Turn{User: msg, Events: events, Elapsed: time.Since(start), UserElapsed: userElapsed}
 	p.t.Turns = append(p.t.Turns, turn)
 	if err != nil {
 		return err

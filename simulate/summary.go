@@ -23,6 +23,9 @@ type summaryDoc struct {
 	CostUSD     *float64           `json:"cost_usd"`
 	CostNote    string             `json:"cost_note,omitempty"`
 	Latency     summaryLatency     `json:"latency"`
+	// UserLatency is the simulator's own time per simulated turn (prompt
+	// and model call; replayed calls cost only adkproxy's work).
+	UserLatency summaryLatency `json:"simulated_user_latency"`
 	WallSec     float64            `json:"wall_sec"`
 	PerScenario []summaryScenario  `json:"per_scenario"`
 }
@@ -32,7 +35,8 @@ type summaryTokens struct {
 	SimulatedUser map[string]scoring.Usage `json:"simulated_user"`
 }
 
-// summaryLatency is the agent's answer time per user turn, in ms.
+// summaryLatency is a time per user turn, in ms: the agent's answer, or
+// the simulated user's.
 type summaryLatency struct {
 	Turns  int     `json:"turns"`
 	MeanMS float64 `json:"mean_ms"`
@@ -58,7 +62,7 @@ func (r *Report) summary() ([]byte, error) {
 		WallSec: round(r.Wall.Seconds(), 3), PerScenario: []summaryScenario{}}
 	cols := r.columns()
 	sums, counts := map[string]float64{}, map[string]int{}
-	var turnMS []float64
+	var turnMS, userMS []float64
 	for i, row := range r.rows() {
 		t := row.t
 		if t.Failed() {
@@ -95,8 +99,11 @@ func (r *Report) summary() ([]byte, error) {
 		if t.UserModel != "" && t.UserUsage != (scoring.Usage{}) {
 			doc.Tokens.SimulatedUser[t.UserModel] = add(doc.Tokens.SimulatedUser[t.UserModel], t.UserUsage)
 		}
-		for _, turn := range t.Turns {
+		for j, turn := range t.Turns {
 			turnMS = append(turnMS, float64(turn.Elapsed)/float64(time.Millisecond))
+			if t.Case.Scenario != nil && j > 0 { // turn 1 is the starting prompt
+				userMS = append(userMS, float64(turn.UserElapsed)/float64(time.Millisecond))
+			}
 		}
 		s := summaryScenario{EvalID: t.Case.ID, SessionID: t.SessionID, StopStatus: string(t.Status), Failure: t.Failure, Turns: len(t.Turns)}
 		for _, d := range t.Divergences {
@@ -128,6 +135,7 @@ func (r *Report) summary() ([]byte, error) {
 		doc.CostNote = "a model has no price in the price table (adkproxy.prices in the eval config)"
 	}
 	doc.Latency = latencyOf(turnMS)
+	doc.UserLatency = latencyOf(userMS)
 	return indentJSON(doc)
 }
 
