@@ -14,6 +14,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/adkapi"
 	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scenarios"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -178,11 +179,17 @@ func (p *player) next(ctx context.Context, n int) (*genai.Content, Status, error
 		if err != nil {
 			return nil, StatusFailed, err
 		}
-		before := p.r.missesOf(p.c.ID)
+		count := p.r.missCount()
+		var before []proxy.Outcome
+		if count != 0 {
+			before = p.r.missesOf(p.c.ID)
+		}
 		reply, usage, err := p.r.model.reply(ctx, p.c.ID, n, prompt)
 		addUsage(&p.t.UserUsage, usage)
-		if d := p.r.missesOf(p.c.ID); len(d) > len(before) {
-			p.t.Divergences = append(p.t.Divergences, Divergence{Scenario: p.c.ID, Turn: n, Diffs: d[len(before)].Diffs})
+		if count < 0 || p.r.missCount() > count {
+			if d := p.r.missesOf(p.c.ID); len(d) > len(before) {
+				p.t.Divergences = append(p.t.Divergences, Divergence{Scenario: p.c.ID, Turn: n, Diffs: d[len(before)].Diffs})
+			}
 		}
 		if err != nil {
 			if errors.Is(err, ErrNoReply) {

@@ -38,8 +38,10 @@ type Options struct {
 	Progress io.Writer
 	// Misses, when set, lists the requests the simulated user's replay
 	// did not match (proxy.Server.Misses): a new one after a turn's call
-	// is that turn's divergence.
+	// is that turn's divergence. Stats (proxy.Server.Stats) counts them
+	// cheaply, so the list is read only when the count moved.
 	Misses func() []proxy.Outcome
+	Stats  func() proxy.Stats
 }
 
 // Runner plays cases against one agent.
@@ -50,6 +52,7 @@ type Runner struct {
 	cfg    scenarios.SimulatorConfig
 	par    int
 	misses func() []proxy.Outcome
+	stats  func() proxy.Stats
 	prog   *progress
 }
 
@@ -60,7 +63,7 @@ func New(o Options) (*Runner, error) {
 	if o.Server == nil || o.App == "" {
 		return nil, errors.New("simulate: a server and an app are needed")
 	}
-	r := &Runner{server: o.Server, app: o.App, cfg: o.Config, par: max(o.Parallel, 1), misses: o.Misses}
+	r := &Runner{server: o.Server, app: o.App, cfg: o.Config, par: max(o.Parallel, 1), misses: o.Misses, stats: o.Stats}
 	if err := checkCustomInstructions(o.Config.CustomInstructions); err != nil {
 		return nil, err
 	}
@@ -128,6 +131,15 @@ func (r *Runner) play(ctx context.Context, c *Case, i int) *Transcript {
 	p.play(ctx)
 	r.prog.done(i)
 	return t
+}
+
+// missCount is the number of replay misses so far, -1 when unknown.
+func (r *Runner) missCount() int64 {
+	if r.stats == nil {
+		return -1
+	}
+	st := r.stats()
+	return st.Mismatched + st.Unmatched
 }
 
 // missesOf are the replay misses of a scenario's cassette so far.

@@ -103,7 +103,7 @@ func play(t *testing.T, agent *fakeadk.Server, simDir string, upstream string) r
 	cfg.IncludeFunctionCalls = true
 	var progress bytes.Buffer
 	r, err := simulate.New(simulate.Options{Server: client, App: "weather", Model: model, Config: cfg, Parallel: 2,
-		Progress: &progress, Misses: srv.Misses})
+		Progress: &progress, Misses: srv.Misses, Stats: srv.Stats})
 	if err != nil {
 		t.Fatal(err)
 	}

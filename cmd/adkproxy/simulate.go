@@ -106,6 +106,7 @@ func runSimulate(c *cli.Context) error {
 	var rec *modelRecorder
 	var model *genai.Client
 	var misses func() []proxy.Outcome
+	var stats func() proxy.Stats
 	if needsModel(cases) {
 		if c.String("sim-cassettes") == "" {
 			return usageErrorf("simulate: --sim-cassettes DIR is required: the simulated user's model calls are recorded there, or replayed from it")
@@ -117,9 +118,9 @@ func runSimulate(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		model, misses = rec.client, rec.srv.Misses
-		if rec.mode != proxy.ModeReplay {
-			misses = nil
+		model = rec.client
+		if rec.mode == proxy.ModeReplay {
+			misses, stats = rec.srv.Misses, rec.srv.Stats
 		}
 	}
 	var progress = c.App.ErrWriter
@@ -127,7 +128,7 @@ func runSimulate(c *cli.Context) error {
 		progress = nil
 	}
 	runner, err := simulate.New(simulate.Options{Server: server, App: c.String("app"), Model: model, Config: simCfg,
-		Parallel: c.Int("parallel"), Progress: progress, Misses: misses})
+		Parallel: c.Int("parallel"), Progress: progress, Misses: misses, Stats: stats})
 	if err != nil {
 		if rec != nil {
 			rec.close()
