@@ -14,20 +14,20 @@ import (
 )
 
 type summaryDoc struct {
-	EvalSetID   string             `json:"eval_set_id"`
-	Scenarios   int                `json:"scenarios"`
-	Failed      int                `json:"failed"`
-	Diverged    int                `json:"diverged"`
-	Means       map[string]float64 `json:"means"`
-	Tokens      summaryTokens      `json:"tokens"`
-	CostUSD     *float64           `json:"cost_usd"`
-	CostNote    string             `json:"cost_note,omitempty"`
-	Latency     summaryLatency     `json:"latency"`
+	EvalSetID string             `json:"eval_set_id"`
+	Scenarios int                `json:"scenarios"`
+	Failed    int                `json:"failed"`
+	Diverged  int                `json:"diverged"`
+	Means     map[string]float64 `json:"means"`
+	Tokens    summaryTokens      `json:"tokens"`
+	CostUSD   *float64           `json:"cost_usd"`
+	CostNote  string             `json:"cost_note,omitempty"`
+	Latency   summaryLatency     `json:"latency"`
 	// UserLatency is the simulator's own time per simulated turn (prompt
 	// and model call; replayed calls cost only adkproxy's work).
-	UserLatency summaryLatency `json:"simulated_user_latency"`
-	WallSec     float64            `json:"wall_sec"`
-	PerScenario []summaryScenario  `json:"per_scenario"`
+	UserLatency summaryLatency    `json:"simulated_user_latency"`
+	WallSec     float64           `json:"wall_sec"`
+	PerScenario []summaryScenario `json:"per_scenario"`
 }
 
 type summaryTokens struct {
