@@ -52,7 +52,7 @@ func simulateCommand() *cli.Command {
 			"--out DIR receives sessions/<scenario>.json, simulated.evalset.json, question_answer_log.md,\n" +
 			"sessions.csv, sessions.jsonl and eval_summary.json (see docs/scenarios.md).\n\n" +
 			simulateExitStatusHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			stringFlag("server", "", "`URL` of the agent's ADK API server (adk api_server) (required)"),
 			stringFlag("prefix", "", "`PATH` the server serves its API under: /api for ADK Go, none for ADK Python and ADK-JS"),
 			stringFlag("app", "", "the agent's app `NAME` on the server (required)"),
@@ -66,7 +66,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-mode", "", "`MODE` of the simulated user: record (needs GOOGLE_API_KEY or GEMINI_API_KEY) or replay; default record when a key is set, else replay"),
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
-		},
+		}, judgeFlags()...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
 	}
@@ -102,6 +102,15 @@ func runSimulate(c *cli.Context) error {
 				return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 			}
 		}
+	}
+	var jr *judgeRun
+	switch {
+	case scoreCfg != nil:
+		if jr, err = startJudge(c, scoreCfg); err != nil {
+			return err
+		}
+	case c.String("judge-cassettes") != "":
+		return usageErrorf("simulate: --judge-cassettes needs a --config with criteria to judge")
 	}
 	var rec *modelRecorder
 	var model *genai.Client
@@ -151,6 +160,9 @@ func runSimulate(c *cli.Context) error {
 	report.Wall = wall
 	if scoreCfg != nil {
 		report.Scores = scoring.Evaluate(c.Context, scoreCfg, report.Cases)
+		if err := jr.finish(c, scoreCfg); err != nil {
+			return err
+		}
 	}
 	if err := report.Write(c.String("out")); err != nil {
 		return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))

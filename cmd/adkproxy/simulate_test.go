@@ -24,8 +24,9 @@ const simScenarios = `{"scenarios": [
      "behavior_instructions": ["Answer in five words or fewer."], "violation_rubrics": ["Long replies."]}]}}
 ]}`
 
-const simConfig = `{"criteria": {}, "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 4,
-  "include_function_calls": true}, "adkproxy": {"criteria": {"tool_calls": {"max": 5}}}}`
+const simConfig = `{"criteria": {"per_turn_user_simulator_quality_v1": {"threshold": 1.0, "judge_model_options": {"num_samples": 1}}},
+  "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 4, "include_function_calls": true},
+  "adkproxy": {"criteria": {"tool_calls": {"max": 5}}}}`
 
 // simUser: scenario A asks for Paris, thanks the agent and stops; B keeps
 // asking about Rome until the turn limit.
@@ -60,15 +61,23 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	simDir := filepath.Join(dir, "sim")
 	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
 	defer agent.Close()
+	judgeDir := filepath.Join(dir, "judge")
 	args := func(server, out string, extra ...string) []string {
 		return append([]string{"simulate", "--server", server, "--app", "weather", "--scenarios", scen, "--session-input", input,
-			"--config", cfg, "--parallel", "2", "--out", filepath.Join(dir, out), "--sim-cassettes", simDir}, extra...)
+			"--config", cfg, "--parallel", "2", "--out", filepath.Join(dir, out), "--sim-cassettes", simDir, "--judge-cassettes", judgeDir}, extra...)
 	}
 	user := httptest.NewServer(&fakejudge.Handler{Script: simUser})
-	rec := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, args(agent.URL, "recorded", "--sim-base-url", user.URL)...)
+	judge := httptest.NewServer(&fakejudge.Handler{Script: func(string, int) fakejudge.Reply {
+		return fakejudge.Reply{Text: `{"criteria": [], "is_valid": true}`}
+	}})
+	rec := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, args(agent.URL, "recorded", "--sim-base-url", user.URL, "--judge-base-url", judge.URL)...)
 	user.Close()
+	judge.Close()
 	if rec.code != 0 || !strings.Contains(rec.stderr, "simulate: 2 conversation(s), 0 failed, 0 diverged") {
 		t.Fatalf("record: exit %d\n%s", rec.code, rec.stderr)
+	}
+	if log := readFile(t, filepath.Join(dir, "recorded", simulate.QALogFile)); !strings.Contains(log, "| per_turn_user_simulator_quality_v1 | 1 | PASSED |") {
+		t.Errorf("the transcript lacks the judge's verdict:\n%s", log)
 	}
 	if n := testutil.CountInDir(t, simDir, testutil.SecretAPIKey); n != 0 {
 		t.Errorf("the key appears %d times in the simulated user's cassettes", n)
@@ -78,7 +87,7 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	again := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
 	defer again.Close()
 	rep := adkproxy(t, nil, args(again.URL, "replayed")...)
-	if rep.code != 0 {
+	if rep.code != 0 || !strings.Contains(rep.stderr, "calls replayed from "+judgeDir) {
 		t.Fatalf("replay: exit %d\n%s", rep.code, rep.stderr)
 	}
 	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile} {
