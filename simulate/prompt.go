@@ -13,11 +13,13 @@ import (
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/tokens"
+
+	"github.com/adkproxy/adkproxy/scenarios"
 )
 
 // StopSignal ends a simulated conversation when the user model writes it
 // (in any case); the reply holding it is never sent.
-const StopSignal = "</finished>"
+const StopSignal = scenarios.StopSignal
 
 // defaultPrompt is used with neither a persona nor custom instructions.
 const defaultPrompt = `You play a user who talks to an AI agent, to test that agent. Write the user's next message in reply to the agent's last message. The conversation plan below grounds what you want; it is not a script to recite.

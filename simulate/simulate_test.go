@@ -214,6 +214,17 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 		t.Errorf("custom persona prompt:\n%s", grumpy)
 	}
 
+	// The eval set reads back as ADK eval cases: one static conversation
+	// per scenario, tool calls from invocation_events.
+	exp, err := scoring.ParseEvalSet(simulate.EvalSetFile, []byte(read(t, filepath.Join(rec.out, simulate.EvalSetFile))))
+	if err != nil || len(exp.Cases) != 3 || exp.Cases[0].ID != a.Case.ID || len(exp.Cases[0].Invocations) != 3 {
+		t.Fatalf("the eval set does not read back: %v %+v", err, exp)
+	}
+	if inv := exp.Cases[0].Invocations[1]; len(inv.ToolCalls) != 1 || inv.ToolCalls[0].Name != "get_weather" ||
+		inv.FinalResponse != "It is 21°C and sunny in Paris." || inv.UserText != "The weather in Paris, please." {
+		t.Errorf("invocation 2 reads back as %+v", inv)
+	}
+
 	rep := play(t, &fakeadk.Server{Weather: "sunny"}, simDir, "")
 	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile} {
 		if got, want := read(t, filepath.Join(rep.out, f)), read(t, filepath.Join(rec.out, f)); got != want {
