@@ -106,7 +106,11 @@ func main() {
 	fmt.Printf("server %s; scenarios %d × %d turns, --parallel %d, %d reps (medians)\n", *kind, *n, *turns, *parallel, *reps)
 	fmt.Printf("simulated (replayed user): %.3f s\n", ms)
 	fmt.Printf("static (recorded turns):   %.3f s\n", mst)
-	fmt.Printf("ratio: %.3f× (target ≤ 1.1×)\n", ms/mst)
+	var pairs []string
+	for i := range sim {
+		pairs = append(pairs, fmt.Sprintf("%.2f", sim[i]/static[i]))
+	}
+	fmt.Printf("ratio: %.3f× (target ≤ 1.1×); per pair: %s\n", ms/mst, strings.Join(pairs, " "))
 	fmt.Printf("simulator time per simulated turn, p50: %.3f ms\n", median(userP50))
 }
 
