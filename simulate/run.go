@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,7 +196,7 @@ func (p *progress) write() {
 	}
 	line := fmt.Sprintf("simulate: %d/%d done", p.ndone, p.total)
 	if len(current) > 0 {
-		line += ", turns " + strings.Join(slices.Clip(current), " ")
+		line += ", turns " + strings.Join(current, " ")
 	}
 	fmt.Fprintf(p.w, "\r%s, %s\x1b[K", line, time.Since(p.start).Round(time.Second))
 }
