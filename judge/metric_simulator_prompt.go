@@ -9,6 +9,7 @@ import (
 
 	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/loaders"
 
 	"github.com/adkproxy/adkproxy/scenarios"
 )
@@ -58,8 +59,15 @@ func simulatorPrompt(sc *scenarios.Scenario, history, generated, stopSignal stri
 }
 
 // renderJinja renders one behavior text as a Jinja template with vars.
+// The template can load no other (ADK renders in a sandbox): an include
+// or import fails instead of reading a file into the judge's prompt.
 func renderJinja(text string, vars map[string]any, where string) (string, error) {
-	tpl, err := gonja.FromString(text)
+	const name = "/behavior"
+	loader, err := loaders.NewMemoryLoader(map[string]string{name: text})
+	if err != nil {
+		return "", err
+	}
+	tpl, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, gonja.DefaultEnvironment)
 	if err != nil {
 		return "", fmt.Errorf("%s: not a valid Jinja template: %v", where, err)
 	}

@@ -1,6 +1,9 @@
 package judge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseIsValid(t *testing.T) {
 	for _, tc := range []struct {
@@ -35,5 +38,26 @@ func TestFailedCriterion(t *testing.T) {
 	}
 	if got := failedCriterion(`is_valid: false`); got != "" {
 		t.Errorf("got %q for an answer that is not JSON", got)
+	}
+}
+
+func TestRenderJinja(t *testing.T) {
+	vars := map[string]any{"stop_signal": "</finished>"}
+	for in, want := range map[string]string{
+		"End with {{ stop_signal }}.":         "End with </finished>.",
+		"End with {{stop_signal|upper}}.":     "End with </FINISHED>.",
+		"{% if stop_signal %}stop{% endif %}": "stop",
+		"No placeholder, {{ unknown }}here.":  "No placeholder, here.",
+	} {
+		got, err := renderJinja(in, vars, "persona \"P\", behaviors[0].name")
+		if err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{`{% include "/etc/hostname" %}`, `{{ stop_signal `} {
+		_, err := renderJinja(in, vars, "persona \"P\", behaviors[0].name")
+		if err == nil || !strings.HasPrefix(err.Error(), `persona "P", behaviors[0].name: `) {
+			t.Errorf("%q: error %v, want one naming the behavior", in, err)
+		}
 	}
 }

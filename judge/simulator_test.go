@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/fakejudge"
+	"github.com/adkproxy/adkproxy/judge"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -228,5 +229,42 @@ func TestSimulatorQualityNeedsAScenario(t *testing.T) {
 	m := metric(t, res, "paris", scoring.PerTurnUserSimulatorQualityV1)
 	if m.Status != scoring.NotEvaluated || !strings.Contains(m.Reason, "the eval case has no conversation_scenario") {
 		t.Errorf("%v %q", m.Status, m.Reason)
+	}
+}
+
+func TestSimulatorStopSignalIsChecked(t *testing.T) {
+	cfg, err := scoring.ParseConfig("test_config.json", []byte(`{"criteria": {"per_turn_user_simulator_quality_v1": {"threshold": 1, "stop_signal": ""}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = judge.CheckConfig(cfg)
+	if err == nil || !strings.HasPrefix(err.Error(), "test_config.json: criteria.per_turn_user_simulator_quality_v1.stop_signal: want the text that ends a simulated conversation") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// A criterion's own stop_signal is the one the judge reads and the stop
+// check writes.
+func TestSimulatorCustomStopSignal(t *testing.T) {
+	var mu sync.Mutex
+	var prompts []string
+	fake := &fakejudge.Handler{Script: func(prompt string, seen int) fakejudge.Reply {
+		mu.Lock()
+		prompts = append(prompts, prompt)
+		mu.Unlock()
+		return simulatorScript(prompt, seen)
+	}}
+	up := httptest.NewServer(fake)
+	defer up.Close()
+	j, _ := judgeVia(t, proxy.ModeRecord, t.TempDir(), up.URL)
+	res, _ := score(t, `{"criteria": {"per_turn_user_simulator_quality_v1": {"threshold": 1, "stop_signal": "[[DONE]]", "judge_model_options": {"num_samples": 1}}}}`,
+		j, scenarioCases()[1:2])
+	if m := metric(t, res, "hurried", scoring.PerTurnUserSimulatorQualityV1); m.Score == nil || *m.Score != 1 {
+		// The script fails only the stop check written "</finished>".
+		t.Errorf("score %v (%s), want 1", m.Score, m.Reason)
+	}
+	last := prompts[len(prompts)-1]
+	if !strings.HasSuffix(last, "# Generated user response\n[[DONE]]") || !strings.Contains(last, "  * The turn forgets [[DONE]] when done.") {
+		t.Errorf("the stop check's prompt:\n%s", last)
 	}
 }

@@ -103,7 +103,7 @@ func (x value) field(o map[string]any, key string) (value, bool) {
 // pyField finds a snake_case field as pydantic with alias_generator=to_camel
 // and populate_by_name=True does: the camelCase alias first, then the name.
 func (x value) pyField(o map[string]any, snake string) (value, bool) {
-	if camel := toCamel(snake); camel != snake {
+	if camel := ToCamel(snake); camel != snake {
 		if c, ok := x.field(o, camel); ok {
 			return c, true
 		}
@@ -126,7 +126,7 @@ func (x value) onlyKeys(o map[string]any, snake ...string) error {
 	var known []string
 	for _, s := range snake {
 		known = append(known, s)
-		if c := toCamel(s); c != s {
+		if c := ToCamel(s); c != s {
 			known = append(known, c)
 		}
 	}
@@ -143,8 +143,9 @@ func (x value) onlyKeys(o map[string]any, snake ...string) error {
 	return nil
 }
 
-// toCamel is pydantic's to_camel: "starting_prompt" → "startingPrompt".
-func toCamel(snake string) string {
+// ToCamel is pydantic's to_camel, the alias ADK's models accept beside each
+// snake_case field name: "starting_prompt" → "startingPrompt".
+func ToCamel(snake string) string {
 	parts := strings.Split(snake, "_")
 	for i := 1; i < len(parts); i++ {
 		if parts[i] != "" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/scenarios"
 )
 
 // The readers of eval sets and eval configs decode JSON into plain values
@@ -252,15 +253,8 @@ func (n node) elem(list []any, i int) node {
 	return c
 }
 
-func toCamel(snake string) string {
-	parts := strings.Split(snake, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
-}
+// toCamel is pydantic's to_camel (scenarios.ToCamel).
+var toCamel = scenarios.ToCamel
 
 // describe names a JSON value for an error message.
 func describe(v any) string {
