@@ -40,8 +40,9 @@ tidy-check:
 	$(GO) mod tidy -diff
 	cd bench && $(GO) mod tidy -diff
 
-## npm-deps: the official JS clients used by end-to-end tests, pinned by package-lock.json (the
-## benchmark peers under bench/ are installed by scripts/bench.sh instead).
+## npm-deps: the official JS clients used by end-to-end tests, and ADK-JS's API server (e2e/adkserver:
+## @google/adk-devtools, for drive and conformance tests), every folder with a package-lock.json, pinned by
+## it (the benchmark peers under bench/ are installed by scripts/bench.sh instead).
 npm-deps:
 	@for d in $$(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './bench/*' -exec dirname {} \;); do \
 		echo "npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \

@@ -24,7 +24,20 @@ func FuzzReaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, read := range []func(string, []byte) error{
 			func(n string, b []byte) error { _, err := ParseSpec(n, b); return err },
-			func(n string, b []byte) error { _, err := ParseRecordings(n, b); return err },
+			func(n string, b []byte) error {
+				recs, err := ParseRecordings(n, b)
+				if err == nil {
+					// Whatever reads, converts or is reported: never a panic.
+					spec := &Spec{File: "spec.yaml", UserMessages: []UserMessage{{Text: "hi"}}}
+					for _, sse := range []bool{false, true} {
+						cas, _ := Convert("fuzz", spec, recs, sse)
+						if len(cas.Exchanges) > 0 {
+							Export(cas) //nolint:errcheck // only panics matter here
+						}
+					}
+				}
+				return err
+			},
 			func(n string, b []byte) error { _, err := ParseSession(n, b); return err },
 		} {
 			if err := read("x.yaml", data); err != nil && !errors.Is(err, ErrCorpus) {

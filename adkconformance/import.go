@@ -108,7 +108,9 @@ func (d doc) exchange(r Recording, spec *Spec, sse bool) (*cassettes.Exchange, e
 }
 
 // UserText is a user turn's text as an invocation shows it: its text
-// parts joined.
+// parts joined by line breaks, as the conversation organiser reads a user
+// turn off the wire (so an imported cassette and one recorded live say the
+// same).
 func UserText(m UserMessage) string {
 	if m.Text != "" {
 		return m.Text
@@ -119,13 +121,14 @@ func UserText(m UserMessage) string {
 			parts = append(parts, p.Text)
 		}
 	}
-	return strings.Join(parts, "")
+	return strings.Join(parts, "\n")
 }
 
 // checkTool checks that the wire shows tool_recording i: its call among
 // the function calls of the agent's latest model answer, and its result
-// in a later model request of the same user message, as a function
-// response of that agent or as another agent's "For context:" relay.
+// in a later model request (of this user message, or a later one for a
+// long-running tool), as a function response of that agent or as another
+// agent's "For context:" relay.
 // The ids are ADK's own (adk-<uuid>): ADK strips them before sending, so
 // they are not on the wire and are not kept.
 func checkTool(recs *Recordings, made []*cassettes.Exchange, i int) *Problem {
@@ -160,7 +163,9 @@ func checkTool(recs *Recordings, made []*cassettes.Exchange, i int) *Problem {
 	}
 	for j := i + 1; j < len(recs.Entries); j++ {
 		e := recs.Entries[j]
-		if e.LLM == nil || made[j] == nil || e.UserMessageIndex != r.UserMessageIndex {
+		// A long-running tool's result reaches the model with a later user
+		// message: any later call may carry it.
+		if e.LLM == nil || made[j] == nil {
 			continue
 		}
 		if e.AgentName == r.AgentName {
@@ -174,7 +179,7 @@ func checkTool(recs *Recordings, made []*cassettes.Exchange, i int) *Problem {
 			return nil // relayed to another agent as context
 		}
 	}
-	return &Problem{recs.File, t.Response.Line, fmt.Sprintf("tool_response of %s (agent %s): no later model call of user message %d carries it, so a cassette cannot hold it",
+	return &Problem{recs.File, t.Response.Line, fmt.Sprintf("tool_response of %s (agent %s, user message %d): no later model call carries it, so a cassette cannot hold it",
 		name, r.AgentName, r.UserMessageIndex)}
 }
 

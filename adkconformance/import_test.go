@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -41,6 +43,10 @@ func TestImportEveryCase(t *testing.T) {
 			for i, x := range cas.Exchanges {
 				if p := x.Place; p.Session != 1 || p.Invocation != llm[i].UserMessageIndex+1 || p.Agent != llm[i].AgentName {
 					t.Errorf("call %d placed at %+v, want invocation %d agent %s", i, *p, llm[i].UserMessageIndex+1, llm[i].AgentName)
+				}
+				// The invocation's user text is the one the organiser reads off the wire.
+				if call, ok := conversation.Analyze(matcher.Default(), x.Request.Path, x.Request.Body); !ok || call.UserText != x.Place.User || call.Step != x.Place.Step {
+					t.Errorf("call %d: placed with user %q step %d; the wire says %+v", i, x.Place.User, x.Place.Step, call)
 				}
 				var body map[string]any
 				if err := json.Unmarshal(x.Request.Body, &body); err != nil {
@@ -113,10 +119,7 @@ func golden(t *testing.T, file string, got []byte) {
 }
 
 func TestConvertWireMapping(t *testing.T) {
-	spec, err := ParseSpec("spec.yaml", []byte("agent: a\nuser_messages: [{text: hi}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := oneTurnSpec(t)
 	recs, err := ParseRecordings("r.yaml", []byte(`recordings:
   - user_message_index: 0
     agent_name: a
@@ -191,10 +194,7 @@ func TestConvertWireMapping(t *testing.T) {
 }
 
 func TestConvertReportsWhatItCannotConvert(t *testing.T) {
-	spec, err := ParseSpec("spec.yaml", []byte("agent: a\nuser_messages: [{text: hi}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := oneTurnSpec(t)
 	recs, err := ParseRecordings("r.yaml", []byte(`recordings:
   - user_message_index: 0
     agent_name: a
@@ -248,4 +248,58 @@ func TestConvertReportsWhatItCannotConvert(t *testing.T) {
 	if len(cas.Exchanges) != 1 {
 		t.Errorf("%d calls converted, want the 1 good one", len(cas.Exchanges))
 	}
+}
+
+// TestImportCorpusSSEVariant: a case folder with
+// generated-recordings-sse.yaml gives a second cassette, <case>-sse,
+// whose calls are streamed.
+func TestImportCorpusSSEVariant(t *testing.T) {
+	corpus := t.TempDir()
+	rec := `recordings:
+  - user_message_index: 0
+    agent_name: a
+    llm_recording:
+      llm_request: {model: gemini-2.5-flash, contents: [{role: user, parts: [{text: hi}]}]}
+      llm_response: {content: {role: model, parts: [{text: hello}]}, finish_reason: STOP}
+`
+	writeFile(t, corpus, "tests/core/x_001/spec.yaml", "agent: a\nuser_messages: [{text: hi}]\n")
+	writeFile(t, corpus, "tests/core/x_001/generated-recordings.yaml", rec)
+	writeFile(t, corpus, "tests/core/x_001/generated-recordings-sse.yaml", rec)
+	out := t.TempDir()
+	done, err := ImportCorpus(corpus, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 2 || done[0].Case.Name != "core/x_001" || done[1].Case.Name != "core/x_001-sse" || !done[1].Case.SSE {
+		t.Fatalf("imported %+v", done)
+	}
+	plain, err := cassettes.Load(filepath.Join(out, "core", "x_001.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sse, err := cassettes.Load(filepath.Join(out, "core", "x_001-sse.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := plain.Exchanges[0]; p.Response.Streamed() || !strings.HasSuffix(p.Request.Path, ":generateContent") {
+		t.Errorf("plain case: streamed %v, path %s", p.Response.Streamed(), p.Request.Path)
+	}
+	s := sse.Exchanges[0]
+	if !s.Response.Streamed() || !strings.HasSuffix(s.Request.Path, ":streamGenerateContent") || s.Request.Query != "alt=sse" ||
+		string(s.Response.Events[0].Data) != "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hello\"}]},\"finishReason\":\"STOP\"}]}\r\n\r\n" {
+		t.Errorf("sse case: %s?%s %q", s.Request.Path, s.Request.Query, s.Response.Events)
+	}
+	if tr := cassettes.TrajectoryOf(s); tr.Text != "hello" || tr.FinishReason != "STOP" {
+		t.Errorf("sse trajectory %+v", tr)
+	}
+}
+
+// oneTurnSpec is a spec with one user turn, "hi".
+func oneTurnSpec(t *testing.T) *Spec {
+	t.Helper()
+	spec, err := ParseSpec("spec.yaml", []byte("agent: a\nuser_messages: [{text: hi}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }

@@ -99,5 +99,17 @@ func (d doc) jsonNode(data []byte) (*yaml.Node, error) {
 	if err := yaml.Unmarshal(data, &n); err != nil || len(n.Content) != 1 {
 		return nil, d.errorf(nil, "JSON the YAML reader cannot take: %v", err)
 	}
-	return n.Content[0], nil
+	return plainStyle(n.Content[0]), nil
+}
+
+// plainStyle drops the quoting JSON came with, so YAML written from the
+// tree quotes only what needs it.
+func plainStyle(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.ScalarNode {
+		n.Style = 0
+	}
+	for _, c := range n.Content {
+		plainStyle(c)
+	}
+	return n
 }

@@ -42,15 +42,14 @@ func (d doc) errorf(n *yaml.Node, format string, args ...any) error {
 	return &FileError{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-// read parses a file into its root mapping node.
-func readRoot(file string) (doc, *yaml.Node, error) {
-	d := doc{file: file}
+// readWith reads a file and parses it with parse.
+func readWith[T any](file string, parse func(string, []byte) (T, error)) (T, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return d, nil, err
+		var zero T
+		return zero, err
 	}
-	root, err := d.parse(data)
-	return d, root, err
+	return parse(file, data)
 }
 
 func (d doc) parse(data []byte) (*yaml.Node, error) {

@@ -5,7 +5,6 @@ package adkconformance
 
 import (
 	"fmt"
-	"os"
 
 	"gopkg.in/yaml.v3"
 )
@@ -63,13 +62,7 @@ type ToolResponse struct {
 }
 
 // ReadRecordings reads a generated-recordings.yaml.
-func ReadRecordings(file string) (*Recordings, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRecordings(file, data)
-}
+func ReadRecordings(file string) (*Recordings, error) { return readWith(file, ParseRecordings) }
 
 // ParseRecordings reads a generated-recordings.yaml's bytes; file names it
 // in errors.

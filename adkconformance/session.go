@@ -3,10 +3,6 @@
 
 package adkconformance
 
-import (
-	"os"
-)
-
 // Session is a generated-session.yaml: the session's fields as plain data
 // (snake_case, as ADK Python dumped them).
 type Session struct {
@@ -19,13 +15,7 @@ type Session struct {
 }
 
 // ReadSession reads a generated-session.yaml.
-func ReadSession(file string) (*Session, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return ParseSession(file, data)
-}
+func ReadSession(file string) (*Session, error) { return readWith(file, ParseSession) }
 
 // ParseSession reads a generated-session.yaml's bytes.
 func ParseSession(file string, data []byte) (*Session, error) {

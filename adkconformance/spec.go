@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 
 	"google.golang.org/genai"
@@ -73,13 +72,7 @@ func PatchFunctionResponseIDs(content *genai.Content, ids map[string]string) (mi
 }
 
 // ReadSpec reads a spec.yaml.
-func ReadSpec(file string) (*Spec, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return ParseSpec(file, data)
-}
+func ReadSpec(file string) (*Spec, error) { return readWith(file, ParseSpec) }
 
 // ParseSpec reads a spec.yaml's bytes; file names it in errors.
 func ParseSpec(file string, data []byte) (*Spec, error) {

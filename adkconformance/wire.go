@@ -17,9 +17,6 @@ import (
 // headers, labels are Vertex-only (ADK's agent-name label).
 var droppedConfig = map[string]bool{"http_options": true, "labels": true}
 
-// droppedRequest are LlmRequest fields that never reach the wire.
-var droppedRequest = map[string]bool{"live_connect_config": true}
-
 // topLevelConfig are the config fields the wire carries beside contents
 // rather than inside generationConfig (camelCase).
 var topLevelConfig = []string{"systemInstruction", "tools", "toolConfig", "safetySettings", "cachedContent"}
@@ -32,6 +29,7 @@ var (
 // wireRequest converts an LlmRequest node into the model (for the path)
 // and the Gemini API request body.
 func (d doc) wireRequest(n *yaml.Node, what string) (model string, body []byte, err error) {
+	// live_connect_config is a Live API setting: it never reaches this body.
 	f, err := d.fields(n, what, "model", "contents", "config", "live_connect_config")
 	if err != nil {
 		return "", nil, err
@@ -154,21 +152,13 @@ func (d doc) wireResponse(n *yaml.Node, what string) ([]byte, error) {
 		switch {
 		case streamFlags[key]:
 		case candidateFields[key] != "":
-			name := candidateFields[key]
-			f, _ := fieldOf(candidateType, name, toADK)
-			rv, err := d.rename(v, f.Type, toWire, what+"."+k.Value)
-			if err != nil {
+			if err := d.addField(cand, candidateType, candidateFields[key], v, what+"."+k.Value); err != nil {
 				return nil, err
 			}
-			add(cand, name, rv)
 		case responseFields[key] != "":
-			name := responseFields[key]
-			f, _ := fieldOf(responseType, name, toADK)
-			rv, err := d.rename(v, f.Type, toWire, what+"."+k.Value)
-			if err != nil {
+			if err := d.addField(top, responseType, responseFields[key], v, what+"."+k.Value); err != nil {
 				return nil, err
 			}
-			add(top, name, rv)
 		default:
 			return nil, d.errorf(k, "%s: %q has no place in a Gemini API response (known: content, finish_reason, finish_message, avg_logprobs, logprobs_result, grounding_metadata, citation_metadata, usage_metadata, model_version; partial and turn_complete are dropped)", what, k.Value)
 		}
@@ -183,6 +173,17 @@ func (d doc) wireResponse(n *yaml.Node, what string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// addField adds v, renamed for the wire as field name of t, to m.
+func (d doc) addField(m *yaml.Node, t reflect.Type, name string, v *yaml.Node, what string) error {
+	f, _ := fieldOf(t, name, toADK)
+	rv, err := d.rename(v, f.Type, toWire, what)
+	if err != nil {
+		return err
+	}
+	add(m, name, rv)
+	return nil
 }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"} }

@@ -132,16 +132,10 @@ func requireJSClient(t *testing.T, root string) string {
 // childEnv is this process's environment without anything that would
 // change where or how adkproxy and the JS client connect, plus extra.
 func childEnv(extra ...string) []string {
-	drop := map[string]bool{
-		"GOOGLE_API_KEY": true, "GEMINI_API_KEY": true,
-		"GOOGLE_GEMINI_BASE_URL": true, "GOOGLE_VERTEX_BASE_URL": true,
-		"GOOGLE_GENAI_USE_VERTEXAI": true, "GOOGLE_CLOUD_PROJECT": true, "GOOGLE_CLOUD_LOCATION": true,
-		"GOOGLE_APPLICATION_CREDENTIALS": true,
-	}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] || strings.HasPrefix(k, "ADKPROXY_") || strings.HasPrefix(k, "SCENARIO_") {
+		if testutil.ModelEnv[k] || strings.HasPrefix(k, "ADKPROXY_") || strings.HasPrefix(k, "SCENARIO_") {
 			continue
 		}
 		env = append(env, kv)

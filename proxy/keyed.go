@@ -13,6 +13,7 @@ import (
 	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // MatchMode says how replay finds the recording that answers a request.
@@ -40,8 +41,14 @@ func ParseMatchMode(s string) (MatchMode, error) {
 type keyedTape struct {
 	org      *conversation.Organizer
 	recorded map[keyedCall]*entry
-	live     map[keyedAgent]int // calls so far of each agent in each invocation
+	live     map[keyedAgent]int // calls so far of each agent in each recorded invocation
 	count    map[keyedAgent]int // recordings of each agent in each invocation
+	// answers are the recorded invocations whose user message only
+	// answers a long-running tool (no user text): on the wire their calls
+	// continue the previous invocation. skipped counts, per session, those
+	// entered so far: recorded invocation = placed invocation + skipped.
+	answers map[[2]int]bool
+	skipped map[int]int
 }
 
 type keyedAgent struct {
@@ -62,12 +69,16 @@ func (t *tape) keyedLocked() *keyedTape {
 		return t.keyed
 	}
 	k := &keyedTape{org: conversation.NewOrganizer(), recorded: map[keyedCall]*entry{},
-		live: map[keyedAgent]int{}, count: map[keyedAgent]int{}}
+		live: map[keyedAgent]int{}, count: map[keyedAgent]int{}, answers: map[[2]int]bool{}, skipped: map[int]int{}}
+	texts := map[[2]int]bool{}
 	for _, e := range t.entries {
 		if p := e.x.Place; p != nil && !e.x.IsTool() {
 			a := keyedAgent{p.Session, p.Invocation, p.Agent}
 			k.recorded[keyedCall{a, k.count[a]}] = e
 			k.count[a]++
+			inv := [2]int{p.Session, p.Invocation}
+			texts[inv] = texts[inv] || p.User != ""
+			k.answers[inv] = !texts[inv]
 		}
 	}
 	t.keyed = k
@@ -85,9 +96,16 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	k := t.keyedLocked()
 	t.mu.Unlock()
 	place, token := k.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
-	a := keyedAgent{place.Session, place.Invocation, place.Agent}
 	t.mu.Lock()
 	t.touched = true
+	a := keyedAgent{place.Session, place.Invocation + k.skipped[place.Session], place.Agent}
+	next := keyedAgent{a.session, a.invocation + 1, a.agent}
+	if k.live[a] >= k.count[a] && k.answers[[2]int{next.session, next.invocation}] && k.count[next] > 0 && answersTool(s.m, req.Body) {
+		// The user message that answered a long-running tool: ADK makes it
+		// an invocation of its own, the wire shows no new user turn.
+		k.skipped[a.session]++
+		a = next
+	}
 	n := k.live[a]
 	k.live[a]++
 	recorded := k.count[a]
@@ -96,7 +114,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		e.used = true
 	}
 	t.mu.Unlock()
-	key := adkconformance.Key{UserMessage: place.Invocation - 1, Agent: place.Agent, Call: n}
+	key := adkconformance.Key{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
 	if e == nil {
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
@@ -121,6 +139,31 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	s.report.add(o)
 	s.serve(w, r, &e.x.Response)
 	return true
+}
+
+// answersTool reports whether a request's newest content is a user turn
+// made only of function responses: a client answering a long-running tool.
+func answersTool(m *matcher.Matcher, body []byte) bool {
+	v, ok := m.Parse(body)
+	if !ok {
+		return false
+	}
+	req, _ := v.(map[string]any)
+	contents, _ := req["contents"].([]any)
+	if len(contents) == 0 {
+		return false
+	}
+	last, _ := contents[len(contents)-1].(map[string]any)
+	if role, _ := last["role"].(string); role != "user" {
+		return false
+	}
+	parts, _ := last["parts"].([]any)
+	for _, p := range parts {
+		if part, _ := p.(map[string]any); part["functionResponse"] == nil {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 // findingsLine is the summary's line about conformance findings, or "":

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // importCase writes the cassette of one shared conformance case into dir.
@@ -108,6 +110,14 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 	p.stop(t)
 
 	r := p.Report()
+	raw, _ := json.Marshal(r)
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reportSchema(t).Validate(doc); err != nil {
+		t.Fatalf("report with findings does not match report.schema.json: %v", err)
+	}
 	if r.Counts[proxy.OutcomeMatched] != 6 || r.Counts[proxy.OutcomeUnmatched] != 1 || r.Counts[proxy.OutcomeMismatched] != 0 || r.Counts[proxy.OutcomeUnused] != 0 {
 		t.Fatalf("counts %v", r.Counts)
 	}
@@ -172,5 +182,69 @@ func TestConformanceKeyingNeedsTheRecordedAgent(t *testing.T) {
 	}
 	if _, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: filepath.Join(dir), Match: "fuzzy"}); err == nil {
 		t.Error("New accepted --match fuzzy")
+	}
+}
+
+// TestConformanceKeyingLongRunningAnswer: a user message that only answers
+// a long-running tool is an invocation of its own in ADK's recordings, but
+// on the wire it shows no new user turn; its calls are still keyed under
+// its own user message.
+func TestConformanceKeyingLongRunningAnswer(t *testing.T) {
+	spec, err := adkconformance.ParseSpec("spec.yaml", []byte(`agent: a
+user_messages:
+  - text: Reimburse $2000.
+  - content: {parts: [{function_response: {id: x, name: ask_for_approval, response: {status: approved}}}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := `{role: user, parts: [{text: Reimburse $2000.}]}`
+	call := `{role: model, parts: [{function_call: {name: ask_for_approval, args: {amount: 2000}}}]}`
+	pending := `{role: user, parts: [{function_response: {name: ask_for_approval, response: {status: pending}}}]}`
+	waiting := `{role: model, parts: [{text: Waiting for approval.}]}`
+	approved := `{role: user, parts: [{function_response: {name: ask_for_approval, response: {status: approved}}}]}`
+	llm := func(umi int, contents, answer string) string {
+		return fmt.Sprintf(`  - user_message_index: %d
+    agent_name: a
+    llm_recording:
+      llm_request: {model: gemini-2.5-flash, contents: [%s], config: {system_instruction: 'Your internal name is "a".'}}
+      llm_response: {content: %s}
+`, umi, contents, answer)
+	}
+	recs, err := adkconformance.ParseRecordings("r.yaml", []byte("recordings:\n"+
+		llm(0, user, call)+
+		"  - user_message_index: 0\n    agent_name: a\n    tool_recording: {tool_call: {name: ask_for_approval, args: {amount: 2000}}, tool_response: {name: ask_for_approval, response: {status: pending}}}\n"+
+		llm(0, user+","+call+","+pending, waiting)+
+		llm(1, user+","+call+","+pending+","+waiting+","+approved, `{role: model, parts: [{text: Approved.}]}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cas, problems := adkconformance.Convert("long", spec, recs, false)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	dir := t.TempDir()
+	if err := cassettes.Save(filepath.Join(dir, "long.yaml"), cas, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: "long", Match: proxy.MatchConformance})
+	for i, x := range cas.Exchanges {
+		resp := post(t, p.URL, x.Request.Path, nil, string(x.Request.Body))
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(got) != string(x.Response.Body) {
+			t.Fatalf("call %d: status %d %s", i, resp.StatusCode, got)
+		}
+	}
+	p.stop(t)
+	want := []adkconformance.Key{{UserMessage: 0, Agent: "a", Call: 0}, {UserMessage: 0, Agent: "a", Call: 1}, {UserMessage: 1, Agent: "a", Call: 0}}
+	r := p.Report()
+	if r.Counts[proxy.OutcomeMatched] != 3 || r.Counts[proxy.OutcomeUnused] != 0 {
+		t.Fatalf("counts %v", r.Counts)
+	}
+	for i, o := range r.Outcomes {
+		if o.Conformance == nil || *o.Conformance != want[i] || len(o.Findings) != 0 {
+			t.Errorf("outcome %d: key %+v findings %v, want %+v", i, o.Conformance, o.Findings, want[i])
+		}
 	}
 }

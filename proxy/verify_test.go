@@ -441,6 +441,16 @@ func TestParallelSessionsStayApart(t *testing.T) {
 	}
 }
 
+// reportSchema compiles the checked-in report.schema.json.
+func reportSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	schema, err := jsonschema.NewCompiler().Compile("report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema
+}
+
 // TestReportMatchesItsSchema checks a report holding every kind of outcome
 // against the checked-in JSON Schema that documents it.
 func TestReportMatchesItsSchema(t *testing.T) {
@@ -460,11 +470,7 @@ func TestReportMatchesItsSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiler := jsonschema.NewCompiler()
-	schema, err := compiler.Compile("report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := reportSchema(t)
 	if err := schema.Validate(doc); err != nil {
 		t.Fatalf("report does not match report.schema.json: %v\n%s", err, raw)
 	}

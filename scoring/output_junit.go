@@ -4,11 +4,10 @@
 package scoring
 
 import (
-	"bytes"
-	"encoding/xml"
 	"io"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/junitxml"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -38,9 +37,9 @@ func WriteJUnit(w io.Writer, r *Result) error {
 	if class == "" {
 		class = "adkproxy"
 	}
-	suite := junitSuite{Name: class}
-	add := func(name string, f *junitFailure) {
-		suite.Cases = append(suite.Cases, junitCase{Classname: class, Name: name, Failure: f})
+	suite := junitxml.Suite{Name: class}
+	add := func(name string, f *junitxml.Failure) {
+		suite.Cases = append(suite.Cases, junitxml.Case{Classname: class, Name: name, Failure: f})
 		suite.Tests++
 		if f != nil {
 			suite.Failures++
@@ -49,23 +48,23 @@ func WriteJUnit(w io.Writer, r *Result) error {
 	for _, c := range r.Cases {
 		id := outCaseID(c)
 		if f := outCaseFailure(c); f != "" {
-			add(id, &junitFailure{Type: Failed.String(), Message: textfmt.OneLine(f), Body: f})
+			add(id, &junitxml.Failure{Type: Failed.String(), Message: textfmt.OneLine(f), Body: f})
 		} else if len(outMetricStatuses(c)) == 0 && outKnown(c.Status) != Passed {
-			add(id, &junitFailure{Type: outKnown(c.Status).String(), Message: "no criterion was evaluated", Body: "no criterion was evaluated"})
+			add(id, &junitxml.Failure{Type: outKnown(c.Status).String(), Message: "no criterion was evaluated", Body: "no criterion was evaluated"})
 		}
 		for _, m := range c.Metrics {
 			if m.Informational {
-				suite.Cases = append(suite.Cases, junitCase{Classname: class, Name: id + " / " + m.Metric,
+				suite.Cases = append(suite.Cases, junitxml.Case{Classname: class, Name: id + " / " + m.Metric,
 					SystemOut: "informational: score " + outScore(m)})
 				suite.Tests++
 				continue
 			}
-			var f *junitFailure
+			var f *junitxml.Failure
 			if outKnown(m.Status) != Passed {
 				reasons := outReasons(m)
 				body := "score " + outScore(m) + ", threshold " + outThreshold(m) + ": " + outKnown(m.Status).String() + "\n" +
 					strings.Join(reasons, "\n")
-				f = &junitFailure{Type: outKnown(m.Status).String(), Message: textfmt.OneLine(strings.Join(reasons, "; ")), Body: body}
+				f = &junitxml.Failure{Type: outKnown(m.Status).String(), Message: textfmt.OneLine(strings.Join(reasons, "; ")), Body: body}
 			}
 			add(id+" / "+m.Metric, f)
 		}
@@ -73,48 +72,6 @@ func WriteJUnit(w io.Writer, r *Result) error {
 	if len(r.Unpaired) > 0 {
 		suite.SystemErr = "unpaired (not scored):\n" + strings.Join(r.Unpaired, "\n")
 	}
-	doc := junitSuites{Name: "adkproxy score", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	buf.WriteString("\n")
-	_, err := w.Write(buf.Bytes())
-	return err
-}
-
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Cases     []junitCase `xml:"testcase"`
-	SystemErr string      `xml:"system-err,omitempty"`
-}
-
-type junitCase struct {
-	Classname string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Failure   *junitFailure `xml:"failure"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
+	doc := junitxml.Suites{Name: "adkproxy score", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitxml.Suite{suite}}
+	return junitxml.Write(w, doc)
 }

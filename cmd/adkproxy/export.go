@@ -32,7 +32,7 @@ func exportCommand() *cli.Command {
 			"Edit it to loosen or change what is expected.\n\n" + exportExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
-			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json), the only one so far"),
+			stringFlag("format", "evalset", "output `FORMAT`: evalset (ADK *.evalset.json) or adk-recordings (one cassette as ADK's conformance generated-recordings.yaml)"),
 			stringFlag("out", "", "write to `FILE` (atomically) instead of stdout"),
 			stringFlag("eval-set-id", "", "eval_set_id of the eval set (default: the --out file name without .evalset.json, else the cassette folder's name)"),
 		},
@@ -47,8 +47,12 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if f := c.String("format"); f != "evalset" {
-		return usageErrorf("export: --format %q: want evalset", f)
+	switch f := c.String("format"); f {
+	case "evalset":
+	case "adk-recordings":
+		return runExportRecordings(c, loaded)
+	default:
+		return usageErrorf("export: --format %q: want evalset or adk-recordings", f)
 	}
 	out := c.String("out")
 	id := c.String("eval-set-id")

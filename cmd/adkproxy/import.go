@@ -4,11 +4,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/adkproxy/adkproxy/adkconformance"
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/urfave/cli/v2"
 )
 
@@ -75,10 +77,11 @@ func runImportConformance(c *cli.Context) error {
 		}
 	}
 	if err != nil {
-		if len(done) == 0 {
-			return withCode(exitDataErr, fmt.Errorf("import adk-conformance: %w", err))
+		code := exitDataErr // no case, or a case name no file can have
+		if errors.Is(err, cassettes.ErrWrite) {
+			code = exitCantWrite
 		}
-		return withCode(exitCantWrite, fmt.Errorf("import adk-conformance: %w", err))
+		return withCode(code, fmt.Errorf("import adk-conformance: %w", err))
 	}
 	fmt.Fprintf(c.App.ErrWriter, "adkproxy: imported %d case(s) into %s: %d model call(s)", written, out, calls)
 	if problems > 0 {

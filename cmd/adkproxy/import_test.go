@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 )
@@ -92,4 +99,128 @@ func TestImportConformanceUsage(t *testing.T) {
 	if r := adkproxy(t, nil, "import", "adk-conformance", t.TempDir(), "--out", t.TempDir()); r.code != exitDataErr || !strings.Contains(r.stderr, "no case found") {
 		t.Errorf("empty corpus: exit %d\n%s", r.code, r.stderr)
 	}
+	// --out is a file: nothing can be written under it.
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", notDir); r.code != exitCantWrite {
+		t.Errorf("--out a file: exit %d, want %d\n%s", r.code, exitCantWrite, r.stderr)
+	}
+}
+
+// TestExportADKRecordings: a case imported, then exported with the real
+// binary, gives ADK recordings with the original's entries in order.
+func TestExportADKRecordings(t *testing.T) {
+	corpus, out := importSharedCorpus(t)
+	file := filepath.Join(t.TempDir(), "generated-recordings.yaml")
+	r := adkproxy(t, nil, "export", "--format", "adk-recordings", "--out", file, filepath.Join(out, "tool", "function_001.yaml"))
+	if r.code != 0 || !strings.Contains(r.stderr, `wrote ADK recordings of cassette "tool/function_001"`) {
+		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
+	}
+	got, err := adkconformance.ReadRecordings(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := adkconformance.ReadRecordings(filepath.Join(corpus, "tests", "tool", "function_001", "generated-recordings.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Entries) != len(want.Entries) {
+		t.Fatalf("%d recordings, want %d", len(got.Entries), len(want.Entries))
+	}
+	for i, w := range want.Entries {
+		g := got.Entries[i]
+		if g.AgentName != w.AgentName || g.UserMessageIndex != w.UserMessageIndex || (g.LLM == nil) != (w.LLM == nil) {
+			t.Errorf("recording %d: %s/%d llm %v, want %s/%d llm %v", i, g.AgentName, g.UserMessageIndex, g.LLM != nil, w.AgentName, w.UserMessageIndex, w.LLM != nil)
+		}
+		if w.Tool != nil && g.Tool != nil && (g.Tool.Call.Name != w.Tool.Call.Name || fmt.Sprint(g.Tool.Response.Response) != fmt.Sprint(w.Tool.Response.Response)) {
+			t.Errorf("tool recording %d: %+v, want %+v", i, g.Tool, w.Tool)
+		}
+	}
+	// A folder of several cassettes is not one case.
+	if r := adkproxy(t, nil, "export", "--format", "adk-recordings", out); r.code != exitUsage || !strings.Contains(r.stderr, "give one cassette file") {
+		t.Errorf("folder: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestReplayMatchConformance: the real binary answers an imported case's
+// calls by key when another language words the instruction differently,
+// lists the findings in /_adkproxy/report and the --report file, and
+// passes the run.
+func TestReplayMatchConformance(t *testing.T) {
+	_, dir := importSharedCorpus(t)
+	cas, err := cassettes.Load(filepath.Join(dir, "tool", "function_001.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	var stderr bytes.Buffer
+	cmd, base := startOnLoopback(t, &stderr, "replay", "--cassettes", dir, "--match", "conformance", "--report", report)
+	for i, x := range cas.Exchanges {
+		body := strings.Replace(string(x.Request.Body), "You are a booking assistant.", "You are a booking assistant (JS).", 1)
+		req, _ := http.NewRequest(http.MethodPost, base+x.Request.Path, strings.NewReader(body))
+		req.Header.Set("X-Adkproxy-Cassette", cas.Name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Equal(got, x.Response.Body) {
+			t.Fatalf("call %d: status %d %s", i, resp.StatusCode, got)
+		}
+	}
+	resp, err := http.Get(base + "/_adkproxy/report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "conformance findings: 4 model call(s) answered by key differ from the recording (system_instruction 4)") {
+		t.Errorf("summary:\n%s", stderr.String())
+	}
+	saved, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, doc := range map[string][]byte{"/_adkproxy/report": live, "--report": saved} {
+		var r struct {
+			Outcomes []struct {
+				Outcome     string
+				Conformance *adkconformance.Key
+				Findings    []adkconformance.Finding
+			}
+		}
+		if err := json.Unmarshal(doc, &r); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(r.Outcomes) != 4 {
+			t.Fatalf("%s: %d outcomes\n%s", what, len(r.Outcomes), doc)
+		}
+		for i, o := range r.Outcomes {
+			want := adkconformance.Key{UserMessage: 0, Agent: "booking_assistant", Call: i}
+			if o.Outcome != "matched" || o.Conformance == nil || *o.Conformance != want || len(o.Findings) != 1 ||
+				o.Findings[0].Group != adkconformance.GroupSystemInstruction || o.Findings[0].Diffs[0].Path != "systemInstruction.parts[0].text" {
+				t.Errorf("%s outcome %d: %+v", what, i, o)
+			}
+		}
+	}
+}
+
+// importSharedCorpus imports the shared corpus copy with the real binary
+// and returns the corpus and the cassettes folder.
+func importSharedCorpus(t *testing.T) (corpus, out string) {
+	t.Helper()
+	corpus = testutil.SharedDir(t, "fixtures", "adk-conformance")
+	out = t.TempDir()
+	if r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", out); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	return corpus, out
 }

@@ -120,3 +120,38 @@ func rawEvents(events []adkapi.Event) string {
 	}
 	return b.String()
 }
+
+func TestWriteAgentsDirReplacesAnEarlierCopy(t *testing.T) {
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance", "agents")
+	dst := t.TempDir()
+	stale := filepath.Join(dst, "core_agent_001", "stale.yaml")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("name: stale\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := adkjs.WriteAgentsDir(corpus, dst, "core_agent_001"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("a file of an earlier copy survived: %s", stale)
+	}
+	for _, f := range []string{"root_agent.yaml", adkjs.AgentFile} {
+		if _, err := os.Stat(filepath.Join(dst, "core_agent_001", f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	// Writing into the corpus itself would delete it: refused (on a copy:
+	// tests may run as root, whom read-only folders do not stop).
+	own := filepath.Join(t.TempDir(), "agents")
+	if err := os.CopyFS(filepath.Join(own, "core_agent_001"), os.DirFS(filepath.Join(corpus, "core_agent_001"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := adkjs.WriteAgentsDir(own, own, "core_agent_001"); err == nil || !strings.Contains(err.Error(), "the corpus's own") {
+		t.Errorf("writing into the corpus: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(own, "core_agent_001", "root_agent.yaml")); err != nil {
+		t.Fatalf("the corpus was damaged: %v", err)
+	}
+}

@@ -20,8 +20,8 @@ var ErrNoRootAgent = errors.New("no root_agent.yaml")
 const AgentFile = "agent.mjs"
 
 // WriteAgentsDir copies each named agent folder from corpusAgents (the
-// corpus's agents/ folder) into dst, and writes dst/<name>/agent.mjs. dst
-// is created when missing. An agent whose folder has no root_agent.yaml
+// corpus's agents/ folder) into dst, replacing a copy already there, and
+// writes dst/<name>/agent.mjs. dst is created when missing. An agent whose folder has no root_agent.yaml
 // is an error wrapping ErrNoRootAgent, naming the folder; nothing is
 // written for it.
 func WriteAgentsDir(corpusAgents, dst string, names ...string) error {
@@ -34,7 +34,15 @@ func WriteAgentsDir(corpusAgents, dst string, names ...string) error {
 			return fmt.Errorf("adkjs: agent %s: %w", name, err)
 		}
 		to := filepath.Join(dst, name)
-		if err := os.CopyFS(to, os.DirFS(src)); err != nil && !errors.Is(err, fs.ErrExist) {
+		if same, _ := samePath(src, to); same {
+			return fmt.Errorf("adkjs: agent %s: the agents folder %s is the corpus's own; write it elsewhere", name, dst)
+		}
+		// A folder from an earlier run is replaced whole: the corpus may
+		// have changed since.
+		if err := os.RemoveAll(to); err != nil {
+			return fmt.Errorf("adkjs: agent %s: %w", name, err)
+		}
+		if err := os.CopyFS(to, os.DirFS(src)); err != nil {
 			return fmt.Errorf("adkjs: copying agent %s from %s: %w", name, src, err)
 		}
 		if err := os.WriteFile(filepath.Join(to, AgentFile), AgentModule(name), 0o644); err != nil {
@@ -42,6 +50,19 @@ func WriteAgentsDir(corpusAgents, dst string, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// samePath says whether a and b name the same existing folder.
+func samePath(a, b string) (bool, error) {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	bi, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(ai, bi), nil
 }
 
 // AgentModule is the agent.mjs that serves the corpus agent name from the

@@ -134,3 +134,13 @@ func CountInDir(t testing.TB, dir, needle string) int {
 	}
 	return n
 }
+
+// ModelEnv are the variables that decide where and how a Gemini client
+// connects (endpoints, keys, Vertex AI, credentials): a child process a
+// test starts gets none of the developer's.
+var ModelEnv = map[string]bool{
+	"GOOGLE_API_KEY": true, "GEMINI_API_KEY": true,
+	"GOOGLE_GEMINI_BASE_URL": true, "GOOGLE_VERTEX_BASE_URL": true,
+	"GOOGLE_GENAI_USE_VERTEXAI": true, "GOOGLE_CLOUD_PROJECT": true, "GOOGLE_CLOUD_LOCATION": true,
+	"GOOGLE_APPLICATION_CREDENTIALS": true,
+}

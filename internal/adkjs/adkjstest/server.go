@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -44,6 +45,15 @@ func ServerCommand(t testing.TB, agentsDir string, port int) []string {
 		testutil.Require(t, entry+" (run 'make npm-deps')")
 	}
 	return []string{node, entry, "api_server", agentsDir, "-h", "127.0.0.1", "-p", strconv.Itoa(port)}
+}
+
+// ServerCmdTemplate is ServerCommand as a template for `adkproxy
+// conformance --server-cmd`: {agents_dir} and {port} left to fill in, the
+// paths shell-quoted.
+func ServerCmdTemplate(t testing.TB) string {
+	t.Helper()
+	args := ServerCommand(t, "{agents_dir}", 0)
+	return "'" + args[0] + "' '" + args[1] + "' api_server {agents_dir} -h 127.0.0.1 -p {port}"
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.
@@ -129,16 +139,10 @@ func WaitHealthy(ctx context.Context, url string, exited <-chan error) error {
 // Env is this process's environment without anything that would send a
 // server's model calls elsewhere or authenticate them for real.
 func Env() []string {
-	drop := map[string]bool{
-		"GOOGLE_API_KEY": true, "GEMINI_API_KEY": true,
-		"GOOGLE_GEMINI_BASE_URL": true, "GOOGLE_VERTEX_BASE_URL": true,
-		"GOOGLE_GENAI_USE_VERTEXAI": true, "GOOGLE_CLOUD_PROJECT": true, "GOOGLE_CLOUD_LOCATION": true,
-		"GOOGLE_APPLICATION_CREDENTIALS": true,
-	}
 	var env []string
 	for _, kv := range os.Environ() {
-		k, _, _ := bytes.Cut([]byte(kv), []byte("="))
-		if drop[string(k)] {
+		k, _, _ := strings.Cut(kv, "=")
+		if testutil.ModelEnv[k] {
 			continue
 		}
 		env = append(env, kv)
