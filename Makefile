@@ -6,7 +6,7 @@ FUZZTIME ?= 30s
 # Test output (cassettes, logs) goes here so it can be scanned for secrets.
 export ADKPROXY_TEST_OUT ?= $(CURDIR)/.test-out
 
-.PHONY: all build test lint vet tidy-check fmt-check unit npm-deps demo fuzz bench clean
+.PHONY: all build test lint vet tidy-check fmt-check unit npm-deps demo fuzz bench bench-simulate clean
 
 all: build
 
@@ -59,6 +59,12 @@ fuzz:
 ## bench: adkproxy against the static limit and its peers, into BENCHMARKS.md (about 10 minutes; not part of test).
 bench:
 	./scripts/bench.sh
+
+## bench-simulate: what adkproxy simulate's simulator layer costs: 100 replayed scenarios × 5 turns with
+## --parallel 8 against ADK-JS's api_server, against the same turns played from a static eval set
+## (about 5 minutes; needs `make npm-deps` and ../shared; SIMBENCH_FLAGS="-server fake" for a quick run).
+bench-simulate: build
+	cd bench && $(GO) run ./simulate -adkproxy $(CURDIR)/$(BIN) $(SIMBENCH_FLAGS)
 
 clean:
 	rm -rf bin $(ADKPROXY_TEST_OUT)

@@ -43,6 +43,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 	var e *entry
 	if call, ok := conversation.Analyze(s.m, req.Path, req.Body); ok {
 		e = t.position(call)
+		if e == nil {
+			e = t.tagged(strings.TrimSpace(r.Header.Get(HeaderInvocation)), call.Step)
+		}
 	}
 	if e == nil {
 		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, s.explainMiss(t, req))

@@ -257,6 +257,21 @@ func (t *tape) positionLocked(c *conversation.Call) *entry {
 	return firstUnused(t.byUser[c.UserText], sameStep)
 }
 
+// tagged finds the unused model call recorded at step of the invocation
+// a client named tag (X-Adkproxy-Invocation), for a request whose history
+// changed so much that position finds nothing: an in-process client (a
+// simulated user, a judge) names each call, and its place is that name.
+func (t *tape) tagged(tag string, step int) *entry {
+	if tag == "" {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return firstUnused(t.entries, func(e *entry) bool {
+		return e.call != nil && e.x.Place != nil && e.x.Place.Tag == tag && e.call.Step == step
+	})
+}
+
 func firstUnused(list []*entry, ok func(*entry) bool) *entry {
 	for _, e := range list {
 		if !e.used && (ok == nil || ok(e)) {

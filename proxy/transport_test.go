@@ -89,3 +89,58 @@ func TestTransportReportsBrokenAnswers(t *testing.T) {
 		t.Errorf("RoundTrip error %v, want ErrAborted", err)
 	}
 }
+
+// A call whose prompt changed entirely (one user content, a new text) is
+// still compared with the recording made under its X-Adkproxy-Invocation
+// name: lenient replay serves that recording and reports the field that
+// differs, strict replay refuses it with the same difference.
+func TestTaggedCallIsComparedWithItsRecording(t *testing.T) {
+	dir := testutil.OutDir(t)
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	const path = "/v1beta/models/gemini-2.5-flash:generateContent"
+	call := func(srv *proxy.Server, tag, text string) (int, string) {
+		t.Helper()
+		body := `{"contents": [{"role": "user", "parts": [{"text": "` + text + `"}]}]}`
+		req, _ := http.NewRequest(http.MethodPost, "http://never-dialled.invalid"+path, strings.NewReader(body))
+		req.Header.Set(proxy.HeaderCassette, "sim")
+		req.Header.Set(proxy.HeaderInvocation, tag)
+		resp, err := (&http.Client{Transport: srv.Transport()}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	rec, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, first := call(rec, "s/2", "agent said: sunny in Paris")
+	_, second := call(rec, "s/3", "agent said: rainy in Rome")
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []proxy.ReplayMode{proxy.ReplayLenient, proxy.ReplayStrict} {
+		rep, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, ReplayMode: mode, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, got := call(rep, "s/2", "agent said: cloudy in Paris")
+		misses := rep.Misses()
+		if len(misses) != 1 || misses[0].Outcome != proxy.OutcomeMismatched || len(misses[0].Diffs) == 0 ||
+			misses[0].Diffs[0].Path != "contents[0].parts[0].text" {
+			t.Fatalf("%s: misses %+v", mode, misses)
+		}
+		if mode == proxy.ReplayLenient && (status != 200 || got != first) {
+			t.Errorf("lenient: %d %s, want the recording of s/2 %s", status, got, first)
+		}
+		if mode == proxy.ReplayStrict && (status != http.StatusBadRequest || !strings.Contains(got, "contents[0].parts[0].text")) {
+			t.Errorf("strict: %d %s", status, got)
+		}
+		if status, got := call(rep, "s/3", "agent said: rainy in Rome"); status != 200 || got != second {
+			t.Errorf("%s: s/3 %d %s", mode, status, got)
+		}
+	}
+}

@@ -204,6 +204,57 @@ func runMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
 	}
 }
 
+// SessionRun is one session's run metrics as a row: the columns of
+// adkproxy simulate's sessions.csv, each computed by the run metric of the
+// same name (runMetric), so the table and score agree.
+type SessionRun struct {
+	// Duration is the sum of the invocations' Elapsed when known, else of
+	// their model calls' latencies (latency_invocation_ms).
+	Duration     time.Duration
+	TotalTokens  int64
+	CacheHitRate *float64 // nil without prompt tokens
+	TurnCount    int
+	ToolCalls    int
+	ToolErrors   int
+	UniqueTools  int
+}
+
+// RunOf computes c's SessionRun from its actual invocations.
+func RunOf(cfg *Config, c *Case) SessionRun {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	metric := func(name string) MetricResult {
+		var m MetricResult
+		runMetric(cfg, &Criterion{Metric: name, Stat: "mean"}, c, &m)
+		return m
+	}
+	count := func(m MetricResult) int {
+		if m.Score == nil {
+			return 0
+		}
+		return int(*m.Score)
+	}
+	out := SessionRun{TurnCount: len(c.Actual), CacheHitRate: metric(CacheHitRate).Score,
+		ToolCalls: count(metric(ToolCalls)), UniqueTools: count(metric(UniqueTools))}
+	if m := metric(TotalTokens); m.Score != nil {
+		out.TotalTokens = int64(*m.Score)
+	}
+	if m := metric(ToolErrorRate); m.Details != nil {
+		out.ToolErrors, _ = m.Details["errors"].(int)
+	}
+	for _, inv := range c.Actual {
+		if inv.Elapsed > 0 {
+			out.Duration += inv.Elapsed
+			continue
+		}
+		for _, s := range inv.Steps {
+			out.Duration += s.Latency
+		}
+	}
+	return out
+}
+
 func tokenField(metric string) func(Usage) int64 {
 	switch metric {
 	case PromptTokens:

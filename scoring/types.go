@@ -26,6 +26,10 @@ type Invocation struct {
 	// IntermediateResponses are the texts of the other steps, with their agent.
 	IntermediateResponses []AuthoredText
 	Steps                 []Step
+	// Elapsed is the invocation's wall time as the client that drove it
+	// measured it (adkproxy simulate), 0 when unknown; the session's
+	// duration then adds it up instead of the model calls' latencies.
+	Elapsed time.Duration
 	// Rubrics are the invocation's own rubrics from the eval set (ADK's
 	// Invocation.rubrics, as JSON), for the rubric-based judged metrics.
 	Rubrics json.RawMessage

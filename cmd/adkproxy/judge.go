@@ -4,21 +4,15 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/judge"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -41,9 +35,8 @@ type judgeRun struct {
 	dir   string
 	mode  proxy.Mode
 	srv   *proxy.Server
+	rec   *modelRecorder
 	judge *judge.Judge
-	// release gives up the recording lock (a no-op in replay).
-	release func()
 }
 
 // apiKey is the key the genai SDK would use.
@@ -69,61 +62,17 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	if err := judge.CheckConfig(cfg); err != nil {
 		return nil, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 	}
-	key := apiKey()
-	mode := proxy.ModeReplay
-	if key != "" {
-		mode = proxy.ModeRecord
-	}
-	if v := c.String("judge-mode"); v != "" {
-		m, err := proxy.ParseMode(v)
-		if err != nil {
-			return nil, usageErrorf("score: --judge-mode: %v", err)
-		}
-		mode = m
-	}
 	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
-	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor(),
-		Hints: proxy.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord}}
-	backoff := judge.DefaultBackoff
-	if mode == proxy.ModeRecord {
-		if key == "" {
-			return nil, usageErrorf("score: --judge-mode record needs GOOGLE_API_KEY or GEMINI_API_KEY for the judge model")
-		}
-		u, err := proxy.ParseUpstream("--judge-base-url", c.String("judge-base-url"))
-		if err != nil {
-			return nil, withCode(exitUsage, err)
-		}
-		pcfg.Upstream = u
-	} else {
-		key = replayKey
-		backoff = func(int) time.Duration { return 0 } // nothing to wait for
-	}
-	// Two recording runs into one folder would overwrite each other's cases.
-	lcfg := pcfg
-	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	release, err := lockForRecording(lcfg)
+	rec, err := startModelRecorder(c, modelRecorderFlags{command: "score", dir: "judge-cassettes", mode: "judge-mode",
+		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord})
 	if err != nil {
 		return nil, err
 	}
-	srv, err := proxy.New(pcfg)
-	if err != nil {
-		release()
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, withCode(exitDataErr, fmt.Errorf("--judge-cassettes: %w (record the judge's verdicts first: --judge-mode record with a key)", err))
-		}
-		return nil, withCode(exitDataErr, fmt.Errorf("--judge-cassettes: %w", err))
+	backoff := judge.DefaultBackoff
+	if rec.mode != proxy.ModeRecord {
+		backoff = func(int) time.Duration { return 0 } // nothing to wait for
 	}
-	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey: key, Backend: genai.BackendGeminiAPI,
-		// The host is never dialled: the transport hands every call to srv.
-		HTTPOptions: genai.HTTPOptions{BaseURL: "http://adkproxy-judge.invalid/"},
-		HTTPClient:  &http.Client{Transport: srv.Transport()},
-	})
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("score: the judge's client: %w", err)
-	}
-	j := &judgeRun{dir: dir, mode: mode, srv: srv, release: release, judge: judge.New(client, judge.Options{Backoff: backoff})}
+	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, judge: judge.New(rec.client, judge.Options{Backoff: backoff})}
 	cfg.Judge = j.judge
 	return j, nil
 }
@@ -133,10 +82,8 @@ func (j *judgeRun) finish(c *cli.Context, cfg *scoring.Config) error {
 	if j == nil {
 		return nil
 	}
-	err := j.srv.Close()
-	j.release()
-	if err != nil {
-		return withCode(exitCantWrite, fmt.Errorf("--judge-cassettes: %w", err))
+	if err := j.rec.close(); err != nil {
+		return fmt.Errorf("--judge-cassettes: %w", err)
 	}
 	fmt.Fprintln(c.App.ErrWriter, "adkproxy: "+j.costLine(cfg))
 	return nil

@@ -1,0 +1,125 @@
+// The simulated user's model: one non-streaming call per turn, named for
+// the recorder, and the reply read as ADK reads it.
+
+package simulate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/scenarios"
+	"github.com/adkproxy/adkproxy/scoring"
+)
+
+// ErrNoReply is wrapped when the simulated user's model gave no text: an
+// empty answer, only thoughts, or a blocked one. The scenario fails.
+var ErrNoReply = errors.New("the simulated user gave no reply")
+
+// TurnKey names a simulated turn's model call (X-Adkproxy-Invocation):
+// "<scenario id>/turn-<n>", n counting user turns from 1.
+func TurnKey(scenario string, turn int) string { return fmt.Sprintf("%s/turn-%d", scenario, turn) }
+
+// modelConfig reads user_simulator_config.model_configuration (snake_case
+// or camelCase keys) as a GenerateContentConfig.
+func modelConfig(raw json.RawMessage) (*genai.GenerateContentConfig, error) {
+	if len(raw) == 0 {
+		raw = scenarios.DefaultModelConfiguration
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("user_simulator_config.model_configuration: %w", err)
+	}
+	b, _ := json.Marshal(camelKeys(v))
+	cfg := &genai.GenerateContentConfig{}
+	if err := json.Unmarshal(b, cfg); err != nil {
+		return nil, fmt.Errorf("user_simulator_config.model_configuration is not a GenerateContentConfig: %w", err)
+	}
+	return cfg, nil
+}
+
+func camelKeys(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[scoring.ToCamel(k)] = camelKeys(e)
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = camelKeys(x[i])
+		}
+	}
+	return v
+}
+
+// userModel is the simulated user's model and its configuration.
+type userModel struct {
+	client *genai.Client
+	model  string
+	config *genai.GenerateContentConfig
+}
+
+// reply asks the model for turn n of scenario with prompt, and returns the
+// text of its non-thought parts with the call's usage.
+func (u *userModel) reply(ctx context.Context, scenario string, n int, prompt string) (string, scoring.Usage, error) {
+	cfg := *u.config
+	cfg.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{
+		"X-Adkproxy-Cassette":   {scenario},
+		"X-Adkproxy-Invocation": {TurnKey(scenario, n)},
+	}}
+	content := []*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: prompt}}}}
+	resp, err := u.client.Models.GenerateContent(ctx, u.model, content, &cfg)
+	if err != nil {
+		var apiErr genai.APIError
+		if errors.As(err, &apiErr) && strings.HasPrefix(apiErr.Message, "adkproxy: ") {
+			return "", scoring.Usage{}, fmt.Errorf("turn %d was not recorded: %s", n, strings.TrimPrefix(apiErr.Message, "adkproxy: "))
+		}
+		return "", scoring.Usage{}, fmt.Errorf("the simulated user's model: %w", err)
+	}
+	var usage scoring.Usage
+	if m := resp.UsageMetadata; m != nil {
+		usage = scoring.Usage{Prompt: int64(m.PromptTokenCount), Candidates: int64(m.CandidatesTokenCount),
+			Cached: int64(m.CachedContentTokenCount), Thoughts: int64(m.ThoughtsTokenCount), Total: int64(m.TotalTokenCount)}
+	}
+	var texts []string
+	thoughts := false
+	why := ""
+	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
+		why = "blocked: " + string(resp.PromptFeedback.BlockReason)
+	}
+	for _, c := range resp.Candidates {
+		if c.FinishReason != "" && c.FinishReason != genai.FinishReasonStop && c.FinishReason != genai.FinishReasonMaxTokens && why == "" {
+			why = "finish reason " + string(c.FinishReason)
+		}
+		if c.Content == nil {
+			continue
+		}
+		for _, p := range c.Content.Parts {
+			switch {
+			case p.Thought:
+				thoughts = true
+			case p.Text != "":
+				texts = append(texts, p.Text)
+			}
+		}
+	}
+	text := strings.Join(texts, "")
+	if strings.TrimSpace(text) == "" {
+		switch {
+		case why != "":
+		case thoughts:
+			why = "only thoughts were returned"
+		default:
+			why = "the answer was empty"
+		}
+		return "", usage, fmt.Errorf("turn %d: %w (%s)", n, ErrNoReply, why)
+	}
+	return text, usage, nil
+}
