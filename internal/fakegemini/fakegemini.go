@@ -42,8 +42,9 @@ type Handler struct {
 	// written; a test can block in it to hold the stream in lockstep.
 	BeforeEvent func(i int)
 
-	mu       sync.Mutex
-	requests []Request
+	mu         sync.Mutex
+	requests   []Request
+	liveFrames []string // client frames of Live sessions (live.go)
 }
 
 // Request is what the fake upstream received.
@@ -69,6 +70,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests = append(h.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
 	h.mu.Unlock()
+	if isLive(r) {
+		h.serveLive(w, r)
+		return
+	}
 
 	m := modelPath.FindStringSubmatch(r.URL.Path)
 	if m == nil {

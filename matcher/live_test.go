@@ -1,0 +1,44 @@
+package matcher
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDiffFrameSnakeAndCamelAreOne(t *testing.T) {
+	m := Default()
+	js := []byte(`{"clientContent":{"turns":[{"role":"user","parts":[{"text":"Hi"}]}],"turnComplete":true}}`)
+	py := []byte(`{"client_content": {"turns": [{"role": "user", "parts": [{"text": "Hi"}]}], "turn_complete": true}}`)
+	if d := m.DiffFrame(js, py); len(d) != 0 {
+		t.Fatalf("the same frame in Python's spelling differs: %v", d)
+	}
+	changed := []byte(`{"client_content": {"turns": [{"role": "user", "parts": [{"text": "Hello"}]}], "turn_complete": true}}`)
+	d := m.DiffFrame(js, changed)
+	if len(d) != 1 || d[0].Path != "clientContent.turns[0].parts[0].text" {
+		t.Fatalf("got %v, want one difference at clientContent.turns[0].parts[0].text", d)
+	}
+}
+
+func TestDiffFrameIgnoresAndBytes(t *testing.T) {
+	m, err := New("toolResponse.functionResponses[*].id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []byte(`{"toolResponse":{"functionResponses":[{"id":"1","name":"f","response":{"ok":true}}]}}`)
+	b := []byte(`{"tool_response":{"function_responses":[{"id":"2","name":"f","response":{"ok":true}}]}}`)
+	if d := m.DiffFrame(a, b); len(d) != 0 {
+		t.Fatalf("an ignored id made frames differ: %v", d)
+	}
+	d := m.DiffFrame([]byte{1, 2}, []byte{1, 3})
+	if len(d) != 1 || d[0].Path != "frame" || !strings.Contains(d[0].String(), `\x03`) {
+		t.Fatalf("binary frames: got %v", d)
+	}
+}
+
+func TestCamel(t *testing.T) {
+	for in, want := range map[string]string{"turn_complete": "turnComplete", "turnComplete": "turnComplete", "_x": "_x", "a__b": "a__b", "a_": "a_", "realtime_input": "realtimeInput", "media_chunks": "mediaChunks"} {
+		if got := Camel(in); got != want {
+			t.Errorf("Camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
