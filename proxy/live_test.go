@@ -308,4 +308,3 @@ func TestLiveReplayTiming(t *testing.T) {
 		t.Fatalf("slept %v, want [125ms 340ms]", clock.slept)
 	}
 }
-
