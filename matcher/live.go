@@ -32,17 +32,23 @@ func (m *Matcher) parseFrame(b []byte) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	v = CamelKeys(v)
+	v = CamelFrame(v)
 	for _, p := range m.ignore {
 		p.Remove(v)
 	}
 	return v, true
 }
 
-// CamelKeys rewrites the keys of every object in v from snake_case to
-// camelCase (turn_complete → turnComplete); keys without an underscore are
-// kept. When both spellings of a key are present the camelCase one wins.
-func CamelKeys(v any) any {
+// payloadKeys hold data a client or tool made up (function arguments and
+// results), whose keys are kept as they are.
+var payloadKeys = map[string]bool{"args": true, "response": true}
+
+// CamelFrame rewrites the keys of a decoded Live API message from
+// snake_case to camelCase (turn_complete → turnComplete), as the API reads
+// either spelling; keys without an underscore are kept, and so are the
+// keys inside function arguments and responses, which are the caller's
+// data. When both spellings of a key are present the camelCase one wins.
+func CamelFrame(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
@@ -51,12 +57,15 @@ func CamelKeys(v any) any {
 			if _, taken := out[ck]; taken && ck != k {
 				continue
 			}
-			out[ck] = CamelKeys(c)
+			if !payloadKeys[ck] {
+				c = CamelFrame(c)
+			}
+			out[ck] = c
 		}
 		return out
 	case []any:
 		for i, c := range t {
-			t[i] = CamelKeys(c)
+			t[i] = CamelFrame(c)
 		}
 		return t
 	}

@@ -42,3 +42,11 @@ func TestCamel(t *testing.T) {
 		}
 	}
 }
+
+func TestCamelFrameKeepsPayloadKeys(t *testing.T) {
+	v, _ := ParseJSON([]byte(`{"tool_response":{"function_responses":[{"name":"f","response":{"temp_c":18}}]}}`))
+	got := string(AppendCanonical(nil, CamelFrame(v)))
+	if want := `{"toolResponse":{"functionResponses":[{"name":"f","response":{"temp_c":18}}]}}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

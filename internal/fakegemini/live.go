@@ -77,7 +77,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 			conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseUnsupportedData, "fakegemini: frame is not JSON"), time.Now().Add(time.Second))
 			return
 		}
-		camel, _ := json.Marshal(camelMessage(raw))
+		camel, _ := json.Marshal(matcher.CamelFrame(raw))
 		var msg liveClientMessage
 		json.Unmarshal(camel, &msg)
 		turn := false
@@ -145,24 +145,3 @@ func (h *Handler) LiveFrames() []string {
 	return append([]string(nil), h.liveFrames...)
 }
 
-// camelMessage reads Python's snake_case spelling of a client message: the
-// message's keys and those of its fields, not the payloads inside them
-// (function arguments and responses keep their keys).
-func camelMessage(v any) any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-	out := map[string]any{}
-	for k, field := range m {
-		if f, ok := field.(map[string]any); ok {
-			inner := map[string]any{}
-			for fk, fv := range f {
-				inner[matcher.Camel(fk)] = fv
-			}
-			field = inner
-		}
-		out[matcher.Camel(k)] = field
-	}
-	return out
-}
