@@ -144,4 +144,3 @@ func (h *Handler) LiveFrames() []string {
 	defer h.mu.Unlock()
 	return append([]string(nil), h.liveFrames...)
 }
-
