@@ -26,6 +26,9 @@ const (
 	// encodingBase64: for bytes that are not UTF-8 text or that YAML
 	// cannot carry faithfully.
 	encodingBase64 = "base64"
+	// encodingFile: the YAML string names a side file beside the cassette
+	// (sidefile.go) holding the bytes; they are read and checked on load.
+	encodingFile = "file"
 )
 
 // minIndentedJSON is the size below which compact JSON stays on one line:
@@ -68,8 +71,10 @@ func decodeBody(value, encoding string) ([]byte, error) {
 			out.WriteByte('\n')
 		}
 		return out.Bytes(), nil
+	case encodingFile:
+		return nil, fmt.Errorf("body_encoding file (a side file) is only for request and response bodies")
 	}
-	return nil, fmt.Errorf("unknown body_encoding %q (want text, json or base64)", encoding)
+	return nil, fmt.Errorf("unknown body_encoding %q (want text, json, base64 or file)", encoding)
 }
 
 // indentCompactJSON indents b when b is compact JSON (optionally followed by

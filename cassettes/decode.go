@@ -238,7 +238,7 @@ func (r reader) request(n *yaml.Node, where string, req *Request) error {
 	if req.Header, err = r.headers(f["headers"], where); err != nil {
 		return err
 	}
-	req.Body, err = r.body(f["body"], f["body_encoding"], where)
+	req.Body, req.BodyFile, err = r.storedBody(f["body"], f["body_encoding"], where)
 	return err
 }
 
@@ -263,7 +263,7 @@ func (r reader) response(n *yaml.Node, where string, resp *Response) error {
 	if f["sse"] != nil && f["body"] != nil {
 		return r.errorf(f["sse"], "%s has both body and sse; keep one", where)
 	}
-	if resp.Body, err = r.body(f["body"], f["body_encoding"], where); err != nil {
+	if resp.Body, resp.BodyFile, err = r.storedBody(f["body"], f["body_encoding"], where); err != nil {
 		return err
 	}
 	if f["sse"] != nil {
@@ -400,6 +400,22 @@ func (r reader) headerValue(n *yaml.Node, what string) (string, error) {
 		return string(b), err
 	}
 	return "", r.errorf(n, "%s must be a string, a list of strings or {base64: ...}", what)
+}
+
+// storedBody is body for request and response bodies, which may also be
+// kept in a side file (body_encoding: file); sideFile is its name then.
+func (r reader) storedBody(n, encoding *yaml.Node, where string) (body []byte, sideFile string, err error) {
+	if encoding == nil || encoding.Value != encodingFile {
+		body, err = r.body(n, encoding, where)
+		return body, "", err
+	}
+	if sideFile, err = r.str(n, where+" body"); err != nil {
+		return nil, "", err
+	}
+	if body, err = ReadSideFile(r.file, sideFile); err != nil {
+		return nil, "", r.errorf(n, "%s: %v", where, err)
+	}
+	return body, sideFile, nil
 }
 
 func (r reader) body(n, encoding *yaml.Node, where string) ([]byte, error) {

@@ -325,7 +325,7 @@ func exchangeNode(x *Exchange) (*yaml.Node, error) {
 	if err := addHeaders(req, x.Request.Header, "request"); err != nil {
 		return nil, err
 	}
-	addBody(req, x.Request.Body)
+	addBody(req, x.Request.Body, x.Request.BodyFile)
 
 	resp := mapping("status", intNode(x.Response.Status))
 	if err := addHeaders(resp, x.Response.Header, "response"); err != nil {
@@ -338,7 +338,7 @@ func exchangeNode(x *Exchange) (*yaml.Node, error) {
 		}
 		resp.Content = append(resp.Content, mapping("sse", events).Content...)
 	} else {
-		addBody(resp, x.Response.Body)
+		addBody(resp, x.Response.Body, x.Response.BodyFile)
 	}
 	if x.Response.End != "" && x.Response.End != EndComplete {
 		resp.Content = append(resp.Content, strNode("end"), strNode(string(x.Response.End)))
@@ -407,8 +407,12 @@ func headerValueNode(v string) *yaml.Node {
 	return n
 }
 
-func addBody(m *yaml.Node, body []byte) {
+func addBody(m *yaml.Node, body []byte, sideFile string) {
 	if len(body) == 0 {
+		return
+	}
+	if sideFile != "" {
+		m.Content = append(m.Content, strNode("body"), strNode(sideFile), strNode("body_encoding"), strNode(encodingFile))
 		return
 	}
 	n, enc := bodyNode(body)

@@ -50,6 +50,9 @@ type Request struct {
 	Query  string
 	Header http.Header
 	Body   []byte
+	// BodyFile names the side file (see WriteSideFile) the cassette keeps
+	// Body in instead of inline; Body still holds the bytes in memory.
+	BodyFile string `json:",omitempty"`
 }
 
 // Response is what the upstream answered. A streamed (SSE) response keeps
@@ -58,8 +61,10 @@ type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
-	Events []Event
-	End    End
+	// BodyFile: as Request.BodyFile.
+	BodyFile string `json:",omitempty"`
+	Events   []Event
+	End      End
 	// Latency is the time from sending the request to the last byte.
 	Latency time.Duration
 }

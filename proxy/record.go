@@ -62,6 +62,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		return
 	}
 	defer resp.Body.Close()
+	s.uploads.handOut(resp.Header, s.cfg.Redactor)
 
 	x := &cassettes.Exchange{Request: stored, Response: cassettes.Response{
 		Status: resp.StatusCode,
@@ -72,6 +73,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
 	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
+	pointHere(w.Header(), r)
 	if isEventStream(resp.Header) {
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
 		if errors.Is(readErr, errOverLimit) {
@@ -121,6 +123,9 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	s.cfg.Redactor.Exchange(x)
+	if err := s.storeUpload(t, x); err != nil {
+		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())
+	}
 	old, err := t.record(x)
 	if err != nil {
 		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
@@ -180,6 +185,9 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 // is left to the transport, which then decodes gzip itself, so cassettes
 // hold readable bodies.
 func (s *Server) upstreamRequest(r *http.Request, body []byte) (*http.Request, error) {
+	if origin, ok := s.uploads.origin(r.URL.EscapedPath(), s.cfg.Redactor.Query(r.URL.RawQuery)); ok {
+		return newUpstreamRequest(r, origin, body) // an upload chunk, to the host the API named
+	}
 	base := s.cfg.Upstream
 	if u, ok := vertexUpstream(r.URL.Path); ok {
 		base = u

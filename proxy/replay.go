@@ -63,6 +63,7 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 		o.Served, o.Diffs, o.Message = true, keptDiffs(diffs), msg
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
+		t.answered(e.x)
 		s.serve(w, r, &e.x.Response)
 		return
 	}
@@ -115,6 +116,7 @@ func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.Response) {
 	h := w.Header()
 	copyHeaders(h, resp.Header)
+	pointHere(h, r)
 	ctx := r.Context()
 	flusher, _ := w.(http.Flusher)
 	if resp.Streamed() {

@@ -39,6 +39,7 @@ type Server struct {
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
 	lives     liveSet      // open Live API connections (live.go)
+	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
 }
@@ -172,8 +173,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
+	if req, ok = s.uploadChunk(w, r, t, req); !ok {
+		return
+	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+			t.answered(e.x)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {

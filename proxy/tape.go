@@ -48,6 +48,9 @@ type tape struct {
 	// calls (tooltape.go).
 	tools     map[matcher.Fingerprint][]*entry
 	toolsSent map[uint64]*entry
+	// Server-made names by their place (matcher.Names): recorded numbers
+	// them over the cassette, run over the answers this run has had.
+	recorded, run *matcher.Names
 	// lives holds Live API connections by liveKey (live.go).
 	lives map[matcher.Fingerprint][]*entry
 }
@@ -65,9 +68,10 @@ type entry struct {
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
 	conversation.Organize(m, exchanges)
 	t := &tape{name: name, path: path, m: m, org: conversation.NewOrganizer(),
-		queues: map[matcher.Fingerprint][]*entry{}, asSent: map[uint64]*entry{}}
+		queues: map[matcher.Fingerprint][]*entry{}, asSent: map[uint64]*entry{},
+		recorded: matcher.NamesOf(exchanges), run: &matcher.Names{}}
 	t.entries = make([]*entry, 0, len(exchanges))
-	for i, fp := range fingerprintAll(m, exchanges) {
+	for i, fp := range fingerprintAll(m, t.recorded, exchanges) {
 		t.add(exchanges[i], fp)
 	}
 	return t
@@ -75,14 +79,14 @@ func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Excha
 
 // fingerprintAll fingerprints the requests of xs on every core, for
 // start-up with large cassettes.
-func fingerprintAll(m *matcher.Matcher, xs []*cassettes.Exchange) []matcher.Fingerprint {
+func fingerprintAll(m *matcher.Matcher, names *matcher.Names, xs []*cassettes.Exchange) []matcher.Fingerprint {
 	fps := make([]matcher.Fingerprint, len(xs))
 	workers := min(runtime.GOMAXPROCS(0), len(xs)/256+1)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(xs); i += workers {
-				fps[i] = m.Fingerprint(&xs[i].Request)
+				fps[i] = m.Fingerprint(names.Rewrite(&xs[i].Request))
 			}
 		})
 	}
@@ -108,7 +112,9 @@ func (t *tape) continueRecording() {
 // in the conversation waits until a miss needs it (see analyze), which
 // keeps start-up to one cheap pass over the bodies.
 func (t *tape) index(x *cassettes.Exchange) *entry {
-	return t.add(x, t.m.Fingerprint(&x.Request))
+	e := t.add(x, t.m.Fingerprint(t.run.Rewrite(&x.Request)))
+	t.run.Learn(x.Request.Path, &x.Response)
+	return e
 }
 
 func (t *tape) add(x *cassettes.Exchange, fp matcher.Fingerprint) *entry {
@@ -171,7 +177,13 @@ func (t *tape) fingerprint(req *cassettes.Request) matcher.Fingerprint {
 	if e != nil && sameAsSent(&e.x.Request, req) {
 		return e.fp
 	}
-	return t.m.Fingerprint(req)
+	return t.m.Fingerprint(t.run.Rewrite(req))
+}
+
+// answered notes a recorded answer served to this run: the names in it
+// are this run's from now on.
+func (t *tape) answered(x *cassettes.Exchange) {
+	t.run.Learn(x.Request.Path, &x.Response)
 }
 
 var sentSeed = maphash.MakeSeed()

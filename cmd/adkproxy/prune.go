@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -91,6 +92,11 @@ func runPrune(c *cli.Context) error {
 				return withCode(exitCantWrite, fmt.Errorf("prune: %w", err))
 			}
 			if err := cassettes.Save(pc.File, pc, nil); err != nil {
+				return withCode(exitCantWrite, fmt.Errorf("prune: %w", err))
+			}
+			// Side files only the removed recordings named go with them.
+			gone := slices.DeleteFunc(loaded[pc.Name].SideFiles(), func(n string) bool { return slices.Contains(pc.SideFiles(), n) })
+			if _, err := cassettes.RemoveSideFiles(dir, pc.File, gone); err != nil {
 				return withCode(exitCantWrite, fmt.Errorf("prune: %w", err))
 			}
 		}

@@ -41,7 +41,11 @@ type Handler struct {
 	// BeforeEvent, when set, is called before SSE event i (from 0) is
 	// written; a test can block in it to hold the stream in lockstep.
 	BeforeEvent func(i int)
+	// ResourceOptions shape files, uploads, caches, batches and
+	// interactions (resources.go).
+	ResourceOptions ResourceOptions
 
+	res        resources
 	mu         sync.Mutex
 	requests   []Request
 	liveFrames []string // client frames of Live sessions (live.go)
@@ -72,6 +76,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	if isLive(r) {
 		h.serveLive(w, r)
+		return
+	}
+	if h.serveResource(w, r, body) {
 		return
 	}
 

@@ -1,0 +1,222 @@
+// Resumable uploads: the upload URL the API hands out is pointed back at
+// adkproxy, chunks are forwarded to the host it named, and an upload's
+// chunks are put back together so the file is stored once.
+
+package proxy
+
+// The protocol: POST {base}/upload/{v}/files with X-Goog-Upload-Command:
+// start answers with x-goog-upload-url, often on another host and carrying
+// the key. Chunks go there (X-Goog-Upload-Command: upload, the last
+// "upload, finalize", X-Goog-Upload-Offset) while the answers say
+// x-goog-upload-status: active. JS and Go put the URL's scheme and host
+// back to their base URL, Python posts to it verbatim: adkproxy therefore
+// hands out a URL on itself (same path and query, key removed) and keeps
+// the original to forward the chunks to.
+//
+// Stored: the start exchange (its x-goog-upload-url as the upstream gave
+// it, key removed), one exchange per chunk without its bytes, and on the
+// finalizing chunk the whole file (in a side file from
+// cassettes.SideFileThreshold). Replay puts the client's chunks together
+// the same way, so the file is compared once, however it was cut.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+const (
+	headerUploadURL     = "X-Goog-Upload-Url"
+	headerUploadCommand = "X-Goog-Upload-Command"
+	headerUploadOffset  = "X-Goog-Upload-Offset"
+)
+
+// uploads is what the server remembers of the uploads under way.
+type uploads struct {
+	mu sync.Mutex
+	// origins: the upstream URL (key included) of each upload URL handed
+	// out, by its path and scrubbed query.
+	origins map[string]string
+	// files: the chunks so far of each upload, by cassette, path and query.
+	files map[string]*chunkAssembler
+}
+
+// uploadCommand lists the words of X-Goog-Upload-Command ("upload",
+// "finalize", "start", "query", "cancel").
+func uploadCommand(h http.Header) []string {
+	var words []string
+	for _, w := range strings.Split(h.Get(headerUploadCommand), ",") {
+		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+func hasWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// handOut points the x-goog-upload-url of an upstream answer at the path and
+// scrubbed query, keeping the original to forward chunks to, and leaves the
+// scrubbed upstream URL in h (what the cassette stores).
+func (u *uploads) handOut(h http.Header, red *cassettes.Redactor) {
+	raw := h.Get(headerUploadURL)
+	if raw == "" {
+		return
+	}
+	target, err := url.Parse(raw)
+	if err != nil || target.Host == "" {
+		return // not a URL we can forward to; passed on as it is
+	}
+	scrubbed := *target
+	scrubbed.RawQuery = red.Query(target.RawQuery)
+	u.mu.Lock()
+	if u.origins == nil {
+		u.origins = map[string]string{}
+	}
+	u.origins[uploadKey(scrubbed.EscapedPath(), scrubbed.RawQuery)] = raw
+	u.mu.Unlock()
+	h.Set(headerUploadURL, scrubbed.String())
+}
+
+// origin is the upstream URL to forward a chunk for path and query to.
+func (u *uploads) origin(path, query string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	o, ok := u.origins[uploadKey(path, query)]
+	return o, ok
+}
+
+func uploadKey(path, query string) string { return path + "?" + query }
+
+// pointHere rewrites a stored x-goog-upload-url to this proxy, as r reached
+// it: a client that posts chunks to the URL verbatim (Python) comes back
+// here, and one that swaps in its base URL does too.
+func pointHere(h http.Header, r *http.Request) {
+	raw := h.Get(headerUploadURL)
+	if raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	u.Scheme, u.Host = "http", r.Host
+	if r.TLS != nil {
+		u.Scheme = "https"
+	}
+	h.Set(headerUploadURL, u.String())
+}
+
+// errUpload: the chunks of an upload do not fit together.
+var errUpload = errors.New("upload chunks do not fit together")
+
+// assemble gives the request of an upload chunk its stored form: no bytes
+// for a chunk the upload goes on after, the whole file for the finalizing
+// one. Other requests come back unchanged.
+func (u *uploads) assemble(cassette string, r *http.Request, req cassettes.Request, limit int64) (cassettes.Request, error) {
+	words := uploadCommand(r.Header)
+	if !hasWord(words, "upload") || !strings.HasPrefix(req.Path, "/upload/") {
+		return req, nil
+	}
+	offset, err := strconv.ParseInt(strings.TrimSpace(r.Header.Get(headerUploadOffset)), 10, 64)
+	if err != nil {
+		return req, fmt.Errorf("%w: %s %q is not a byte offset", errUpload, headerUploadOffset, r.Header.Get(headerUploadOffset))
+	}
+	key := cassette + "\x00" + uploadKey(req.Path, req.Query)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.files == nil {
+		u.files = map[string]*chunkAssembler{}
+	}
+	a := u.files[key]
+	if a == nil {
+		a = &chunkAssembler{limit: limit}
+		u.files[key] = a
+	}
+	if err := a.add(offset, req.Body); err != nil {
+		return req, err
+	}
+	if hasWord(words, "finalize") {
+		delete(u.files, key)
+		req.Body = a.data
+		return req, nil
+	}
+	req.Body = nil
+	return req, nil
+}
+
+// storeUpload moves a recorded upload's file to a side file when it is
+// large; in memory the exchange keeps the bytes.
+func (s *Server) storeUpload(t *tape, x *cassettes.Exchange) error {
+	body := x.Request.Body
+	if !t.persist || len(body) < cassettes.SideFileThreshold || !strings.HasPrefix(x.Request.Path, "/upload/") {
+		return nil
+	}
+	if err := s.cfg.Redactor.Scan(body); err != nil {
+		return err // left in the cassette, whose save refuses it the same way
+	}
+	name, err := cassettes.WriteSideFile(s.cfg.Dir, t.path, body)
+	if err != nil {
+		return err
+	}
+	x.Request.BodyFile = name
+	return nil
+}
+
+// chunkAssembler puts an upload's chunks together by their offsets.
+type chunkAssembler struct {
+	data  []byte
+	limit int64
+}
+
+// add places chunk at offset. A chunk must start within what came so far:
+// starting before its end is a resend, whose overlap must agree with what
+// came; starting after it would leave a gap.
+func (a *chunkAssembler) add(offset int64, chunk []byte) error {
+	have := int64(len(a.data))
+	switch {
+	case offset < 0:
+		return fmt.Errorf("%w: offset %d is negative", errUpload, offset)
+	case offset > have:
+		return fmt.Errorf("%w: a chunk at offset %d, but only %d bytes came before it (a chunk is missing)", errUpload, offset, have)
+	case offset+int64(len(chunk)) > a.limit:
+		return fmt.Errorf("%w: the upload grows past %d bytes (raise --max-body)", errUpload, a.limit)
+	}
+	overlap := min(have-offset, int64(len(chunk)))
+	if !bytes.Equal(a.data[offset:offset+overlap], chunk[:overlap]) {
+		return fmt.Errorf("%w: the chunk at offset %d differs from the bytes already sent there", errUpload, offset)
+	}
+	a.data = append(a.data, chunk[overlap:]...)
+	return nil
+}
+
+// uploadChunk gives an upload chunk its stored form (see assemble); ok is
+// false when it has answered: replay refuses chunks that do not fit
+// together, while a recording passes them on as sent and keeps them whole.
+func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request, t *tape, req cassettes.Request) (cassettes.Request, bool) {
+	out, err := s.uploads.assemble(t.name, r, req, s.cfg.MaxBody)
+	if err == nil {
+		return out, true
+	}
+	if t.recording {
+		s.log.Warn("upload chunk kept as sent", "cassette", t.name, "path", req.Path, "error", err.Error())
+		return req, true
+	}
+	s.report.failed()
+	writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("cassette %q: %s %s: %v", t.name, req.Method, pathAndQuery(&req), err))
+	return req, false
+}
