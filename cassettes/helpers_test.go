@@ -108,7 +108,7 @@ func diffLive(w, g *Live) string {
 	}
 	for i, wf := range w.Frames {
 		gf := g.Frames[i]
-		if wf.FromClient != gf.FromClient || wf.Kind != gf.Kind || wf.Code != gf.Code || usec(wf.At) != gf.At || !bytes.Equal(wf.Data, gf.Data) {
+		if wf.FromClient != gf.FromClient || wf.Kind != gf.Kind || wf.Code != gf.Code || usec(wf.At) != gf.At || !bytes.Equal(wf.Data, gf.Data) || len(wf.Blobs) != len(gf.Blobs) {
 			return "frame " + itoa(i+1) + ": want " + q(fmt.Sprintf("%+v", wf)) + ", got " + q(fmt.Sprintf("%+v", gf))
 		}
 	}

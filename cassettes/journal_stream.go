@@ -145,6 +145,10 @@ func writeExchangeJSON(w io.Writer, x *Exchange) error {
 				}
 				e.raw(`,"At":`)
 				e.value(f.At)
+				if len(f.Blobs) > 0 {
+					e.raw(`,"Blobs":`)
+					e.value(f.Blobs)
+				}
 				e.raw("}")
 			}
 			e.raw("]")

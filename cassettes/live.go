@@ -41,6 +41,9 @@ type Frame struct {
 	Code int `json:",omitempty"`
 	// At is the time since the connection was upgraded.
 	At time.Duration
+	// Blobs are the large media in Data the cassette keeps in side files
+	// (live_blobs.go); Data still holds every byte.
+	Blobs []Blob `json:",omitempty"`
 }
 
 // From names the frame's sender as the cassette does: client or server.
@@ -59,7 +62,7 @@ func (x *Exchange) IsLive() bool { return x.Live != nil }
 var liveFields = []string{"request", "response", "frames"}
 
 // frameFields are the keys of a frame.
-var frameFields = []string{"from", "at_ms", "text", "binary", "encoding", "close", "reason"}
+var frameFields = []string{"from", "at_ms", "text", "binary", "encoding", "blobs", "close", "reason"}
 
 // checkLive refuses a connection Unmarshal would not read back.
 func checkLive(l *Live) error {
@@ -116,10 +119,17 @@ func frameNode(f Frame) *yaml.Node {
 		}
 		return n
 	}
-	payload, enc := bodyNode(f.Data)
+	payload, enc := bodyNode(storedPayload(&f))
 	n.Content = append(n.Content, strNode(string(f.Kind)), payload)
 	if enc != encodingText {
 		n.Content = append(n.Content, strNode("encoding"), strNode(enc))
+	}
+	if len(f.Blobs) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, b := range f.Blobs {
+			list.Content = append(list.Content, flowMap("file", b.File, "bytes", b.Size))
+		}
+		n.Content = append(n.Content, strNode("blobs"), list)
 	}
 	return n
 }
@@ -202,6 +212,33 @@ func (r reader) frame(n *yaml.Node, where string) (Frame, error) {
 	}
 	if fr.Data, err = r.body(payload, f["encoding"], where); err != nil {
 		return Frame{}, err
+	}
+	if f["blobs"] == nil {
+		return fr, nil
+	}
+	if fr.Kind == FrameClose {
+		return Frame{}, r.errorf(f["blobs"], "%s: a close frame has no blobs", where)
+	}
+	items, err := r.list(f["blobs"], where+" blobs")
+	if err != nil {
+		return Frame{}, err
+	}
+	for i, item := range items {
+		bf, err := r.fields(item, fmt.Sprintf("%s blob %d", where, i+1), "file", "bytes")
+		if err != nil {
+			return Frame{}, err
+		}
+		var b Blob
+		if b.File, err = r.str(bf["file"], where+" blob file"); err != nil {
+			return Frame{}, err
+		}
+		if b.Size, err = r.integer(bf["bytes"], where+" blob bytes"); err != nil {
+			return Frame{}, err
+		}
+		fr.Blobs = append(fr.Blobs, b)
+	}
+	if fr.Data, err = restoreBlobs(r.file, fr.Data, fr.Blobs); err != nil {
+		return Frame{}, r.errorf(f["blobs"], "%s: %v", where, err)
 	}
 	return fr, nil
 }

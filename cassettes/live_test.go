@@ -2,8 +2,10 @@ package cassettes
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,4 +128,56 @@ func FuzzLiveFrames(f *testing.F) {
 			t.Fatalf("re-marshalling changed the cassette: %s", diffCassettes(c, again))
 		}
 	})
+}
+
+// TestLiveBlobsInSideFiles: large audio in a frame goes to a side file,
+// decoded; the cassette holds its name and size where the base64 was, and
+// loading restores the frame byte for byte. A damaged side file fails the
+// load naming it.
+func TestLiveBlobsInSideFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audio.yaml")
+	audio := bytes.Repeat([]byte{0, 1, 2, 250}, SideFileThreshold/2)
+	b64 := base64.StdEncoding.EncodeToString(audio)
+	small := base64.StdEncoding.EncodeToString([]byte("tiny"))
+	x := liveExchange(
+		[]byte(`{"realtimeInput":{"audio":{"data":"`+b64+`","mimeType":"audio/pcm;rate=16000"}}}`),
+		[]byte(`{"realtimeInput":{"audio":{"data":"`+small+`","mimeType":"audio/pcm;rate=16000"}}}`),
+	)
+	if err := StoreLiveBlobs(dir, path, x); err != nil {
+		t.Fatal(err)
+	}
+	frames := x.Live.Frames
+	big, tiny := frames[len(frames)-2], frames[len(frames)-1]
+	if len(big.Blobs) != 1 || big.Blobs[0].Size != len(audio) || len(tiny.Blobs) != 0 {
+		t.Fatalf("blobs %+v and %+v, want the large audio only", big.Blobs, tiny.Blobs)
+	}
+	side, err := os.ReadFile(filepath.Join(SideFileDir(path), big.Blobs[0].File))
+	if err != nil || !bytes.Equal(side, audio) {
+		t.Fatalf("side file: %v (holds the decoded audio: %v)", err, bytes.Equal(side, audio))
+	}
+	c := &Cassette{Name: "audio", Exchanges: []*Exchange{x}}
+	if err := Save(path, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if bytes.Contains(text, []byte(b64[:100])) || !bytes.Contains(text, []byte("file: "+big.Blobs[0].File)) || !bytes.Contains(text, []byte(small)) {
+		t.Fatalf("the cassette should name the side file instead of the large audio and keep the small one:\n%s", text)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffCassettes(c, got); d != "" {
+		t.Fatalf("load changed the cassette: %s", d)
+	}
+	if names := got.SideFiles(); len(names) != 1 || names[0] != big.Blobs[0].File {
+		t.Fatalf("SideFiles() = %v, want the audio's file", names)
+	}
+	if err := os.WriteFile(filepath.Join(SideFileDir(path), big.Blobs[0].File), audio[1:], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), big.Blobs[0].File) || !strings.Contains(err.Error(), "changed after recording") {
+		t.Fatalf("load with a damaged side file: %v, want a format error naming it", err)
+	}
 }

@@ -178,6 +178,15 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 // keepLive scrubs, records and reports a finished connection.
 func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	s.cfg.Redactor.Exchange(x)
+	if t.persist {
+		if err := cassettes.StoreLiveBlobs(s.cfg.Dir, t.path, x); err != nil {
+			// The frames keep every byte: the media stays in the cassette.
+			s.log.Warn("Live media kept in the cassette: its side file could not be written", "cassette", t.name, "error", err.Error())
+			for i := range x.Live.Frames {
+				x.Live.Frames[i].Blobs = nil
+			}
+		}
+	}
 	if _, err := t.record(x); err != nil {
 		s.log.Error("Live connection kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
 	}

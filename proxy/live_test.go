@@ -2,9 +2,11 @@ package proxy_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -307,4 +309,51 @@ func TestLiveReplayTiming(t *testing.T) {
 	if fmt.Sprint(clock.slept) != "[125ms 340ms]" {
 		t.Fatalf("slept %v, want [125ms 340ms]", clock.slept)
 	}
+}
+
+// TestLiveAudioInSideFile: large realtimeInput audio is recorded into a
+// side file beside the cassette and replays matching the same audio.
+func TestLiveAudioInSideFile(t *testing.T) {
+	dir := testutil.OutDir(t)
+	audio := base64Audio(96 << 10)
+	audioFrame := `{"realtimeInput":{"audio":{"data":"` + audio + `","mimeType":"audio/pcm;rate=16000"}}}`
+	up := testutil.StartCounting(t, &fakegemini.Handler{}, nil)
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	c := dialLive(t, rec.URL, jsLivePath, nil)
+	c.send(setupFrame)
+	c.turn("setupComplete")
+	c.send(audioFrame)
+	c.send(`{"realtimeInput":{"text":"Hello"}}`)
+	recorded := c.turn("usageMetadata")
+	c.Close()
+	rec.stop(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "default.files", "sha256-*"))
+	yaml, _ := os.ReadFile(filepath.Join(dir, "default.yaml"))
+	if len(files) != 1 || strings.Contains(string(yaml), audio[:64]) || !strings.Contains(string(yaml), "blobs:") {
+		t.Fatalf("side files %v; the cassette should name one instead of holding the audio:\n%.2000s", files, yaml)
+	}
+
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	c = dialLive(t, rep.URL, jsLivePath, nil)
+	c.send(setupFrame)
+	c.turn("setupComplete")
+	c.send(audioFrame)
+	c.send(`{"realtime_input":{"text":"Hello"}}`)
+	if got := c.turn("usageMetadata"); !slices.Equal(got, recorded) {
+		t.Fatalf("replayed %q, recorded %q", got, recorded)
+	}
+	c.Close()
+	rep.stop(t)
+	if st := rep.Stats(); st.Mismatched != 0 || st.Replayed != 1 {
+		t.Fatalf("replay stats %+v: %+v", st, rep.Misses())
+	}
+}
+
+// base64Audio is n bytes of a tone, as base64.
+func base64Audio(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
