@@ -78,7 +78,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.replaying {
-		if e, usedUp := t.takeLive(&req); e != nil {
+		if e, usedUp := t.takeLive(&req, s.cfg.AllowRepeats); e != nil {
 			s.replayLive(w, r, t, e, &req)
 			return
 		} else if !t.recording {
@@ -108,9 +108,10 @@ func (t *tape) addLive(e *entry) {
 	t.lives[e.fp] = append(t.lives[e.fp], e)
 }
 
-// takeLive hands out the next unused recorded connection for req.
-func (t *tape) takeLive(req *cassettes.Request) (*entry, int) {
-	return t.takeFrom(t.lives, liveKey(t.m, req), false)
+// takeLive hands out the next unused recorded connection for req; once
+// all are used, the last one again when repeats are allowed.
+func (t *tape) takeLive(req *cassettes.Request, allowRepeats bool) (*entry, int) {
+	return t.takeFrom(t.lives, liveKey(t.m, req), allowRepeats)
 }
 
 // recordLive dials the upstream's Live endpoint with the client's
