@@ -199,7 +199,8 @@ func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	s.log.Debug("recorded Live connection", "cassette", t.name, "path", x.Request.Path, "frames", len(x.Live.Frames))
 }
 
-// liveUpstream is where a Live connection goes: the upstream's host, ws:
+// liveUpstream is where a Live connection goes: the upstream's host (for
+// connections through the forward proxy too, as for its HTTP requests), ws:
 // for an http: upstream and wss: for https:, with the client's path and
 // query (its key included: the upstream needs it).
 func (s *Server) liveUpstream(r *http.Request) *url.URL {
@@ -209,9 +210,6 @@ func (s *Server) liveUpstream(r *http.Request) *url.URL {
 		if s.cfg.VertexUpstream != nil {
 			base = s.cfg.VertexUpstream
 		}
-	}
-	if forwarded := r.URL; forwarded.IsAbs() && isGeminiHost(forwarded.Hostname()) {
-		base = &url.URL{Scheme: forwarded.Scheme, Host: forwarded.Host} // intercepted by the forward proxy
 	}
 	target := *base
 	target.Scheme = map[string]string{"http": "ws", "https": "wss"}[base.Scheme]

@@ -2,9 +2,11 @@ package proxy_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -356,4 +358,53 @@ func base64Audio(n int) string {
 		b[i] = byte(i * 7)
 	}
 	return base64.StdEncoding.EncodeToString(b)
+}
+
+// TestLiveThroughForwardProxy: a client with only HTTPS_PROXY and trust in
+// the local CA opens wss://generativelanguage.googleapis.com; the
+// intercepted upgrade is recorded (sent to --upstream) and replayed like a
+// base-URL one.
+func TestLiveThroughForwardProxy(t *testing.T) {
+	dir := testutil.OutDir(t)
+	auth := newCA(t)
+	up := testutil.StartCounting(t, &fakegemini.Handler{}, nil)
+	session := func(hs string) []string {
+		u := mustURL(t, hs)
+		dialer := websocket.Dialer{Proxy: http.ProxyURL(u), TLSClientConfig: &tls.Config{RootCAs: poolOf(auth)}}
+		conn, resp, err := dialer.Dial("wss://generativelanguage.googleapis.com"+jsLivePath+"?key="+testutil.SecretQueryKey, nil)
+		if err != nil {
+			if resp != nil {
+				b, _ := io.ReadAll(resp.Body)
+				t.Fatalf("wss through the forward proxy: %v: %d %v %s", err, resp.StatusCode, resp.Header, b)
+			}
+			t.Fatalf("wss through the forward proxy: %v", err)
+		}
+		defer conn.Close()
+		c := &liveConn{t, conn}
+		got := rawSession(c, setupFrame, questionFrame, toolFrame)
+		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+		if _, _, err := c.next(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+			t.Fatalf("after the client's close: %v", err)
+		}
+		return got
+	}
+	rec, recHS := serveForward(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL), Forward: &proxy.ForwardProxy{Leaf: auth.Leaf}})
+	recorded := session(recHS.URL)
+	recHS.Close()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	up.Close()
+	if n := testutil.CountInDir(t, dir, testutil.SecretQueryKey); n != 0 || rec.Stats().Recorded != 1 {
+		t.Fatalf("recorded %d, key on disk %d times", rec.Stats().Recorded, n)
+	}
+	rep, repHS := serveForward(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Forward: &proxy.ForwardProxy{Leaf: auth.Leaf}})
+	if got := session(repHS.URL); !slices.Equal(got, recorded) {
+		t.Fatalf("replayed %q, recorded %q", got, recorded)
+	}
+	repHS.Close()
+	rep.Close()
+	if st := rep.Stats(); st.Replayed != 1 || rep.Failure() != nil {
+		t.Fatalf("replay stats %+v, failure %v", st, rep.Failure())
+	}
 }
