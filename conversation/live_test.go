@@ -72,3 +72,25 @@ func TestGroupLiveSessionAsInvocations(t *testing.T) {
 		t.Errorf("second invocation text %q", got)
 	}
 }
+
+// FuzzLiveSteps reads any frames without panicking, and every step it
+// derives is placed in the session it was given.
+func FuzzLiveSteps(f *testing.F) {
+	for _, fr := range liveConnection().Live.Frames {
+		f.Add(fr.Data, true)
+	}
+	f.Add([]byte(`{"toolResponse":{"functionResponses":"x"}}`), true)
+	f.Add([]byte(`{"serverContent":{"modelTurn":{"parts":[1,{"text":2}]}}}`), false)
+	f.Fuzz(func(t *testing.T, data []byte, client bool) {
+		x := liveConnection()
+		frames := x.Live.Frames
+		x.Live.Frames = append(frames[:4:4], cassettes.Frame{FromClient: client, Kind: cassettes.FrameText, Data: data})
+		x.Live.Frames = append(x.Live.Frames, frames[4:]...)
+		for _, s := range LiveSteps(x, 3) {
+			if s.Place == nil || s.Place.Session != 3 || s.Place.Invocation < 1 {
+				t.Fatalf("step placed at %+v", s.Place)
+			}
+			cassettes.TrajectoryOf(s)
+		}
+	})
+}

@@ -50,3 +50,22 @@ func TestCamelFrameKeepsPayloadKeys(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+// FuzzDiffFrame feeds the frame comparison any payloads, JSON or not: it
+// never panics, a frame never differs from itself, and two frames differ
+// either way round or not at all.
+func FuzzDiffFrame(f *testing.F) {
+	f.Add([]byte(`{"clientContent":{"turnComplete":true}}`), []byte(`{"client_content":{"turn_complete":true}}`))
+	f.Add([]byte(`{"tool_response":{"function_responses":[{"response":{"a_b":1}}]}}`), []byte(`{"toolResponse":{"functionResponses":[{"response":{"aB":1}}]}}`))
+	f.Add([]byte{0xff, 0}, []byte(`[1,2]`))
+	f.Add([]byte(`{"a_b":1,"aB":2}`), []byte(`{"aB":2}`))
+	m := Default()
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if d := m.DiffFrame(a, a); len(d) != 0 {
+			t.Fatalf("a frame differs from itself: %v", d)
+		}
+		if (len(m.DiffFrame(a, b)) == 0) != (len(m.DiffFrame(b, a)) == 0) {
+			t.Fatalf("frames %q and %q differ one way round only", a, b)
+		}
+	})
+}

@@ -350,9 +350,11 @@ func (s *Server) replayLive(w http.ResponseWriter, r *http.Request, t *tape, e *
 	}
 	defer conn.Close()
 	defer s.lives.enter(func() { goingAway(conn) })()
-	s.report.matched(t.name, e.x)
 	p := &livePlayer{s: s, t: t, e: e, req: req, conn: conn, ctx: r.Context()}
 	p.play()
+	if !p.differed {
+		s.report.matched(t.name, e.x) // a connection is one outcome: matched, or the mismatch
+	}
 }
 
 // livePlayer replays one recorded connection.
@@ -367,6 +369,8 @@ type livePlayer struct {
 	closed bool
 	// clientClose is the close frame the client sent, once it has.
 	clientClose *websocket.CloseError
+	// differed: a client frame differed from the recording (reported).
+	differed bool
 }
 
 func (p *livePlayer) play() {
@@ -454,6 +458,7 @@ func (p *livePlayer) differs(i int, diffs []matcher.Difference, why string) bool
 	msg := hinted(head+":"+matcher.FormatDiffs(diffs, maxShownDiffs), "\n", s.cfg.Hints.Mismatch)
 	o := outcomeFor(OutcomeMismatched, t.name, p.req, nil)
 	o.Diffs, o.Message = keptDiffs(diffs), msg
+	p.differed = true
 	if !t.strict {
 		o.Served = true
 		s.report.add(o)
