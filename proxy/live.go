@@ -384,8 +384,12 @@ func (p *livePlayer) play() {
 			if !p.expect(i, f) {
 				return
 			}
+			last = f.At
 			continue
 		}
+		// The recorded time since the previous frame, either way: a
+		// server frame that answered a client frame waits as long after
+		// it as the upstream took.
 		if p.s.cfg.ReplayTiming && p.s.cfg.Clock.Sleep(p.ctx, f.At-last) != nil {
 			return
 		}

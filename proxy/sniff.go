@@ -10,7 +10,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -30,10 +29,11 @@ const sniffTimeout = HeaderTimeout
 // returns for the name the client asked for (the local CA's
 // ca.Authority.Leaf), and every other connection as it is. Certificates
 // are given for localhost, loopback addresses and the address the client
-// connected to; other names are refused. Accept never waits on one slow
-// client: connections are sniffed on their own goroutines.
-func SniffTLS(ln net.Listener, leaf func(host string) (*tls.Certificate, error), log *slog.Logger) net.Listener {
-	s := &sniffListener{Listener: ln, ready: make(chan net.Conn), done: make(chan struct{}), log: log}
+// connected to; other names are refused (http.Server logs the failed
+// handshake). Accept never waits on one slow client: connections are
+// sniffed on their own goroutines.
+func SniffTLS(ln net.Listener, leaf func(host string) (*tls.Certificate, error)) net.Listener {
+	s := &sniffListener{Listener: ln, ready: make(chan net.Conn), errs: make(chan error), done: make(chan struct{})}
 	s.config = &tls.Config{
 		NextProtos: []string{"http/1.1"}, // WebSocket upgrades are HTTP/1.1 only
 		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
@@ -51,30 +51,32 @@ func SniffTLS(ln net.Listener, leaf func(host string) (*tls.Certificate, error),
 type sniffListener struct {
 	net.Listener
 	config *tls.Config
-	log    *slog.Logger
 	ready  chan net.Conn
+	errs   chan error // the inner listener's Accept errors, passed on one by one
 	done   chan struct{}
 	once   sync.Once
-
-	mu  sync.Mutex
-	err error // the inner listener's Accept error that ended the loop
 }
 
+// acceptLoop accepts until the inner listener is closed. Any other Accept
+// error (running out of descriptors) is handed to the server's next Accept,
+// which waits and calls again: handing it over blocks until then, so the
+// loop backs off as the server does.
 func (s *sniffListener) acceptLoop() {
 	for {
 		c, err := s.Listener.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			s.mu.Lock()
-			s.err = err
-			s.mu.Unlock()
+		if err == nil {
+			go s.sniff(c)
+			continue
+		}
+		if errors.Is(err, net.ErrClosed) {
 			s.once.Do(func() { close(s.done) })
 			return
 		}
-		go s.sniff(c)
+		select {
+		case s.errs <- err:
+		case <-s.done:
+			return
+		}
 	}
 }
 
@@ -104,13 +106,10 @@ func (s *sniffListener) Accept() (net.Conn, error) {
 	select {
 	case c := <-s.ready:
 		return c, nil
+	case err := <-s.errs:
+		return nil, err
 	case <-s.done:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.err == nil {
-			return nil, net.ErrClosed
-		}
-		return nil, s.err
+		return nil, net.ErrClosed
 	}
 }
 

@@ -37,7 +37,7 @@ func startSniffing(t *testing.T, cfg proxy.Config) (srv *proxy.Server, port stri
 		t.Fatal(err)
 	}
 	hs := srv.HTTPServer()
-	go hs.Serve(proxy.SniffTLS(proxy.LimitListener(ln, 0, nil), auth.Leaf, nil))
+	go hs.Serve(proxy.SniffTLS(proxy.LimitListener(ln, 0, nil), auth.Leaf))
 	t.Cleanup(func() { hs.Close() })
 	_, port, _ = net.SplitHostPort(ln.Addr().String())
 	return srv, port, roots
