@@ -46,6 +46,9 @@ type ToolResult struct {
 // not Gemini JSON (errors, other endpoints) simply yield an empty one.
 func TrajectoryOf(x *Exchange) Trajectory {
 	t := Trajectory{Latency: x.Response.Latency}
+	if interactionTrajectory(x, &t) {
+		return t
+	}
 	var req struct {
 		Contents []*genai.Content `json:"contents"`
 	}

@@ -41,6 +41,7 @@ type Organizer struct {
 	unnamed  map[string]int    // model -> the highest number of an agent named after it (names.go)
 	tools    toolFiling
 	index    openIndex // where rules 1 to 4 look (index.go)
+	chains   chains    // Interactions API chains (interactions.go)
 }
 
 type orgSession struct {

@@ -57,14 +57,14 @@ type Names struct {
 
 // Learn numbers the names in a response to a request for path.
 func (n *Names) Learn(path string, resp *cassettes.Response) {
-	bodies := [][]byte{resp.Body}
+	n.learnBody(path, resp.Body)
 	for _, e := range resp.Events {
-		bodies = append(bodies, e.Data)
+		n.learnBody(path, e.Data)
 	}
-	for _, b := range bodies {
-		if len(b) == 0 || len(b) > maxNameScan {
-			continue
-		}
+}
+
+func (n *Names) learnBody(path string, b []byte) {
+	if len(b) > 0 && len(b) <= maxNameScan {
 		n.learn(path, b)
 	}
 }

@@ -35,6 +35,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	// head is back: parsing the body would otherwise hold up the first
 	// event of a stream. Placing it (cheap) still waits for the head.
 	call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
+	if !ok {
+		call, ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
+	}
 	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
 		if !ok {
 			return conversation.Token{}
@@ -122,6 +125,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token) {
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
+	t.org.Interacted(x)
 	s.cfg.Redactor.Exchange(x)
 	if err := s.storeUpload(t, x); err != nil {
 		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())

@@ -99,6 +99,9 @@ func (s *Server) miss(w http.ResponseWriter, kind, name string, req *cassettes.R
 // explainMiss shows how the request differs from the closest recording.
 func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 	head := fmt.Sprintf("cassette %q: no recorded request matches %s %s", t.name, req.Method, pathAndQuery(req))
+	if msg, ok := t.explainUpload(req); ok {
+		return hinted(head+": "+msg, "\n", s.cfg.Hints.Rerecord)
+	}
 	recorded := t.requests()
 	i, diffs := s.m.Closest(recorded, req)
 	if i < 0 {

@@ -32,10 +32,11 @@ func startFakeAPI(t *testing.T, opts fakegemini.ResourceOptions) *fakeAPI {
 	f.api = httptest.NewUnstartedServer(f.Handler)
 	f.upload = httptest.NewUnstartedServer(f.Handler)
 	f.api.Config.ConnState, f.upload.Config.ConnState = count, count
+	// Options are set before either server can serve a request reading them.
+	opts.UploadURL = "http://" + f.upload.Listener.Addr().String()
+	f.Handler.ResourceOptions = opts
 	f.api.Start()
 	f.upload.Start()
-	opts.UploadURL = f.upload.URL
-	f.Handler.ResourceOptions = opts
 	t.Cleanup(f.stop)
 	return f
 }

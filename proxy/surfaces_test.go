@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -105,7 +107,20 @@ func uploadFileThrough(t *testing.T, base string) string {
 // upstream stopped, in the same number of polls.
 func TestRESTSurfacesRecordThenReplay(t *testing.T) {
 	f := startFakeAPI(t, fakegemini.ResourceOptions{BatchPolls: 3})
-	_, out := recordThenReplay(t, f, func(base string) string { return restScenario(t, base) })
+	dir, out := recordThenReplay(t, f, func(base string) string { return restScenario(t, base) })
+	c, err := cassettes.Load(filepath.Join(dir, "default.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var placed []string
+	for _, x := range c.Exchanges {
+		if strings.HasSuffix(x.Request.Path, "/interactions") && x.Place != nil {
+			placed = append(placed, fmt.Sprintf("%d/%d/%d %s", x.Place.Session, x.Place.Invocation, x.Place.Step, x.Place.User))
+		}
+	}
+	if want := []string{"2/1/0 Hello", "2/2/0 And again"}; strings.Join(placed, ", ") != strings.Join(want, ", ") {
+		t.Errorf("the interaction chain is placed at %v, want %v (one session, an invocation per turn)", placed, want)
+	}
 	if n := strings.Count(out, "BATCH_STATE_RUNNING"); n != 3 {
 		t.Errorf("the batch was seen running %d times, want 3:\n%s", n, out)
 	}

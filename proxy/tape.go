@@ -184,6 +184,7 @@ func (t *tape) fingerprint(req *cassettes.Request) matcher.Fingerprint {
 // are this run's from now on.
 func (t *tape) answered(x *cassettes.Exchange) {
 	t.run.Learn(x.Request.Path, &x.Response)
+	t.org.Interacted(x)
 }
 
 var sentSeed = maphash.MakeSeed()

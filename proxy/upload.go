@@ -51,8 +51,12 @@ type uploads struct {
 // uploadCommand lists the words of X-Goog-Upload-Command ("upload",
 // "finalize", "start", "query", "cancel").
 func uploadCommand(h http.Header) []string {
+	v := h.Get(headerUploadCommand)
+	if v == "" {
+		return nil // most requests: nothing to split
+	}
 	var words []string
-	for _, w := range strings.Split(h.Get(headerUploadCommand), ",") {
+	for _, w := range strings.Split(v, ",") {
 		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
 			words = append(words, w)
 		}
@@ -115,7 +119,7 @@ func pointHere(h http.Header, r *http.Request) {
 		return
 	}
 	u.Scheme, u.Host = "http", r.Host
-	if r.TLS != nil {
+	if r.TLS != nil || r.URL.Scheme == "https" { // TLS to adkproxy, or intercepted by the forward proxy
 		u.Scheme = "https"
 	}
 	h.Set(headerUploadURL, u.String())
@@ -219,4 +223,25 @@ func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request, t *tape, re
 	s.report.failed()
 	writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("cassette %q: %s %s: %v", t.name, req.Method, pathAndQuery(&req), err))
 	return req, false
+}
+
+// explainUpload says how an uploaded file differs from the one recorded
+// for the same upload URL; ok is false when req is not a finalized upload
+// or nothing was recorded for its URL.
+func (t *tape) explainUpload(req *cassettes.Request) (string, bool) {
+	if !strings.HasPrefix(req.Path, "/upload/") || len(req.Body) == 0 {
+		return "", false
+	}
+	for _, rec := range t.requests() {
+		if rec.Method != req.Method || rec.Path != req.Path || rec.Query != req.Query || len(rec.Body) == 0 {
+			continue
+		}
+		at := 0
+		for at < min(len(rec.Body), len(req.Body)) && rec.Body[at] == req.Body[at] {
+			at++
+		}
+		return fmt.Sprintf("the uploaded file differs from the recorded one: recorded %d bytes (%s), got %d bytes (%s), first difference at byte %d",
+			len(rec.Body), cassettes.SideFileName(rec.Body), len(req.Body), cassettes.SideFileName(req.Body), at), true
+	}
+	return "", false
 }

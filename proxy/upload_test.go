@@ -128,6 +128,9 @@ func TestUploadReplayRefusesAnotherFile(t *testing.T) {
 	if !strings.Contains(out, "chunk 100000 400") {
 		t.Fatalf("a changed file was accepted:\n%s", out)
 	}
+	if !strings.Contains(out, "the uploaded file differs from the recorded one: recorded 130000 bytes") || !strings.Contains(out, "first difference at byte 120000") {
+		t.Errorf("the refusal does not say where the file differs:\n%s", out)
+	}
 	if st := rep.Stats(); st.Mismatched+st.Unmatched != 1 {
 		t.Errorf("stats %+v: want the finalizing chunk reported", st)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // prune drops what a strict replay reported unused, so the next strict
@@ -80,5 +82,51 @@ func TestPruneRefusesSymlinksAndBadInput(t *testing.T) {
 		if r := adkproxy(t, nil, tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.in) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, tc.code, tc.in)
 		}
+	}
+}
+
+// prune removes the side files only the recordings it removed named, and
+// keeps those a kept recording names.
+func TestPruneRemovesTheSideFilesOfWhatItRemoved(t *testing.T) {
+	dir := recordQuestions(t, "first question", "second question", "third question")
+	files, err := cassettes.Files(dir)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("cassettes %v, %v; want one", files, err)
+	}
+	c, err := cassettes.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sides := map[string]string{} // user text -> side file
+	for _, x := range c.Exchanges {
+		if x.Place == nil {
+			continue
+		}
+		name, err := cassettes.WriteSideFile(dir, files[0], x.Request.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Request.BodyFile = name
+		sides[x.Place.User] = filepath.Join(cassettes.SideFileDir(files[0]), name)
+	}
+	if err := cassettes.Save(files[0], c, nil); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	ask := []string{"QUESTION=second question"}
+	if r := adkproxy(t, ask, append([]string{"replay", "--cassettes", dir, "--report", report}, self("ask")...)...); r.code != exitUnmatched {
+		t.Fatalf("replay: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := adkproxy(t, nil, "prune", "--cassettes", dir, "--report", report); r.code != 0 {
+		t.Fatalf("prune: exit %d\n%s", r.code, r.stderr)
+	}
+	for user, side := range sides {
+		_, err := os.Stat(side)
+		if kept := err == nil; kept != (user == "second question") {
+			t.Errorf("side file of %q: kept=%v after prune (%v)", user, kept, err)
+		}
+	}
+	if r := adkproxy(t, ask, append([]string{"replay", "--cassettes", dir}, self("ask")...)...); r.code != 0 {
+		t.Fatalf("replay after prune: exit %d\n%s", r.code, r.stderr)
 	}
 }

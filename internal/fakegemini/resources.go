@@ -136,7 +136,7 @@ func (s *resources) upload(w http.ResponseWriter, r *http.Request, body []byte, 
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	if o.UploadURL != "" && "http://"+r.Host != o.UploadURL {
+	if o.UploadURL != "" && !strings.HasSuffix(o.UploadURL, "://"+r.Host) {
 		writeError(w, http.StatusMisdirectedRequest, "INVALID_ARGUMENT", "fakegemini: upload chunks go to "+o.UploadURL+", not "+r.Host)
 		return
 	}
