@@ -414,3 +414,31 @@ func TestLiveThroughForwardProxy(t *testing.T) {
 		t.Fatalf("replay stats %+v, failure %v", st, rep.Failure())
 	}
 }
+
+// TestLiveRecordScrubsEphemeralToken: an ephemeral token in the query of
+// the Constrained path reaches the upstream and never the cassette.
+func TestLiveRecordScrubsEphemeralToken(t *testing.T) {
+	dir := testutil.OutDir(t)
+	upstream := &fakegemini.Handler{}
+	up := testutil.StartCounting(t, upstream, nil)
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	path := "//ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContentConstrained"
+	c := dialLive(t, rec.URL, path+"?access_token=auth_tokens/"+testutil.SecretQueryKey, http.Header{"Authorization": {"Token auth_tokens/" + testutil.SecretBearer}})
+	c.send(setupFrame)
+	c.turn("setupComplete")
+	c.Close()
+	rec.stop(t)
+	reqs := upstream.Requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Query, testutil.SecretQueryKey) || !strings.Contains(reqs[0].Header.Get("Authorization"), testutil.SecretBearer) {
+		t.Fatalf("the upstream should have had the token in the query and the header: %+v", reqs)
+	}
+	for _, secret := range []string{testutil.SecretQueryKey, testutil.SecretBearer} {
+		if n := testutil.CountInDir(t, dir, secret); n != 0 {
+			t.Errorf("a token appears %d times in the cassettes", n)
+		}
+	}
+	loaded, err := cassettes.Load(filepath.Join(dir, "default.yaml"))
+	if err != nil || len(loaded.Exchanges) != 1 || loaded.Exchanges[0].Request.Path != path || loaded.Exchanges[0].Request.Query != "" {
+		t.Fatalf("the cassette should hold the connection under its path without the query: %v", err)
+	}
+}
