@@ -56,7 +56,7 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 	if err := r.check(&doc); err != nil {
 		return nil, 0, err
 	}
-	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "interactions", "sessions", "other")
+	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "interactions", "sessions", "other", "live")
 	if err != nil {
 		return nil, 0, err
 	}
@@ -75,8 +75,8 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 	if c.Name, err = r.str(top["name"], "name"); err != nil {
 		return nil, 0, err
 	}
-	fieldsOf := map[int][]string{1: {"interactions"}, 2: {"sessions", "other"}}
-	for _, k := range []string{"interactions", "sessions", "other"} {
+	fieldsOf := map[int][]string{1: {"interactions"}, 2: {"sessions", "other", "live"}}
+	for _, k := range []string{"interactions", "sessions", "other", "live"} {
 		if top[k] != nil && !slices.Contains(fieldsOf[version], k) {
 			return nil, 0, r.errorf(top[k], "%q is not a field of version %d cassettes", k, version)
 		}
@@ -101,6 +101,11 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 		}
 		c.Exchanges = append(c.Exchanges, x)
 	}
+	live, err := r.live(top["live"])
+	if err != nil {
+		return nil, 0, err
+	}
+	c.Exchanges = append(c.Exchanges, live...)
 	return c, version, nil
 }
 

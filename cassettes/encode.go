@@ -54,7 +54,7 @@ func Marshal(c *Cassette) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("cannot marshal a nil cassette")
 	}
-	sessions, other, err := structureNodes(c.Exchanges)
+	sessions, other, live, err := structureNodes(c.Exchanges)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +69,9 @@ func Marshal(c *Cassette) ([]byte, error) {
 	if len(other.Content) > 0 {
 		doc.Content = append(doc.Content, strNode("other"), other)
 	}
+	if len(live.Content) > 0 {
+		doc.Content = append(doc.Content, strNode("live"), live)
+	}
 	var buf bytes.Buffer
 	buf.WriteString("# adkproxy cassette: recorded Gemini API traffic. Bodies are replayed byte for byte;\n" +
 		"# each step's trajectory is derived from them and only there for reading.\n")
@@ -79,10 +82,12 @@ func Marshal(c *Cassette) ([]byte, error) {
 }
 
 // structureNodes groups placed exchanges into sessions, invocations and
-// steps (in the order they appear in the slice) and lists the rest.
-func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err error) {
+// steps (in the order they appear in the slice) and lists the rest, Live
+// connections apart.
+func structureNodes(exchanges []*Exchange) (sessions, other, live *yaml.Node, err error) {
 	sessions = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	other = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	live = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	type invKey struct{ session, invocation int }
 	type numbered struct {
 		id   int
@@ -93,9 +98,17 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 	var sessionIDs []int
 	var tools toolSteps
 	for i, x := range exchanges {
+		if x != nil && x.IsLive() {
+			n, err := liveNode(x)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("live connection %d: %w", len(live.Content)+1, err)
+			}
+			live.Content = append(live.Content, n)
+			continue
+		}
 		n, err := exchangeNode(x)
 		if err != nil {
-			return nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
+			return nil, nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
 		}
 		p := x.Place
 		if p != nil && x.IsTool() {
@@ -107,7 +120,7 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 			continue
 		}
 		if p.Session < 1 || p.Invocation < 1 || p.Step < 0 {
-			return nil, nil, fmt.Errorf("interaction %d: place %+v needs a session and invocation from 1 and a step from 0", i+1, *p)
+			return nil, nil, nil, fmt.Errorf("interaction %d: place %+v needs a session and invocation from 1 and a step from 0", i+1, *p)
 		}
 		if _, seen := invocations[p.Session]; !seen {
 			invocations[p.Session] = nil
@@ -117,14 +130,14 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 		if steps[k] == nil {
 			user, err := textNode(p.User, "the user text")
 			if err != nil {
-				return nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
+				return nil, nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
 			}
 			steps[k] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 			inv := mapping("id", intNode(p.Invocation), "user", user)
 			if p.Tag != "" {
 				tag, err := textNode(p.Tag, "the invocation tag")
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, nil, err
 				}
 				inv.Content = append(inv.Content, strNode("tag"), tag)
 			}
@@ -133,7 +146,7 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 		}
 		agent, err := textNode(p.Agent, "the agent name")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		step := mapping("step", intNode(p.Step), "agent", agent, "trajectory", trajectoryNode(TrajectoryOf(x)))
 		step.Content = append(step.Content, n.Content...)
@@ -151,7 +164,7 @@ func structureNodes(exchanges []*Exchange) (sessions, other *yaml.Node, err erro
 		}
 		sessions.Content = append(sessions.Content, mapping("id", intNode(id), "invocations", list))
 	}
-	return sessions, other, nil
+	return sessions, other, live, nil
 }
 
 // trajectoryNode renders a trajectory compactly for reviewers. It is never

@@ -18,6 +18,9 @@ type Exchange struct {
 	// other requests (countTokens, embeddings, model lists...) and for
 	// exchanges read from version 1 files, until they are organised.
 	Place *Place
+	// Live is set for a Live API connection (live.go): Request and
+	// Response are then its WebSocket upgrade.
+	Live *Live `json:",omitempty"`
 }
 
 // Place locates a model call: the session, the invocation (one user turn

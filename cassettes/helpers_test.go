@@ -3,6 +3,7 @@ package cassettes
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -90,6 +91,25 @@ func diffExchanges(w, g *Exchange) string {
 		}
 		if usec(we.After) != ge.After {
 			return "event " + itoa(i+1) + " after: want " + usec(we.After).String() + ", got " + ge.After.String()
+		}
+	}
+	return diffLive(w.Live, g.Live)
+}
+
+// diffLive compares two connections' frames.
+func diffLive(w, g *Live) string {
+	switch {
+	case (w == nil) != (g == nil):
+		return "one exchange is live, the other is not"
+	case w == nil:
+		return ""
+	case len(w.Frames) != len(g.Frames):
+		return "frame count: want " + itoa(len(w.Frames)) + ", got " + itoa(len(g.Frames))
+	}
+	for i, wf := range w.Frames {
+		gf := g.Frames[i]
+		if wf.FromClient != gf.FromClient || wf.Kind != gf.Kind || wf.Code != gf.Code || usec(wf.At) != gf.At || !bytes.Equal(wf.Data, gf.Data) || len(wf.Blobs) != len(gf.Blobs) {
+			return "frame " + itoa(i+1) + ": want " + q(fmt.Sprintf("%+v", wf)) + ", got " + q(fmt.Sprintf("%+v", gf))
 		}
 	}
 	return ""

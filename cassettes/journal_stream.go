@@ -24,6 +24,11 @@ func bodyBytes(x *Exchange) int {
 	for _, e := range x.Response.Events {
 		n += len(e.Data)
 	}
+	if x.Live != nil {
+		for _, f := range x.Live.Frames {
+			n += len(f.Data)
+		}
+	}
 	return n
 }
 
@@ -118,6 +123,38 @@ func writeExchangeJSON(w io.Writer, x *Exchange) error {
 	e.value(r.Latency)
 	e.raw(`},"Place":`)
 	e.value(x.Place)
+	if x.Live != nil {
+		e.raw(`,"Live":{"Frames":`)
+		if x.Live.Frames == nil {
+			e.raw("null")
+		} else {
+			e.raw("[")
+			for i, f := range x.Live.Frames {
+				if i > 0 {
+					e.raw(",")
+				}
+				e.raw(`{"FromClient":`)
+				e.value(f.FromClient)
+				e.raw(`,"Kind":`)
+				e.value(f.Kind)
+				e.raw(`,"Data":`)
+				e.bytes(f.Data)
+				if f.Code != 0 {
+					e.raw(`,"Code":`)
+					e.value(f.Code)
+				}
+				e.raw(`,"At":`)
+				e.value(f.At)
+				if len(f.Blobs) > 0 {
+					e.raw(`,"Blobs":`)
+					e.value(f.Blobs)
+				}
+				e.raw("}")
+			}
+			e.raw("]")
+		}
+		e.raw("}")
+	}
 	e.raw("}")
 	return e.err
 }

@@ -363,4 +363,9 @@ func (r *Redactor) Exchange(x *Exchange) {
 	for i := range x.Response.Events {
 		x.Response.Events[i].Data = r.Bytes(x.Response.Events[i].Data)
 	}
+	if x.Live != nil {
+		for i := range x.Live.Frames {
+			x.Live.Frames[i].Data = r.Bytes(x.Live.Frames[i].Data)
+		}
+	}
 }

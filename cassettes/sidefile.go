@@ -111,6 +111,13 @@ func (c *Cassette) SideFiles() []string {
 				names = append(names, n)
 			}
 		}
+		if x.Live != nil {
+			for _, f := range x.Live.Frames {
+				for _, b := range f.Blobs {
+					names = append(names, b.File)
+				}
+			}
+		}
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

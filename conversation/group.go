@@ -34,13 +34,14 @@ type Invocation struct {
 // Group reads a cassette as replay sees it: its sessions in id order, each
 // with its invocations in id order, and the requests that are not model
 // calls (other) in file order. Version 1 exchanges are placed first (see
-// Organize), which fills in their Place.
+// Organize), which fills in their Place. Each Live connection is a session
+// of its own, after the HTTP sessions, its steps derived by LiveSteps.
 func Group(c *cassettes.Cassette) (sessions []Session, other []*cassettes.Exchange) {
 	Organize(matcher.Default(), c.Exchanges)
 	type key struct{ session, invocation int }
 	invocations := map[key]*Invocation{}
 	var order []key
-	for _, x := range c.Exchanges {
+	for _, x := range withLiveSteps(c.Exchanges) {
 		p := x.Place
 		if p == nil {
 			other = append(other, x)

@@ -40,6 +40,10 @@ func respond(h http.Handler, r *http.Request) *http.Response {
 		h.ServeHTTP(w, r)
 	}()
 	<-w.head
+	var body io.ReadCloser = pr
+	if w.hijacked != nil {
+		body = w.hijacked // a Live connection (live_mitm.go)
+	}
 	resp := &http.Response{
 		StatusCode:    w.status,
 		Status:        strconv.Itoa(w.status) + " " + http.StatusText(w.status),
@@ -47,12 +51,17 @@ func respond(h http.Handler, r *http.Request) *http.Response {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        w.sent,
-		Body:          pr,
+		Body:          body,
 		ContentLength: -1,
 		Request:       r,
 	}
 	if n, err := strconv.ParseInt(w.sent.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
 		resp.ContentLength = n
+	}
+	if w.hijacked != nil {
+		// No body follows the head (an unknown length would add
+		// "Connection: close", which clients read as no upgrade).
+		resp.ContentLength = 0
 	}
 	return resp
 }
@@ -65,6 +74,8 @@ type pipeWriter struct {
 	body   *io.PipeWriter
 	once   sync.Once
 	head   chan struct{}
+	// hijacked is set when the handler took the connection over.
+	hijacked *hijackedBody
 }
 
 func (w *pipeWriter) Header() http.Header { return w.header }

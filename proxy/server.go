@@ -38,6 +38,7 @@ type Server struct {
 	gate      bodyGate     // large request bodies in replay (gate.go)
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
+	lives     liveSet      // open Live API connections (live.go)
 	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
@@ -119,6 +120,7 @@ func (s *Server) Flush() error {
 // Close writes all cassettes and notes the recordings no request used.
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() error {
+	s.lives.end() // a Live connection is kept when it ends
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused() {
@@ -149,6 +151,10 @@ func (s *Server) pathFor(name string) (string, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isControl(r) {
 		s.serveControl(w, r)
+		return
+	}
+	if isLive(r) {
+		s.serveLive(w, r) // live.go
 		return
 	}
 	name, path, body, leave, ok := s.admit(w, r)

@@ -54,6 +54,8 @@ type tape struct {
 	// Server-made names by their place (matcher.Names): recorded numbers
 	// them over the cassette, run over the answers this run has had.
 	recorded, run *matcher.Names
+	// lives holds Live API connections by liveKey (live.go).
+	lives map[matcher.Fingerprint][]*entry
 }
 
 type entry struct {
@@ -123,6 +125,10 @@ func (t *tape) add(x *cassettes.Exchange, fp matcher.Fingerprint) *entry {
 	t.entries = append(t.entries, e)
 	if x.IsTool() {
 		t.addTool(e)
+		return e
+	}
+	if x.IsLive() {
+		t.addLive(e)
 		return e
 	}
 	t.queues[e.fp] = append(t.queues[e.fp], e)
@@ -309,7 +315,7 @@ func (t *tape) record(x *cassettes.Exchange) (superseded *entry, err error) {
 		t.journal, err = cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
 	}
 	j := t.journal
-	if t.replaying && !x.IsTool() { // new-episodes: the new recording takes the old one's place
+	if t.replaying && !x.IsTool() && !x.IsLive() { // new-episodes: the new recording takes the old one's place
 		call, _ := conversation.Analyze(t.m, x.Request.Path, x.Request.Body)
 		superseded = t.supersede(call)
 	}

@@ -28,6 +28,9 @@ type reportData struct {
 	ScoringFloors []scoringFloor
 	// InterceptFloors and Intercept: BenchmarkInterceptedReplay (intercept.go).
 	InterceptFloors []ratioFloor
+	// LiveFloors and Live: BenchmarkLiveReplay (live.go).
+	LiveFloors []ratioFloor
+	Live       []liveRow
 	// ForwardFloors: passthrough against httputil.ReverseProxy; KeepFloors:
 	// recording (overwrite) against passthrough, c=16.
 	ForwardFloors []ratioFloor
@@ -279,6 +282,14 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 		}
 	}
 
+	if floors, rows := liveFigures(gb); len(rows) > 0 {
+		d.LiveFloors, d.Live = floors, rows
+		for _, f := range floors {
+			if !f.Met {
+				missed = append(missed, "live")
+			}
+		}
+	}
 	if f, rows, ok := interceptFigures(gb); ok {
 		d.InterceptFloors, d.Intercept = []ratioFloor{f}, rows
 		if !f.Met {

@@ -119,6 +119,7 @@ type gobench struct {
 	name                       string
 	ns, mbs, bytes, allocs     float64
 	hasMBs, hasBytes, hasAlloc bool
+	frames                     float64 // frames/s, from BenchmarkLiveReplay (live.go)
 }
 
 func readGoBench(path string) ([]gobench, error) {
@@ -126,7 +127,7 @@ func readGoBench(path string) ([]gobench, error) {
 	if err != nil {
 		return nil, err
 	}
-	type acc struct{ ns, mbs, bytes, allocs []float64 }
+	type acc struct{ ns, mbs, bytes, allocs, frames []float64 }
 	byName := map[string]*acc{}
 	var order []string
 	for _, line := range strings.Split(string(data), "\n") {
@@ -158,6 +159,8 @@ func readGoBench(path string) ([]gobench, error) {
 				a.bytes = append(a.bytes, v)
 			case "allocs/op":
 				a.allocs = append(a.allocs, v)
+			case "frames/s":
+				a.frames = append(a.frames, v)
 			}
 		}
 	}
@@ -165,7 +168,7 @@ func readGoBench(path string) ([]gobench, error) {
 	for _, n := range order {
 		a := byName[n]
 		out = append(out, gobench{name: n, ns: median(a.ns), mbs: median(a.mbs), bytes: median(a.bytes), allocs: median(a.allocs),
-			hasMBs: len(a.mbs) > 0, hasBytes: len(a.bytes) > 0, hasAlloc: len(a.allocs) > 0})
+			hasMBs: len(a.mbs) > 0, hasBytes: len(a.bytes) > 0, hasAlloc: len(a.allocs) > 0, frames: median(a.frames)})
 	}
 	return out, nil
 }

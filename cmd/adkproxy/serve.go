@@ -69,7 +69,11 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		}
 	}
 	httpServer := srv.HTTPServer()
-	go httpServer.Serve(proxy.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger))
+	served := proxy.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)
+	if fwd != nil { // TLS on the same port for https:// and wss:// clients, with a leaf from the local CA
+		served = proxy.SniffTLS(served, fwd.auth.Leaf)
+	}
+	go httpServer.Serve(served)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	if c.Bool("watch") {

@@ -45,9 +45,10 @@ type Handler struct {
 	// interactions (resources.go).
 	ResourceOptions ResourceOptions
 
-	res      resources
-	mu       sync.Mutex
-	requests []Request
+	res        resources
+	mu         sync.Mutex
+	requests   []Request
+	liveFrames []string // client frames of Live sessions (live.go)
 }
 
 // Request is what the fake upstream received.
@@ -73,6 +74,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests = append(h.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
 	h.mu.Unlock()
+	if isLive(r) {
+		h.serveLive(w, r)
+		return
+	}
 	if h.serveResource(w, r, body) {
 		return
 	}
