@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -115,7 +116,7 @@ func normalizedEvent(e any, opt CompareOptions) any {
 	}
 	kept := map[string]any{}
 	for k, v := range m {
-		if !eventIgnored[camel(k)] {
+		if !eventIgnored[textfmt.Camel(k)] {
 			kept[k] = v
 		}
 	}
@@ -169,7 +170,7 @@ func norm(v any, parent string, opt CompareOptions) any {
 	case map[string]any:
 		m := map[string]any{}
 		for k, val := range x {
-			ck := camel(k)
+			ck := textfmt.Camel(k)
 			if ck == "thoughtSignature" || ck == "id" && (parent == "functionCall" || parent == "functionResponse") {
 				continue
 			}
@@ -205,7 +206,7 @@ func isFunctionPart(p any) bool {
 		return false
 	}
 	for k := range m {
-		if ck := camel(k); ck == "functionCall" || ck == "functionResponse" {
+		if ck := textfmt.Camel(k); ck == "functionCall" || ck == "functionResponse" {
 			return true
 		}
 	}

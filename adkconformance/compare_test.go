@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // asServer writes a recorded session the way an ADK API server returns
@@ -18,7 +20,7 @@ func asServer(v any, parent string) any {
 		for k, val := range x {
 			key := k
 			if parent != "args" && parent != "response" && parent != "state" && parent != "stateDelta" {
-				key = camel(k)
+				key = textfmt.Camel(k)
 			}
 			switch key {
 			case "id":

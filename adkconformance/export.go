@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
 	"gopkg.in/yaml.v3"
@@ -158,7 +159,7 @@ func (d doc) llmRequestOf(r *cassettes.Request) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			add(config, snake(k), c)
+			add(config, textfmt.Snake(k), c)
 		}
 	}
 	if len(config.Content) > 0 {
@@ -202,7 +203,7 @@ func (d doc) llmResponseOf(payload []byte) (*yaml.Node, error) {
 				if ck == "index" || ck == "safetyRatings" {
 					continue // not in ADK's LlmResponse
 				}
-				if candidateFields[snake(ck)] != ck {
+				if candidateFields[textfmt.Snake(ck)] != ck {
 					return nil, fmt.Errorf("candidate field %q has no place in ADK's LlmResponse", ck)
 				}
 				f, _ := fieldOf(candidateType, ck, toADK)
@@ -210,7 +211,7 @@ func (d doc) llmResponseOf(payload []byte) (*yaml.Node, error) {
 				if err != nil {
 					return nil, err
 				}
-				add(out, snake(ck), rv)
+				add(out, textfmt.Snake(ck), rv)
 			}
 		case "usageMetadata", "modelVersion":
 			f, _ := fieldOf(responseType, k, toADK)
@@ -218,7 +219,7 @@ func (d doc) llmResponseOf(payload []byte) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			add(out, snake(k), rv)
+			add(out, textfmt.Snake(k), rv)
 		case "responseId", "createTime":
 			// per-call ids and times: not in ADK's LlmResponse
 		default:

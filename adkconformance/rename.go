@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,39 +23,6 @@ const (
 	toWire direction = iota // snake_case YAML → camelCase JSON
 	toADK                   // camelCase JSON → snake_case YAML
 )
-
-// camel turns snake_case into camelCase: system_instruction → systemInstruction.
-func camel(s string) string {
-	var b strings.Builder
-	up := false
-	for i, r := range s {
-		switch {
-		case r == '_' && i > 0:
-			up = true
-		case up:
-			b.WriteString(strings.ToUpper(string(r)))
-			up = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// snake turns camelCase into snake_case: systemInstruction → system_instruction.
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if r >= 'A' && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 var (
 	bytesType = reflect.TypeOf([]byte(nil))
@@ -108,7 +76,7 @@ func (d doc) rename(n *yaml.Node, t reflect.Type, dir direction, what string) (*
 			}
 			name := jsonName(f)
 			if dir == toADK {
-				name = snake(name)
+				name = textfmt.Snake(name)
 			}
 			out.Content = append(out.Content, keyNode(name, k.Line), v)
 		}
@@ -154,7 +122,7 @@ func (d doc) rename(n *yaml.Node, t reflect.Type, dir direction, what string) (*
 func fieldOf(t reflect.Type, key string, dir direction) (reflect.StructField, bool) {
 	want := key
 	if dir == toWire {
-		want = camel(key)
+		want = textfmt.Camel(key)
 	}
 	for i := range t.NumField() {
 		f := t.Field(i)

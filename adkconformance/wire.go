@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"google.golang.org/genai"
 	"gopkg.in/yaml.v3"
 )
@@ -147,7 +148,7 @@ func (d doc) wireResponse(n *yaml.Node, what string) ([]byte, error) {
 		k, v := n.Content[i], n.Content[i+1]
 		key := k.Value
 		if strings.ContainsAny(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-			key = snake(key)
+			key = textfmt.Snake(key)
 		}
 		switch {
 		case streamFlags[key]:

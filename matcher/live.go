@@ -5,7 +5,8 @@ package matcher
 
 import (
 	"bytes"
-	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // DiffFrame lists how a client's Live API frame differs from the recorded
@@ -53,7 +54,7 @@ func CamelFrame(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, c := range t {
-			ck := Camel(k)
+			ck := textfmt.Camel(k)
 			if _, taken := out[ck]; taken && ck != k {
 				continue
 			}
@@ -70,27 +71,4 @@ func CamelFrame(v any) any {
 		return t
 	}
 	return v
-}
-
-// Camel spells a snake_case name in camelCase; a leading underscore and
-// doubled underscores are kept as they are.
-func Camel(k string) string {
-	if !strings.Contains(k, "_") || strings.HasPrefix(k, "_") || strings.Contains(k, "__") || strings.HasSuffix(k, "_") {
-		return k
-	}
-	var b strings.Builder
-	b.Grow(len(k))
-	up := false
-	for _, r := range k {
-		switch {
-		case r == '_':
-			up = true
-		case up:
-			b.WriteString(strings.ToUpper(string(r)))
-			up = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -35,14 +35,6 @@ func TestDiffFrameIgnoresAndBytes(t *testing.T) {
 	}
 }
 
-func TestCamel(t *testing.T) {
-	for in, want := range map[string]string{"turn_complete": "turnComplete", "turnComplete": "turnComplete", "_x": "_x", "a__b": "a__b", "a_": "a_", "realtime_input": "realtimeInput", "media_chunks": "mediaChunks"} {
-		if got := Camel(in); got != want {
-			t.Errorf("Camel(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestCamelFrameKeepsPayloadKeys(t *testing.T) {
 	v, _ := ParseJSON([]byte(`{"tool_response":{"function_responses":[{"name":"f","response":{"temp_c":18}}]}}`))
 	got := string(AppendCanonical(nil, CamelFrame(v)))
