@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"gopkg.in/yaml.v3"
 )
 
