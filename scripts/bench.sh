@@ -271,6 +271,9 @@ go test -run '^$' -bench 'Fingerprint4KB|Canonical4KB|CanonicalAppend4KB|Analyze
 go test -run '^$' -bench 'Marshal|Unmarshal|Save|Load|JournalAppend' -benchmem -count "$REPS" ./cassettes >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'ReplayJSON|ReplaySSE|NewReplay|Record|InterceptedReplay' -benchmem -count "$REPS" ./proxy >>"$WORK/gobench.txt"
 (cd bench && go test -run '^$' -bench 'LiveReplay' -count "$REPS" ./live) >>"$WORK/gobench.txt"
+log "simulate: 100 replayed scenarios × 5 turns against ADK-JS's API server, and the same turns from a static eval set"
+if [ -d e2e/adkserver/node_modules ]; then SIMSERVER=adkjs; else SIMSERVER=fake; fi
+(cd bench && go run ./simulate -adkproxy "$BIN/adkproxy" -server "$SIMSERVER" -reps "$REPS" -results "$RESULTS") >>"$LOGS/simulate.log" 2>&1
 go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./rundiff >>"$WORK/gobench.txt"
 log "CPU profiles of the replay request path and of replay start-up"

@@ -31,6 +31,8 @@ type reportData struct {
 	// LiveFloors and Live: BenchmarkLiveReplay (live.go).
 	LiveFloors []ratioFloor
 	Live       []liveRow
+	// Simulate: bench/simulate's pairs (simulate.go), when the run had them.
+	Simulate *simulateRow
 	// ForwardFloors: passthrough against httputil.ReverseProxy; KeepFloors:
 	// recording (overwrite) against passthrough, c=16.
 	ForwardFloors []ratioFloor
@@ -288,6 +290,12 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 			if !f.Met {
 				missed = append(missed, "live")
 			}
+		}
+	}
+	if row, ok := simulateFigures(r); ok {
+		d.Simulate = &row
+		if !row.Met {
+			missed = append(missed, "simulate")
 		}
 	}
 	if f, rows, ok := interceptFigures(gb); ok {

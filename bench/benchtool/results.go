@@ -100,7 +100,7 @@ func readResults(path string) (*results, error) {
 			if err := json.Unmarshal(line, &m); err != nil {
 				return nil, err
 			}
-			id := m.Kind + "/" + m.Tags["set"] + m.Tags["path"]
+			id := m.Kind + "/" + m.Tags["set"] + m.Tags["path"] + m.Tags["server"]
 			r.measures[id] = append(r.measures[id], m.Values)
 			continue
 		}

@@ -53,6 +53,7 @@ func main() {
 	reps := flag.Int("reps", 3, "`REPS` pairs of runs; medians are reported")
 	work := flag.String("work", "", "`DIR` for the files (default: a temporary folder, removed)")
 	kind := flag.String("server", "adkjs", "the API server: `adkjs` (ADK-JS under adkproxy record/replay) or fake (in process)")
+	resultsFile := flag.String("results", "", "append each pair as a JSON line to `FILE` (make bench's results, read by benchtool report)")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("-adkproxy BINARY is required")
@@ -101,6 +102,11 @@ func main() {
 		}
 		sim, static = append(sim, s.WallSec), append(static, st.WallSec)
 		userP50 = append(userP50, s.UserLatency.P50MS)
+		if *resultsFile != "" {
+			appendResult(*resultsFile, map[string]any{"kind": "simulate", "tags": map[string]string{"server": *kind},
+				"values": map[string]float64{"simulated_sec": s.WallSec, "static_sec": st.WallSec, "ratio": s.WallSec / st.WallSec,
+					"user_turn_p50_ms": s.UserLatency.P50MS, "scenarios": float64(*n), "turns": float64(*turns), "parallel": float64(*parallel)}})
+		}
 	}
 	ms, mst := median(sim), median(static)
 	fmt.Printf("server %s; scenarios %d × %d turns, --parallel %d, %d reps (medians)\n", *kind, *n, *turns, *parallel, *reps)
@@ -175,6 +181,25 @@ func (b *bench) run(name string, record bool, env []string, args ...string) summ
 		log.Fatalf("%s: %d of %d conversations failed (see %s)", name, s.Failed, s.Scenarios, out)
 	}
 	return s
+}
+
+// appendResult appends one measurement line in the shape benchtool's
+// results reader takes (Measurement: kind, tags, values).
+func appendResult(path string, m map[string]any) {
+	line, err := json.Marshal(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		log.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // serve serves h on a free loopback port for the rest of the program.
