@@ -3,7 +3,6 @@ package simulate_test
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -116,6 +116,13 @@ func play(t *testing.T, agent *fakeadk.Server, simDir string, upstream string) r
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
+	keep := simulate.UseRecordedTimings
+	if upstream != "" {
+		keep = simulate.SaveTimings
+	}
+	if err := keep(simDir, ts); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(progress.String(), "simulate: 3/3 done") {
 		t.Errorf("progress line: %q", progress.String())
 	}
@@ -141,29 +148,6 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-// withoutDuration drops sessions.csv's wall-time column, the one value a
-// replay cannot reproduce.
-func withoutDuration(t *testing.T, table string) [][]string {
-	t.Helper()
-	rows, err := csv.NewReader(strings.NewReader(table)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := -1
-	for i, h := range rows[0] {
-		if h == "metric.duration_sec" {
-			col = i
-		}
-	}
-	if col < 0 {
-		t.Fatalf("no metric.duration_sec column: %v", rows[0])
-	}
-	for i := range rows {
-		rows[i] = append(rows[i][:col:col], rows[i][col+1:]...)
-	}
-	return rows
-}
-
 // Three scenarios played two at a time: a NOVICE who stops with the stop
 // signal, a custom persona cut off by the turn limit, and a simulated user
 // whose reply is empty, which fails that scenario alone. Recorded once,
@@ -173,7 +157,9 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 	user := &userScript{}
 	up := httptest.NewServer(&fakejudge.Handler{Script: user.reply})
 	simDir := t.TempDir()
-	rec := play(t, &fakeadk.Server{Weather: "sunny"}, simDir, up.URL)
+	// The recording's agent is slower than the replay's: the replay must
+	// still report the recorded durations.
+	rec := play(t, &fakeadk.Server{Weather: "sunny", Delay: 20 * time.Millisecond}, simDir, up.URL)
 	up.Close()
 
 	a, b, c := rec.transcripts[0], rec.transcripts[1], rec.transcripts[2]
@@ -226,19 +212,15 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 	}
 
 	rep := play(t, &fakeadk.Server{Weather: "sunny"}, simDir, "")
-	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile} {
+	// Byte for byte, durations included: the replay reports the agent
+	// turn times the recording measured.
+	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile, simulate.SessionsCSV, simulate.SessionsJSON} {
 		if got, want := read(t, filepath.Join(rep.out, f)), read(t, filepath.Join(rec.out, f)); got != want {
 			t.Errorf("%s differs in replay:\n%s\nrecorded:\n%s", f, got, want)
 		}
 	}
-	got, want := withoutDuration(t, read(t, filepath.Join(rep.out, simulate.SessionsCSV))), withoutDuration(t, read(t, filepath.Join(rec.out, simulate.SessionsCSV)))
-	if len(got) != 4 || strings.Join(got[0], ",") != strings.Join(want[0], ",") {
-		t.Fatalf("sessions.csv: %v, want %v", got, want)
-	}
-	for i := range got {
-		if strings.Join(got[i], "|") != strings.Join(want[i], "|") {
-			t.Errorf("sessions.csv row %d: %v, recorded %v", i, got[i], want[i])
-		}
+	if summary := read(t, filepath.Join(rep.out, simulate.SummaryFile)); !strings.Contains(summary, `"replay_latency"`) {
+		t.Errorf("the replay's own agent latencies are not in eval_summary.json:\n%s", summary)
 	}
 	if st := rep.srv.Stats(); st.Mismatched+st.Unmatched != 0 || st.Replayed == 0 {
 		t.Errorf("replay stats %+v", st)

@@ -149,6 +149,16 @@ func runSimulate(c *cli.Context) error {
 	wall := time.Since(start)
 	var unused int64
 	if rec != nil {
+		// The agent's turn times go beside the simulated user's cassettes,
+		// so that a replay reports the recording's (docs/scenarios.md).
+		keep, code := simulate.UseRecordedTimings, exitDataErr
+		if rec.mode == proxy.ModeRecord {
+			keep, code = simulate.SaveTimings, exitCantWrite
+		}
+		if err := keep(rec.dir, transcripts); err != nil {
+			rec.close()
+			return withCode(code, fmt.Errorf("--sim-cassettes: %w", err))
+		}
 		if err := rec.close(); err != nil {
 			return fmt.Errorf("--sim-cassettes: %w", err)
 		}

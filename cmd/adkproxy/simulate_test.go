@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adkproxy/adkproxy/internal/fakeadk"
 	"github.com/adkproxy/adkproxy/internal/fakejudge"
@@ -59,7 +60,9 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	scen, cfg := write("scenarios.json", simScenarios), write("test_config.json", simConfig)
 	input := write("session_input.json", `{"app_name": "weather", "user_id": "tester", "state": {"units": "metric"}}`)
 	simDir := filepath.Join(dir, "sim")
-	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	// The recording's agent is slower than the replay's: the replay must
+	// still report the recorded turn times.
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny", Delay: 20 * time.Millisecond})
 	defer agent.Close()
 	judgeDir := filepath.Join(dir, "judge")
 	args := func(server, out string, extra ...string) []string {
@@ -90,7 +93,7 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	if rep.code != 0 || !strings.Contains(rep.stderr, "calls replayed from "+judgeDir) {
 		t.Fatalf("replay: exit %d\n%s", rep.code, rep.stderr)
 	}
-	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile} {
+	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile, simulate.SessionsCSV, simulate.SessionsJSON} {
 		got, _ := os.ReadFile(filepath.Join(dir, "replayed", f))
 		want, _ := os.ReadFile(filepath.Join(dir, "recorded", f))
 		if len(want) == 0 || string(got) != string(want) {
