@@ -3,6 +3,7 @@ package simulate_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -45,7 +46,7 @@ type userScript struct {
 	prompts []string
 }
 
-func (u *userScript) reply(prompt string, _ int) fakejudge.Reply {
+func (u *userScript) reply(prompt string, seen int) fakejudge.Reply {
 	u.mu.Lock()
 	u.prompts = append(u.prompts, prompt)
 	u.mu.Unlock()
@@ -55,6 +56,9 @@ func (u *userScript) reply(prompt string, _ int) fakejudge.Reply {
 		return fakejudge.Reply{Text: "Bye! </FINISHED>"}
 	case strings.Contains(prompt, "PLAN-A") && strings.Contains(history, "in Paris."):
 		return fakejudge.Reply{Text: "Thanks, that is all."}
+	case strings.Contains(prompt, "PLAN-A") && seen == 0:
+		// Overloaded once: ADK's simulated user retries, and so does ours.
+		return fakejudge.Reply{Status: http.StatusServiceUnavailable}
 	case strings.Contains(prompt, "PLAN-A"):
 		return fakejudge.Reply{Text: "The weather in Paris, please."}
 	case strings.Contains(prompt, "PLAN-B"):
@@ -101,6 +105,8 @@ func play(t *testing.T, agent *fakeadk.Server, simDir string, upstream string) r
 	cfg := scenarios.DefaultSimulatorConfig()
 	cfg.MaxAllowedInvocations = 4
 	cfg.IncludeFunctionCalls = true
+	// ADK's retries with a short delay: a 503 is retried at once.
+	cfg.ModelConfiguration = json.RawMessage(`{"http_options": {"retry_options": {"initial_delay": 0.01, "jitter": 0}}}`)
 	var progress bytes.Buffer
 	r, err := simulate.New(simulate.Options{Server: client, App: "weather", Model: model, Config: cfg, Parallel: 2,
 		Progress: &progress, Misses: srv.Misses, Stats: srv.Stats})
@@ -222,7 +228,7 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 	if summary := read(t, filepath.Join(rep.out, simulate.SummaryFile)); !strings.Contains(summary, `"replay_latency"`) {
 		t.Errorf("the replay's own agent latencies are not in eval_summary.json:\n%s", summary)
 	}
-	if st := rep.srv.Stats(); st.Mismatched+st.Unmatched != 0 || st.Replayed == 0 {
+	if st := rep.srv.Stats(); st.Mismatched+st.Unmatched+st.Unused != 0 || st.Replayed == 0 {
 		t.Errorf("replay stats %+v", st)
 	}
 
