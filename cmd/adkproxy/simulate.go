@@ -58,7 +58,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("app", "", "the agent's app `NAME` on the server (required)"),
 			stringFlag("scenarios", "", "ADK scenarios `FILE`: {\"scenarios\": [{starting_prompt, conversation_plan, user_persona}…]}"),
 			stringFlag("evalset", "", "ADK eval set `FILE` whose cases are played too: static conversations turn by turn, scenarios simulated"),
-			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) every session is created with; default user test_user_id, empty state"),
+			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "play `N` conversations at once", EnvVars: envFor("parallel")},
 			stringFlag("out", "", "`DIR` the outputs are written to (required)"),
@@ -287,6 +287,9 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		}
 		for i, ec := range exp.Cases {
 			sc := &simulate.Case{ID: ec.ID, Input: input}
+			if ec.SessionInput != nil { // ADK: a case's own session_input wins
+				sc.Input = *ec.SessionInput
+			}
 			if ec.Scenario != nil {
 				s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), ec.Scenario)
 				if err != nil {

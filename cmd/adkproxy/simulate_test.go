@@ -123,6 +123,33 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	}
 }
 
+// An --evalset case's own session_input is the session it runs in (as in
+// ADK); a case without one runs in --session-input's.
+func TestSimulateEvalSetCaseSessionInput(t *testing.T) {
+	dir := t.TempDir()
+	evalset := filepath.Join(dir, "set.evalset.json")
+	os.WriteFile(evalset, []byte(`{"eval_set_id": "set", "eval_cases": [
+	 {"eval_id": "own", "session_input": {"app_name": "weather", "user_id": "alice", "state": {"units": "imperial"}},
+	  "conversation": [{"user_content": {"parts": [{"text": "Weather in Paris?"}]}}]},
+	 {"eval_id": "shared", "conversation": [{"user_content": {"parts": [{"text": "Weather in Rome?"}]}}]}]}`), 0o644)
+	input := filepath.Join(dir, "session_input.json")
+	os.WriteFile(input, []byte(`{"app_name": "weather", "user_id": "tester", "state": {"units": "metric"}}`), 0o644)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	defer agent.Close()
+	out := filepath.Join(dir, "out")
+	res := adkproxy(t, nil, "simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--session-input", input, "--out", out)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for id, want := range map[string]string{"own": `"userId": "alice"`, "shared": `"userId": "tester"`} {
+		session := readFile(t, filepath.Join(out, simulate.SessionsDir, id+".json"))
+		units := map[string]string{"own": `"units": "imperial"`, "shared": `"units": "metric"`}[id]
+		if !strings.Contains(session, want) || !strings.Contains(session, units) {
+			t.Errorf("case %s ran in the session %s, want %s and %s", id, session, want, units)
+		}
+	}
+}
+
 // Bad input is refused with the file and field named.
 func TestSimulateCommandBadInput(t *testing.T) {
 	dir := t.TempDir()
