@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,9 +127,18 @@ func TestCustomInstructionsAreChecked(t *testing.T) {
 	if _, err := simulate.New(simulate.Options{Server: &adkapi.Client{BaseURL: "http://x"}, App: "a", Config: cfg}); err == nil {
 		t.Error("a template that does not parse was accepted")
 	}
+	// Custom instructions cannot read a file into the prompt.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("TOP-SECRET"), 0o600)
+	cfg.CustomInstructions = `{% include "` + secret + `" %} {{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}`
+	leak := &userUpstream{answer: func(string) string { return textAnswer("x") }}
+	ts := direct(t, leak, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p"}`))
+	if ts[0].Status != simulate.StatusFailed || strings.Contains(strings.Join(leak.bodies, ""), "TOP-SECRET") {
+		t.Errorf("custom instructions that include a file: %s %q, %d calls sent", ts[0].Status, ts[0].Failure, len(leak.bodies))
+	}
 	cfg.CustomInstructions = "{{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}"
 	up := &userUpstream{answer: func(string) string { return textAnswer("x") }}
-	ts := direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "EXPERT"}`))
+	ts = direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "EXPERT"}`))
 	if ts[0].Status != simulate.StatusFailed || !strings.Contains(ts[0].Failure, "persona") || len(up.bodies) != 0 {
 		t.Errorf("persona not referenced: %s %q", ts[0].Status, ts[0].Failure)
 	}
