@@ -48,7 +48,9 @@ func simulateCommand() *cli.Command {
 			"scenario id, one invocation per turn, \"<scenario>/turn-<N>\") when GOOGLE_API_KEY or\n" +
 			"GEMINI_API_KEY is set, and replayed from it otherwise. In replay a turn whose request\n" +
 			"differs from its recording (the agent answered differently) is reported as\n" +
-			"\"scenario S diverged at turn N\" with the difference; the recorded user turn is still sent.\n\n" +
+			"\"scenario S diverged at turn N\" with the difference; the recorded user turn is still sent.\n" +
+			"The agent's time per turn is kept beside each cassette (<scenario>.timings.json) when recording,\n" +
+			"and reported by a replay, so its outputs are byte-identical to the recording's.\n\n" +
 			"--out DIR receives sessions/<scenario>.json, simulated.evalset.json, question_answer_log.md,\n" +
 			"sessions.csv, sessions.jsonl and eval_summary.json (see docs/scenarios.md).\n\n" +
 			simulateExitStatusHelp,
