@@ -17,7 +17,10 @@ type Conversation struct {
 	// Name says where it came from: a spec file, or eval set and case.
 	Name         string
 	InitialState map[string]any
-	Turns        []Turn
+	// UserID, when set, is the session's user instead of the Driver's
+	// (an eval case's session_input names one).
+	UserID string
+	Turns  []Turn
 }
 
 // Turn is one user message.
@@ -42,7 +45,8 @@ func FromSpec(s *adkconformance.Spec) Conversation {
 }
 
 // FromEvalSet is one conversation per eval case with a fixed conversation,
-// each turn its invocation's user text. Cases with a
+// each turn its invocation's user text, its user and initial state the
+// case's session_input when it has one. Cases with a
 // conversation_scenario (a simulated user) have no fixed turns: they are
 // returned in skipped, with the reason.
 func FromEvalSet(e *scoring.Expected) (convs []Conversation, skipped []string) {
@@ -60,6 +64,9 @@ func FromEvalSet(e *scoring.Expected) (convs []Conversation, skipped []string) {
 			continue
 		}
 		c := Conversation{Name: name}
+		if si := ec.SessionInput; si != nil { // ADK: the case's session runs with its session_input
+			c.UserID, c.InitialState = si.UserID, si.State
+		}
 		for i, inv := range ec.Invocations {
 			c.Turns = append(c.Turns, Turn{
 				Where:   fmt.Sprintf("%s, invocation %d", name, i+1),

@@ -48,7 +48,11 @@ func (e *TurnError) Unwrap() error { return e.Err }
 // lost) and returns it with a *TurnError; when even the session cannot be
 // created or fetched, the session is nil.
 func (d *Driver) Drive(ctx context.Context, c Conversation) (*adkapi.Session, error) {
-	s, err := d.Client.CreateSession(ctx, d.App, d.User, c.InitialState)
+	user := d.User
+	if c.UserID != "" {
+		user = c.UserID
+	}
+	s, err := d.Client.CreateSession(ctx, d.App, user, c.InitialState)
 	if err != nil {
 		return nil, fmt.Errorf("%s: creating the session: %w", c.Name, err)
 	}
@@ -60,7 +64,7 @@ func (d *Driver) Drive(ctx context.Context, c Conversation) (*adkapi.Session, er
 			turnErr = &TurnError{Turn: i, Where: t.Where, Err: fmt.Errorf("function_response %s: %w in the session", strings.Join(missing, ", "), ErrUnansweredCall)}
 			break
 		}
-		events, err := d.Client.Run(ctx, adkapi.RunRequest{AppName: d.App, UserID: d.User, SessionID: s.ID, NewMessage: msg, StateDelta: t.StateDelta, Streaming: d.Streaming})
+		events, err := d.Client.Run(ctx, adkapi.RunRequest{AppName: d.App, UserID: user, SessionID: s.ID, NewMessage: msg, StateDelta: t.StateDelta, Streaming: d.Streaming})
 		for _, ev := range events {
 			for _, fc := range ev.FunctionCalls() {
 				calls[fc.Name] = fc.ID
@@ -71,7 +75,7 @@ func (d *Driver) Drive(ctx context.Context, c Conversation) (*adkapi.Session, er
 			break
 		}
 	}
-	got, err := d.Client.GetSession(ctx, d.App, d.User, s.ID)
+	got, err := d.Client.GetSession(ctx, d.App, user, s.ID)
 	if err != nil {
 		err = fmt.Errorf("%s: reading the session back: %w", c.Name, err)
 		if turnErr != nil {

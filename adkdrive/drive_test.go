@@ -173,3 +173,32 @@ func TestFromEvalSet(t *testing.T) {
 		t.Errorf("skipped = %v", skipped)
 	}
 }
+
+// An eval case's session_input gives the session its user and state.
+func TestDriveEvalSetCaseSessionInput(t *testing.T) {
+	exp, err := scoring.ParseEvalSet("set.evalset.json", []byte(`{"eval_set_id":"set","eval_cases":[
+	 {"eval_id":"c1","session_input":{"app_name":"app","user_id":"u","state":{"budget":100}},
+	  "conversation":[{"user_content":{"role":"user","parts":[{"text":"hi"}]}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs, _ := adkdrive.FromEvalSet(exp)
+	if len(convs) != 1 {
+		t.Fatalf("conversations = %+v", convs)
+	}
+	srv := &approvalServer{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	client, err := adkapi.New(ts.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &adkdrive.Driver{Client: client, App: "app", User: "someone-else"}
+	s, err := d.Drive(t.Context(), convs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State["budget"] != float64(100) {
+		t.Errorf("the session started with state %v, want the case's {budget: 100}", s.State)
+	}
+}

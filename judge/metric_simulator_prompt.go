@@ -7,10 +7,7 @@ package judge
 import (
 	"fmt"
 
-	"github.com/nikolalohinski/gonja/v2"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/loaders"
-
+	"github.com/adkproxy/adkproxy/internal/jinja"
 	"github.com/adkproxy/adkproxy/scenarios"
 )
 
@@ -58,20 +55,11 @@ func simulatorPrompt(sc *scenarios.Scenario, history, generated, stopSignal stri
 	return render("per_turn_user_simulator_quality_v1", "main", data)
 }
 
-// renderJinja renders one behavior text as a Jinja template with vars.
-// The template can load no other (ADK renders in a sandbox): an include
-// or import fails instead of reading a file into the judge's prompt.
+// renderJinja renders one behavior text as a Jinja template with vars
+// (package internal/jinja: it can include no file); where names the text
+// in errors.
 func renderJinja(text string, vars map[string]any, where string) (string, error) {
-	const name = "/behavior"
-	loader, err := loaders.NewMemoryLoader(map[string]string{name: text})
-	if err != nil {
-		return "", err
-	}
-	tpl, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, gonja.DefaultEnvironment)
-	if err != nil {
-		return "", fmt.Errorf("%s: not a valid Jinja template: %v", where, err)
-	}
-	out, err := tpl.ExecuteToString(exec.NewContext(vars))
+	out, err := jinja.Render(text, vars)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", where, err)
 	}

@@ -91,10 +91,17 @@ func LoadSessionInput(path string) (SessionInput, error) {
 // user_id/userId required, state an object (default {}); other keys are
 // allowed and ignored, as ADK allows them.
 func ParseSessionInput(name string, data []byte) (SessionInput, error) {
+	return ParseSessionInputField(name, "", data)
+}
+
+// ParseSessionInputField reads a session input held in field of file
+// name (an eval case's session_input), naming the field in errors.
+func ParseSessionInputField(name, field string, data []byte) (SessionInput, error) {
 	x, err := decode(name, data)
 	if err != nil {
 		return SessionInput{}, err
 	}
+	x.path = field
 	return parseSessionInput(x)
 }
 

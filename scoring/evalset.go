@@ -40,6 +40,10 @@ type ExpectedCase struct {
 	// Rubrics are the case's own rubrics (EvalCase.rubrics, as JSON),
 	// which the rubric-based judged metrics apply to every invocation.
 	Rubrics json.RawMessage
+	// SessionInput is the case's session_input (the user and the initial
+	// state of the session it runs in), nil when it has none: ADK then
+	// uses its defaults, adkproxy simulate its --session-input.
+	SessionInput *scenarios.SessionInput
 }
 
 // LoadExpected reads expectations from path:
@@ -230,6 +234,14 @@ func parseEvalCase(n node) (ExpectedCase, error) {
 			return ec, err
 		}
 		ec.Rubrics, _ = json.Marshal(plain(rb.v))
+	}
+	if sn, ok := n.pyField(o, "session_input"); ok && sn.v != nil {
+		raw, _ := json.Marshal(plain(sn.v))
+		si, err := scenarios.ParseSessionInputField(sn.file, sn.path, raw)
+		if err != nil {
+			return ec, err
+		}
+		ec.SessionInput = &si
 	}
 	conv, hasConv := n.pyField(o, "conversation")
 	scen, hasScen := n.pyField(o, "conversation_scenario")

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -230,5 +231,34 @@ func TestParseEvalSetKeepsNullArgsApartFromEmpty(t *testing.T) {
 	calls := exp.Cases[0].Invocations[0].ToolCalls
 	if calls[0].Args != nil || calls[1].Args != nil || calls[2].Args == nil || len(calls[2].Args) != 0 {
 		t.Fatalf("calls %#v", calls)
+	}
+}
+
+// A case's session_input (snake or camel case) is read with the case; a
+// bad one names the case's field.
+func TestParseEvalSetSessionInput(t *testing.T) {
+	exp, err := ParseEvalSet("set.evalset.json", []byte(`{"eval_set_id": "set", "eval_cases": [
+	 {"eval_id": "c1", "session_input": {"app_name": "app", "user_id": "alice", "state": {"budget": 100}},
+	  "conversation": [{"user_content": {"parts": [{"text": "hi"}]}}]},
+	 {"eval_id": "c2", "sessionInput": {"appName": "app", "userId": "bob"},
+	  "conversation_scenario": {"starting_prompt": "hello", "conversation_plan": "ask"}},
+	 {"eval_id": "c3", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2, c3 := exp.Cases[0].SessionInput, exp.Cases[1].SessionInput, exp.Cases[2].SessionInput
+	if c1 == nil || c1.UserID != "alice" || c1.AppName != "app" || fmt.Sprint(c1.State["budget"]) != "100" {
+		t.Errorf("c1 session input = %+v", c1)
+	}
+	if c2 == nil || c2.UserID != "bob" || c2.State == nil {
+		t.Errorf("c2 session input = %+v", c2)
+	}
+	if c3 != nil {
+		t.Errorf("c3 has no session input, got %+v", c3)
+	}
+	_, err = ParseEvalSet("bad.evalset.json", []byte(`{"eval_set_id": "set", "eval_cases": [
+	 {"eval_id": "c1", "session_input": {"app_name": "app"}, "conversation": []}]}`))
+	if err == nil || !strings.Contains(err.Error(), "bad.evalset.json: eval_cases[0].session_input") || !strings.Contains(err.Error(), "user id") {
+		t.Errorf("a session input without user_id: %v", err)
 	}
 }

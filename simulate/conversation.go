@@ -47,6 +47,9 @@ type Turn struct {
 	User    *genai.Content
 	Events  []adkapi.Event
 	Elapsed time.Duration // the agent's answer, as run_sse took it
+	// Recorded is the agent's answer as the recording run measured it
+	// (UseRecordedTimings), 0 when not known; Duration picks.
+	Recorded time.Duration
 	// UserElapsed is what writing the user's message took: rendering the
 	// prompt and the simulated user's model call (0 for the starting
 	// prompt and static turns) — the simulator's own cost per turn.
@@ -81,6 +84,8 @@ type Transcript struct {
 	UserUsage scoring.Usage
 	UserModel string
 	Elapsed   time.Duration
+	// Replayed says the turns carry the recording's durations (Recorded).
+	Replayed bool
 }
 
 // Failed says whether the scenario failed.

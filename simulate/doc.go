@@ -28,4 +28,7 @@
 // recording — the agent answered differently — is a divergence: the
 // recorded user turn is still sent, and the run reports
 // "scenario S diverged at turn N" with the field-level difference.
+// Beside each cassette, <scenario id>.timings.json keeps the agent's time
+// per turn as the recording run measured it (timings.go): a replay
+// reports those, so its outputs are byte-identical to the recording's.
 package simulate

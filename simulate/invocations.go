@@ -99,7 +99,7 @@ func text(c *genai.Content) string {
 func (t *Transcript) scoringInvocations() []scoring.Invocation {
 	var out []scoring.Invocation
 	for i, inv := range t.invocations() {
-		si := scoring.Invocation{ID: strconv.Itoa(i + 1), UserText: text(inv.user), Elapsed: inv.turn.Elapsed}
+		si := scoring.Invocation{ID: strconv.Itoa(i + 1), UserText: text(inv.user), Elapsed: inv.turn.Duration()}
 		if inv.final != nil {
 			si.FinalResponse = text(inv.final.Content)
 		}

@@ -1,6 +1,7 @@
 // The simulated user's prompt: adkproxy's default and persona templates
 // (its own text, structured as ADK's), or the eval config's custom
-// instructions, all Jinja rendered with gonja.
+// instructions, all Jinja rendered with gonja (package internal/jinja:
+// a template can include no file).
 
 package simulate
 
@@ -9,11 +10,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/tokens"
 
+	"github.com/adkproxy/adkproxy/internal/jinja"
 	"github.com/adkproxy/adkproxy/scenarios"
 )
 
@@ -92,7 +93,7 @@ func newPrompter(custom string, persona map[string]any, plan string) (*prompter,
 	case persona != nil:
 		src = personaPrompt
 	}
-	t, err := gonja.FromString(src)
+	t, err := jinja.Parse(src)
 	if err != nil {
 		return nil, fmt.Errorf("the simulated user's prompt template: %w", err)
 	}
@@ -111,7 +112,7 @@ func (p *prompter) render(history string) (string, error) {
 	if p.persona != nil {
 		vars["persona"] = p.persona
 	}
-	out, err := p.tmpl.ExecuteToString(exec.NewContext(vars))
+	out, err := jinja.Execute(p.tmpl, vars)
 	if err != nil {
 		return "", fmt.Errorf("rendering the simulated user's prompt: %w", err)
 	}
@@ -123,11 +124,11 @@ func (p *prompter) render(history string) (string, error) {
 func renderBehaviors(persona map[string]any, plan string) (map[string]any, error) {
 	vars := map[string]any{"stop_signal": StopSignal, "conversation_plan": plan}
 	nested := func(s string) (string, error) {
-		t, err := gonja.FromString(s)
+		out, err := jinja.Render(s, vars)
 		if err != nil {
 			return "", fmt.Errorf("persona behavior text %q: %w", s, err)
 		}
-		return t.ExecuteToString(exec.NewContext(vars))
+		return out, nil
 	}
 	out := make(map[string]any, len(persona))
 	for k, v := range persona {
@@ -174,8 +175,8 @@ func checkCustomInstructions(src string) error {
 	if src == "" {
 		return nil
 	}
-	if _, err := gonja.FromString(src); err != nil {
-		return fmt.Errorf("user_simulator_config.custom_instructions: not a valid Jinja template: %w", err)
+	if _, err := jinja.Parse(src); err != nil {
+		return fmt.Errorf("user_simulator_config.custom_instructions: %w", err)
 	}
 	names := referencedNames(src)
 	var missing []string

@@ -25,9 +25,12 @@ type summaryDoc struct {
 	Latency   summaryLatency     `json:"latency"`
 	// UserLatency is the simulator's own time per simulated turn (prompt
 	// and model call; replayed calls cost only adkproxy's work).
-	UserLatency summaryLatency    `json:"simulated_user_latency"`
-	WallSec     float64           `json:"wall_sec"`
-	PerScenario []summaryScenario `json:"per_scenario"`
+	UserLatency summaryLatency `json:"simulated_user_latency"`
+	// ReplayLatency is, in a replay, the agent's answers as this run
+	// measured them; latency (and sessions.csv) report the recording's.
+	ReplayLatency *summaryLatency   `json:"replay_latency,omitempty"`
+	WallSec       float64           `json:"wall_sec"`
+	PerScenario   []summaryScenario `json:"per_scenario"`
 }
 
 type summaryTokens struct {
@@ -62,7 +65,8 @@ func (r *Report) summary() ([]byte, error) {
 		WallSec: round(r.Wall.Seconds(), 3), PerScenario: []summaryScenario{}}
 	cols := r.columns()
 	sums, counts := map[string]float64{}, map[string]int{}
-	var turnMS, userMS []float64
+	var turnMS, userMS, replayMS []float64
+	replayed := false
 	for i, row := range r.rows() {
 		t := row.t
 		if t.Failed() {
@@ -99,8 +103,10 @@ func (r *Report) summary() ([]byte, error) {
 		if t.UserModel != "" && t.UserUsage != (scoring.Usage{}) {
 			doc.Tokens.SimulatedUser[t.UserModel] = add(doc.Tokens.SimulatedUser[t.UserModel], t.UserUsage)
 		}
+		replayed = replayed || t.Replayed
 		for j, turn := range t.Turns {
-			turnMS = append(turnMS, float64(turn.Elapsed)/float64(time.Millisecond))
+			turnMS = append(turnMS, float64(turn.Duration())/float64(time.Millisecond))
+			replayMS = append(replayMS, float64(turn.Elapsed)/float64(time.Millisecond))
 			if t.Case.Scenario != nil && j > 0 { // turn 1 is the starting prompt
 				userMS = append(userMS, float64(turn.UserElapsed)/float64(time.Millisecond))
 			}
@@ -136,6 +142,10 @@ func (r *Report) summary() ([]byte, error) {
 	}
 	doc.Latency = latencyOf(turnMS)
 	doc.UserLatency = latencyOf(userMS)
+	if replayed {
+		l := latencyOf(replayMS)
+		doc.ReplayLatency = &l
+	}
 	return indentJSON(doc)
 }
 

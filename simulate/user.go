@@ -59,6 +59,18 @@ func camelKeys(v any) any {
 	return v
 }
 
+// adkRetry is ADK's retry of the simulated user's model call (its
+// evaluation defaults): up to 7 attempts, the first retry after 5 s (plus
+// up to 1 s of jitter), each next delay doubled, at most 120 s, on HTTP
+// 408, 429, 500, 502, 503 and 504 and on a failed connection. A
+// model_configuration whose http_options set retry_options keeps its own.
+// Every attempt goes through the recorder: a recording keeps the failed
+// answers too, and a replay serves them in order, so it retries alike.
+func adkRetry() *genai.HTTPRetryOptions {
+	return &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](7), InitialDelay: genai.Ptr(5.0), MaxDelay: genai.Ptr(120.0),
+		ExpBase: genai.Ptr(2.0), HTTPStatusCodes: []int32{408, 429, 500, 502, 503, 504}}
+}
+
 // userModel is the simulated user's model and its configuration.
 type userModel struct {
 	client *genai.Client
@@ -70,10 +82,20 @@ type userModel struct {
 // text of its non-thought parts with the call's usage.
 func (u *userModel) reply(ctx context.Context, scenario string, n int, prompt string) (string, scoring.Usage, error) {
 	cfg := *u.config
-	cfg.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{
-		"X-Adkproxy-Cassette":   {scenario},
-		"X-Adkproxy-Invocation": {TurnKey(scenario, n)},
-	}}
+	var opts genai.HTTPOptions
+	if cfg.HTTPOptions != nil {
+		opts = *cfg.HTTPOptions
+	}
+	opts.Headers = opts.Headers.Clone()
+	if opts.Headers == nil {
+		opts.Headers = http.Header{}
+	}
+	opts.Headers.Set("X-Adkproxy-Cassette", scenario)
+	opts.Headers.Set("X-Adkproxy-Invocation", TurnKey(scenario, n))
+	if opts.RetryOptions == nil {
+		opts.RetryOptions = adkRetry()
+	}
+	cfg.HTTPOptions = &opts
 	content := []*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: prompt}}}}
 	resp, err := u.client.Models.GenerateContent(ctx, u.model, content, &cfg)
 	if err != nil {

@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/genai"
@@ -51,7 +54,7 @@ func textAnswer(text string) string {
 
 // direct plays cases with the simulated user's model called directly (no
 // recorder: the package does not need one).
-func direct(t *testing.T, up *userUpstream, cfg scenarios.SimulatorConfig, cases ...*simulate.Case) []*simulate.Transcript {
+func direct(t *testing.T, up http.Handler, cfg scenarios.SimulatorConfig, cases ...*simulate.Case) []*simulate.Transcript {
 	t.Helper()
 	srv := httptest.NewServer(up)
 	defer srv.Close()
@@ -125,9 +128,18 @@ func TestCustomInstructionsAreChecked(t *testing.T) {
 	if _, err := simulate.New(simulate.Options{Server: &adkapi.Client{BaseURL: "http://x"}, App: "a", Config: cfg}); err == nil {
 		t.Error("a template that does not parse was accepted")
 	}
+	// Custom instructions cannot read a file into the prompt.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("TOP-SECRET"), 0o600)
+	cfg.CustomInstructions = `{% include "` + secret + `" %} {{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}`
+	leak := &userUpstream{answer: func(string) string { return textAnswer("x") }}
+	ts := direct(t, leak, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p"}`))
+	if ts[0].Status != simulate.StatusFailed || strings.Contains(strings.Join(leak.bodies, ""), "TOP-SECRET") {
+		t.Errorf("custom instructions that include a file: %s %q, %d calls sent", ts[0].Status, ts[0].Failure, len(leak.bodies))
+	}
 	cfg.CustomInstructions = "{{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}"
 	up := &userUpstream{answer: func(string) string { return textAnswer("x") }}
-	ts := direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "EXPERT"}`))
+	ts = direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "EXPERT"}`))
 	if ts[0].Status != simulate.StatusFailed || !strings.Contains(ts[0].Failure, "persona") || len(up.bodies) != 0 {
 		t.Errorf("persona not referenced: %s %q", ts[0].Status, ts[0].Failure)
 	}
@@ -167,5 +179,26 @@ func TestStartingPromptStopAndZeroLimit(t *testing.T) {
 	ts = direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p"}`))
 	if ts[0].Status != simulate.StatusTurnLimit || len(ts[0].Turns) != 0 {
 		t.Errorf("limit 0: %s after %d turns", ts[0].Status, len(ts[0].Turns))
+	}
+}
+
+// With no retry_options of its own, the simulated user retries a 503 as
+// ADK does (its first retry comes after about 5 s).
+func TestModelCallRetriedWithADKDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for ADK's first retry delay (5 s)")
+	}
+	up := &userUpstream{answer: func(string) string { return textAnswer("</finished>") }}
+	var calls atomic.Int32
+	flaky := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			http.Error(w, `{"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		up.ServeHTTP(w, r)
+	})
+	ts := direct(t, flaky, scenarios.DefaultSimulatorConfig(), scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p"}`))
+	if ts[0].Status != simulate.StatusStop || ts[0].Failed() || calls.Load() != 2 {
+		t.Errorf("after a 503: %s %q, %d calls; want stop_signal_detected after 2 calls", ts[0].Status, ts[0].Failure, calls.Load())
 	}
 }

@@ -47,7 +47,7 @@ func driveCommand() *cli.Command {
 			stringFlag("app", "", "`NAME` of the app (agent folder) to run (required)"),
 			stringFlag("spec", "", "conformance spec.yaml `FILE` with the turns"),
 			stringFlag("evalset", "", "ADK eval set `PATH` (a file or a folder of them) with the turns"),
-			stringFlag("user", "user", "user `ID` the sessions belong to"),
+			stringFlag("user", "user", "user `ID` the sessions belong to (an --evalset case's session_input user_id wins)"),
 			stringFlag("out", "", "write the session JSON to `FILE` (atomically) instead of stdout"),
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},

@@ -48,7 +48,9 @@ func simulateCommand() *cli.Command {
 			"scenario id, one invocation per turn, \"<scenario>/turn-<N>\") when GOOGLE_API_KEY or\n" +
 			"GEMINI_API_KEY is set, and replayed from it otherwise. In replay a turn whose request\n" +
 			"differs from its recording (the agent answered differently) is reported as\n" +
-			"\"scenario S diverged at turn N\" with the difference; the recorded user turn is still sent.\n\n" +
+			"\"scenario S diverged at turn N\" with the difference; the recorded user turn is still sent.\n" +
+			"The agent's time per turn is kept beside each cassette (<scenario>.timings.json) when recording,\n" +
+			"and reported by a replay, so its outputs are byte-identical to the recording's.\n\n" +
 			"--out DIR receives sessions/<scenario>.json, simulated.evalset.json, question_answer_log.md,\n" +
 			"sessions.csv, sessions.jsonl and eval_summary.json (see docs/scenarios.md).\n\n" +
 			simulateExitStatusHelp,
@@ -58,7 +60,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("app", "", "the agent's app `NAME` on the server (required)"),
 			stringFlag("scenarios", "", "ADK scenarios `FILE`: {\"scenarios\": [{starting_prompt, conversation_plan, user_persona}…]}"),
 			stringFlag("evalset", "", "ADK eval set `FILE` whose cases are played too: static conversations turn by turn, scenarios simulated"),
-			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) every session is created with; default user test_user_id, empty state"),
+			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "play `N` conversations at once", EnvVars: envFor("parallel")},
 			stringFlag("out", "", "`DIR` the outputs are written to (required)"),
@@ -149,6 +151,16 @@ func runSimulate(c *cli.Context) error {
 	wall := time.Since(start)
 	var unused int64
 	if rec != nil {
+		// The agent's turn times go beside the simulated user's cassettes,
+		// so that a replay reports the recording's (docs/scenarios.md).
+		keep, code := simulate.UseRecordedTimings, exitDataErr
+		if rec.mode == proxy.ModeRecord {
+			keep, code = simulate.SaveTimings, exitCantWrite
+		}
+		if err := keep(rec.dir, transcripts); err != nil {
+			rec.close()
+			return withCode(code, fmt.Errorf("--sim-cassettes: %w", err))
+		}
 		if err := rec.close(); err != nil {
 			return fmt.Errorf("--sim-cassettes: %w", err)
 		}
@@ -277,6 +289,9 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		}
 		for i, ec := range exp.Cases {
 			sc := &simulate.Case{ID: ec.ID, Input: input}
+			if ec.SessionInput != nil { // ADK: a case's own session_input wins
+				sc.Input = *ec.SessionInput
+			}
 			if ec.Scenario != nil {
 				s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), ec.Scenario)
 				if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adkproxy/adkproxy/internal/fakeadk"
 	"github.com/adkproxy/adkproxy/internal/fakejudge"
@@ -59,7 +60,9 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	scen, cfg := write("scenarios.json", simScenarios), write("test_config.json", simConfig)
 	input := write("session_input.json", `{"app_name": "weather", "user_id": "tester", "state": {"units": "metric"}}`)
 	simDir := filepath.Join(dir, "sim")
-	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	// The recording's agent is slower than the replay's: the replay must
+	// still report the recorded turn times.
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny", Delay: 20 * time.Millisecond})
 	defer agent.Close()
 	judgeDir := filepath.Join(dir, "judge")
 	args := func(server, out string, extra ...string) []string {
@@ -90,7 +93,7 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	if rep.code != 0 || !strings.Contains(rep.stderr, "calls replayed from "+judgeDir) {
 		t.Fatalf("replay: exit %d\n%s", rep.code, rep.stderr)
 	}
-	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile} {
+	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile, simulate.SessionsCSV, simulate.SessionsJSON} {
 		got, _ := os.ReadFile(filepath.Join(dir, "replayed", f))
 		want, _ := os.ReadFile(filepath.Join(dir, "recorded", f))
 		if len(want) == 0 || string(got) != string(want) {
@@ -117,6 +120,33 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 	want, _ := os.ReadFile(filepath.Join(dir, "recorded", simulate.EvalSetFile))
 	if static.code != 0 || string(got) != string(want) {
 		t.Errorf("static replay: exit %d\n%s\neval set:\n%s\nwant:\n%s", static.code, static.stderr, got, want)
+	}
+}
+
+// An --evalset case's own session_input is the session it runs in (as in
+// ADK); a case without one runs in --session-input's.
+func TestSimulateEvalSetCaseSessionInput(t *testing.T) {
+	dir := t.TempDir()
+	evalset := filepath.Join(dir, "set.evalset.json")
+	os.WriteFile(evalset, []byte(`{"eval_set_id": "set", "eval_cases": [
+	 {"eval_id": "own", "session_input": {"app_name": "weather", "user_id": "alice", "state": {"units": "imperial"}},
+	  "conversation": [{"user_content": {"parts": [{"text": "Weather in Paris?"}]}}]},
+	 {"eval_id": "shared", "conversation": [{"user_content": {"parts": [{"text": "Weather in Rome?"}]}}]}]}`), 0o644)
+	input := filepath.Join(dir, "session_input.json")
+	os.WriteFile(input, []byte(`{"app_name": "weather", "user_id": "tester", "state": {"units": "metric"}}`), 0o644)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	defer agent.Close()
+	out := filepath.Join(dir, "out")
+	res := adkproxy(t, nil, "simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--session-input", input, "--out", out)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for id, want := range map[string]string{"own": `"userId": "alice"`, "shared": `"userId": "tester"`} {
+		session := readFile(t, filepath.Join(out, simulate.SessionsDir, id+".json"))
+		units := map[string]string{"own": `"units": "imperial"`, "shared": `"units": "metric"`}[id]
+		if !strings.Contains(session, want) || !strings.Contains(session, units) {
+			t.Errorf("case %s ran in the session %s, want %s and %s", id, session, want, units)
+		}
 	}
 }
 

@@ -24,6 +24,9 @@ type Server struct {
 	// Weather is the sky the agent reports ("sunny"); changing it is a
 	// changed agent.
 	Weather string
+	// Delay holds every run_sse answer back: a slower agent, whose turn
+	// times a replay must not report as its own.
+	Delay time.Duration
 
 	mu       sync.Mutex
 	sessions map[string]*fakeSession
@@ -40,6 +43,9 @@ type fakeSession struct {
 
 // ServeHTTP serves the API at the root (no prefix).
 func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/run_sse" {
+		time.Sleep(f.Delay)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.sessions == nil {
