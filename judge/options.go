@@ -10,10 +10,11 @@ import (
 	"math"
 	"strings"
 
-	"google.golang.org/genai"
-
+	"github.com/adkproxy/adkproxy/internal/genaiconf"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scenarios"
 	"github.com/adkproxy/adkproxy/scoring"
+	"google.golang.org/genai"
 )
 
 // ADK's LlmAsAJudgeCriterion defaults.
@@ -38,44 +39,6 @@ type options struct {
 	StopSignal string
 }
 
-// modelConfig reads a GenerateContentConfig written in snake_case (as ADK's
-// pydantic model dumps it) or camelCase; an unknown field is an error.
-func modelConfig(v any) (*genai.GenerateContentConfig, error) {
-	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("want an object (a GenerateContentConfig)")
-	}
-	b, err := json.Marshal(camelKeys(v))
-	if err != nil {
-		return nil, err
-	}
-	var cfg genai.GenerateContentConfig
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
-
-// camelKeys re-cases every object key from snake_case to camelCase.
-func camelKeys(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[scoring.ToCamel(k)] = camelKeys(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = camelKeys(x)
-		}
-		return out
-	}
-	return v
-}
-
 // rubric is ADK's Rubric: an id and the property text the judge checks.
 type rubric struct {
 	ID   string
@@ -86,7 +49,7 @@ type rubric struct {
 // field finds a key in its camelCase spelling or in snake_case.
 func field(o map[string]any, snake string) (any, bool) {
 	// As pydantic's populate_by_name: the camelCase alias first.
-	if v, ok := o[scoring.ToCamel(snake)]; ok {
+	if v, ok := o[textfmt.Camel(snake)]; ok {
 		return v, true
 	}
 	v, ok := o[snake]
@@ -123,7 +86,7 @@ func readOptions(cr *scoring.Criterion) (options, error) {
 			o.Model = s
 		}
 		if v, ok := field(m, "judge_model_config"); ok && v != nil {
-			cfg, err := modelConfig(v)
+			cfg, err := genaiconf.Parse(v)
 			if err != nil {
 				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model_config: %v", cr.Metric, err)
 			}

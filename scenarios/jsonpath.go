@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // value is a decoded JSON value and where it sits: file and field path.
@@ -103,7 +105,7 @@ func (x value) field(o map[string]any, key string) (value, bool) {
 // pyField finds a snake_case field as pydantic with alias_generator=to_camel
 // and populate_by_name=True does: the camelCase alias first, then the name.
 func (x value) pyField(o map[string]any, snake string) (value, bool) {
-	if camel := ToCamel(snake); camel != snake {
+	if camel := textfmt.Camel(snake); camel != snake {
 		if c, ok := x.field(o, camel); ok {
 			return c, true
 		}
@@ -126,7 +128,7 @@ func (x value) onlyKeys(o map[string]any, snake ...string) error {
 	var known []string
 	for _, s := range snake {
 		known = append(known, s)
-		if c := ToCamel(s); c != s {
+		if c := textfmt.Camel(s); c != s {
 			known = append(known, c)
 		}
 	}
@@ -141,18 +143,6 @@ func (x value) onlyKeys(o map[string]any, snake ...string) error {
 		}
 	}
 	return nil
-}
-
-// ToCamel is pydantic's to_camel, the alias ADK's models accept beside each
-// snake_case field name: "starting_prompt" → "startingPrompt".
-func ToCamel(snake string) string {
-	parts := strings.Split(snake, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
 }
 
 func kind(v any) string {

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/textfmt"
-	"github.com/adkproxy/adkproxy/scenarios"
 )
 
 // The readers of eval sets and eval configs decode JSON into plain values
@@ -239,7 +238,7 @@ func (n node) field(o *object, names ...string) (node, bool) {
 // alias_generator=to_camel and populate_by_name=True does: the camelCase
 // alias first, then the name itself.
 func (n node) pyField(o *object, snake string) (node, bool) {
-	if camel := toCamel(snake); camel != snake {
+	if camel := textfmt.Camel(snake); camel != snake {
 		if c, ok := n.field(o, camel, snake); ok {
 			return c, true
 		}
@@ -252,9 +251,6 @@ func (n node) elem(list []any, i int) node {
 	c.v = list[i]
 	return c
 }
-
-// toCamel is pydantic's to_camel (scenarios.ToCamel).
-var toCamel = scenarios.ToCamel
 
 // describe names a JSON value for an error message.
 func describe(v any) string {

@@ -92,7 +92,3 @@ func outNotes(m MetricResult) []string {
 	}
 	return out
 }
-
-// ToCamel is pydantic's to_camel, the alias ADK's models accept beside
-// each snake_case field name: "judge_model_options" → "judgeModelOptions".
-func ToCamel(snake string) string { return toCamel(snake) }

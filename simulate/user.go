@@ -11,10 +11,10 @@ import (
 	"net/http"
 	"strings"
 
-	"google.golang.org/genai"
-
+	"github.com/adkproxy/adkproxy/internal/genaiconf"
 	"github.com/adkproxy/adkproxy/scenarios"
 	"github.com/adkproxy/adkproxy/scoring"
+	"google.golang.org/genai"
 )
 
 // ErrNoReply is wrapped when the simulated user's model gave no text: an
@@ -35,28 +35,11 @@ func modelConfig(raw json.RawMessage) (*genai.GenerateContentConfig, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("user_simulator_config.model_configuration: %w", err)
 	}
-	b, _ := json.Marshal(camelKeys(v))
-	cfg := &genai.GenerateContentConfig{}
-	if err := json.Unmarshal(b, cfg); err != nil {
+	cfg, err := genaiconf.Parse(v)
+	if err != nil {
 		return nil, fmt.Errorf("user_simulator_config.model_configuration is not a GenerateContentConfig: %w", err)
 	}
 	return cfg, nil
-}
-
-func camelKeys(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[scoring.ToCamel(k)] = camelKeys(e)
-		}
-		return out
-	case []any:
-		for i := range x {
-			x[i] = camelKeys(x[i])
-		}
-	}
-	return v
 }
 
 // adkRetry is ADK's retry of the simulated user's model call (its
