@@ -40,7 +40,7 @@ func (f *ForwardProxy) check() error {
 	}
 	for _, p := range f.Tunnel {
 		if err := CheckHostPattern(p); err != nil {
-			return fmt.Errorf("--tunnel: %v", err)
+			return fmt.Errorf("forward proxy: tunnel host pattern: %v", err)
 		}
 	}
 	return nil

@@ -27,7 +27,7 @@ type ConnectTo struct {
 // "generativelanguage.googleapis.com:443=127.0.0.1:8443".
 func ParseConnectTo(s string) (ConnectTo, error) {
 	bad := func(why string) (ConnectTo, error) {
-		return ConnectTo{}, fmt.Errorf("--connect-to %q: %s; want HOST:PORT=ADDR:PORT, e.g. generativelanguage.googleapis.com:443=127.0.0.1:8443", s, why)
+		return ConnectTo{}, fmt.Errorf("rule %q: %s; want HOST:PORT=ADDR:PORT, e.g. generativelanguage.googleapis.com:443=127.0.0.1:8443", s, why)
 	}
 	from, to, ok := strings.Cut(s, "=")
 	if !ok {
@@ -53,14 +53,14 @@ func ParseConnectTo(s string) (ConnectTo, error) {
 func LoadUpstreamCA(file string) (*x509.CertPool, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("--upstream-ca %s: cannot read it: %v", file, err)
+		return nil, fmt.Errorf("upstream CA file %s: cannot read it: %v", file, err)
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil || pool == nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("--upstream-ca %s: no PEM certificate in it (want a file with -----BEGIN CERTIFICATE-----)", file)
+		return nil, fmt.Errorf("upstream CA file %s: no PEM certificate in it (want a file with -----BEGIN CERTIFICATE-----)", file)
 	}
 	return pool, nil
 }

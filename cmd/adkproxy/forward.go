@@ -42,14 +42,14 @@ func setupForwarding(c *cli.Context, cfg *proxy.Config) (*forwarding, error) {
 	for _, v := range c.StringSlice("connect-to") {
 		rule, err := proxy.ParseConnectTo(v)
 		if err != nil {
-			return nil, withCode(exitUsage, err)
+			return nil, usageErrorf("--connect-to: %v", err)
 		}
 		cfg.ConnectTo = append(cfg.ConnectTo, rule)
 	}
 	if f := c.String("upstream-ca"); f != "" {
 		roots, err := proxy.LoadUpstreamCA(f)
 		if err != nil {
-			return nil, withCode(exitUsage, err)
+			return nil, usageErrorf("--upstream-ca: %v", err)
 		}
 		cfg.UpstreamRoots = roots
 	}

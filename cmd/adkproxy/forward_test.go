@@ -226,9 +226,9 @@ func TestForwardProxyFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"record", "--connect-to", "example.com=1.2.3.4:1"}, "HOST:PORT=ADDR"},
-		{[]string{"record", "--upstream-ca", "/no/such/ca.pem"}, "/no/such/ca.pem"},
-		{[]string{"record", "--upstream-ca", "forward_test.go"}, "no PEM certificate"},
+		{[]string{"record", "--connect-to", "example.com=1.2.3.4:1"}, `--connect-to: rule "example.com=1.2.3.4:1": "example.com" is not HOST:PORT; want HOST:PORT=ADDR`},
+		{[]string{"record", "--upstream-ca", "/no/such/ca.pem"}, "--upstream-ca: upstream CA file /no/such/ca.pem: cannot read it"},
+		{[]string{"record", "--upstream-ca", "forward_test.go"}, "--upstream-ca: upstream CA file forward_test.go: no PEM certificate"},
 		{[]string{"replay", "--tunnel", "https://auth.example.com"}, "--tunnel"},
 		{[]string{"replay", "--tunnel", "a.example.com", "--no-forward-proxy"}, "--no-forward-proxy"},
 	} {
