@@ -12,6 +12,8 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // idKeys are the OTLP/JSON fields that hold trace and span ids: the spec
@@ -39,12 +41,7 @@ func MarshalJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
 	}); err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err = enc.Encode(doc)
-	return out.Bytes(), err
+	return textfmt.IndentedJSON(doc)
 }
 
 // UnmarshalJSON reads OTLP/JSON, as MarshalJSON or any OTLP exporter

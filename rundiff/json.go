@@ -3,15 +3,18 @@
 package rundiff
 
 import (
-	"encoding/json"
 	"io"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // WriteJSON writes the report as indented JSON, HTML characters
 // unescaped; schema.json describes it.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	b, err := textfmt.IndentedJSON(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }

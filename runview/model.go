@@ -14,6 +14,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // Run is a folder of cassettes, sorted by name. Every JSON key is always
@@ -111,10 +112,12 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 // WriteJSON writes the run as the indented JSON document of 'adkproxy ls
 // --json', HTML characters unescaped.
 func WriteJSON(w io.Writer, run Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(run)
+	b, err := textfmt.IndentedJSON(run)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // marshal is json.Marshal without HTML escaping, as the document is

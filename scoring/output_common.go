@@ -3,13 +3,13 @@
 package scoring
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // What the output writers (table, json, junit, markdown) share: how a score
@@ -258,13 +258,10 @@ func outFinite(f *float64) *float64 {
 // writeIndentedJSON writes v as two-space indented JSON without HTML
 // escaping (ADK's files keep "<" and ">" as they are), in one write.
 func writeIndentedJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := textfmt.IndentedJSON(v)
+	if err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(b)
 	return err
 }

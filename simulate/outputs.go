@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -125,18 +126,7 @@ func (r *Report) evalSet() ([]byte, error) {
 	for _, t := range r.Transcripts {
 		doc.EvalCases = append(doc.EvalCases, t.evalCase())
 	}
-	return indentJSON(doc)
-}
-
-func indentJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return textfmt.IndentedJSON(doc)
 }
 
 // row is one session's line in sessions.csv and sessions.jsonl.

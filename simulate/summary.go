@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -146,7 +147,7 @@ func (r *Report) summary() ([]byte, error) {
 		l := latencyOf(replayMS)
 		doc.ReplayLatency = &l
 	}
-	return indentJSON(doc)
+	return textfmt.IndentedJSON(doc)
 }
 
 func add(a, b scoring.Usage) scoring.Usage {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // TimingsSuffix ends the name of a case's timings file: <case>.timings.json
@@ -51,11 +52,8 @@ func SaveTimings(dir string, ts []*Transcript) error {
 		if err != nil {
 			return err
 		}
-		b, err := indentJSON(doc)
+		b, err := textfmt.IndentedJSON(doc)
 		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
 		if err := writeFile(path, b); err != nil {
