@@ -20,7 +20,7 @@ test: lint npm-deps
 	rm -rf $(ADKPROXY_TEST_OUT)
 	$(GO) test -race -count=1 ./...
 	cd bench && $(GO) test -race -count=1 ./...
-	$(GO) run ./internal/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
+	$(GO) run ./internal/testing/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
 
 ## lint: gofmt, go vet, staticcheck and a tidy go.mod, in the product module and in bench/ (a module of
 ## its own, so that go-vcr, which it measures against, stays out of the product's go.mod).

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // jsSurfaces is the JS client's files, caches and batches scenario.

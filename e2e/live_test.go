@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/livescenario"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // jsLiveScenario is run by node from the repository root.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestReplayKeyQuietsTheJSClient: in replay with no key of the user's, the

@@ -9,8 +9,8 @@ import (
 	"cloud.google.com/go/auth"
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestGenaiClientSurfacesRecordThenReplay drives the Go client through

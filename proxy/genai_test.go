@@ -11,8 +11,8 @@ import (
 	"cloud.google.com/go/auth"
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -24,7 +24,7 @@ const (
 	// model call without one is compared with the recording at its place.
 	MatchBody MatchMode = "body"
 	// MatchConformance: a model call by its conformance key (see
-	// adkconformance.Key), its body differences reported as findings in
+	// conformance.Key), its body differences reported as findings in
 	// Outcome.Findings; other requests as under MatchBody. For cassettes
 	// imported from ADK's conformance corpus, replayed to an ADK server
 	// of another language, whose requests say the same in other words.
@@ -114,7 +114,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		e.used = true
 	}
 	t.mu.Unlock()
-	key := adkconformance.Key{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
+	key := conformance.Key{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
 	if e == nil {
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
@@ -133,7 +133,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	o := outcomeFor(OutcomeMatched, t.name, req, e.x.Place)
 	o.Conformance = &key
 	if diffs := s.m.Diff(&e.x.Request, req); len(diffs) > 0 {
-		o.Findings = adkconformance.GroupDiffs(keptDiffs(diffs))
+		o.Findings = conformance.GroupDiffs(keptDiffs(diffs))
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
 	s.report.add(o)
@@ -182,7 +182,7 @@ func findingsLine(outcomes []Outcome) string {
 		return ""
 	}
 	var groups []string
-	for _, g := range adkconformance.Groups {
+	for _, g := range conformance.Groups {
 		if by[g] > 0 {
 			groups = append(groups, fmt.Sprintf("%s %d", g, by[g]))
 		}

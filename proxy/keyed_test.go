@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -20,7 +20,7 @@ import (
 func importCase(t *testing.T, dir, name string) *cassettes.Cassette {
 	t.Helper()
 	root := testutil.SharedDir(t, "fixtures", "adk-conformance")
-	cases, err := adkconformance.Cases(root)
+	cases, err := conformance.Cases(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func importCase(t *testing.T, dir, name string) *cassettes.Cassette {
 		if c.Name != name {
 			continue
 		}
-		cas, problems, err := adkconformance.Import(c)
+		cas, problems, err := conformance.Import(c)
 		if err != nil || len(problems) > 0 {
 			t.Fatalf("import %s: %v %v", name, err, problems)
 		}
@@ -121,7 +121,7 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 	if r.Counts[proxy.OutcomeMatched] != 6 || r.Counts[proxy.OutcomeUnmatched] != 1 || r.Counts[proxy.OutcomeMismatched] != 0 || r.Counts[proxy.OutcomeUnused] != 0 {
 		t.Fatalf("counts %v", r.Counts)
 	}
-	want := []adkconformance.Key{
+	want := []conformance.Key{
 		{UserMessage: 0, Agent: "booking_assistant", Call: 0}, {UserMessage: 0, Agent: "booking_assistant", Call: 1},
 		{UserMessage: 0, Agent: "booking_assistant", Call: 2}, {UserMessage: 0, Agent: "booking_assistant", Call: 3},
 		{UserMessage: 0, Agent: "study_buddy_coordinator", Call: 0}, {UserMessage: 0, Agent: "math_tutor", Call: 0},
@@ -140,13 +140,13 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 				groups[f.Group] = append(groups[f.Group], d.Path)
 			}
 		}
-		if len(groups[adkconformance.GroupSystemInstruction]) != 1 {
+		if len(groups[conformance.GroupSystemInstruction]) != 1 {
 			t.Errorf("outcome %d: system_instruction findings %v", i, groups)
 		}
-		if o.Agent == "booking_assistant" && !strings.Contains(strings.Join(groups[adkconformance.GroupTools], " "), "userId") {
+		if o.Agent == "booking_assistant" && !strings.Contains(strings.Join(groups[conformance.GroupTools], " "), "userId") {
 			t.Errorf("outcome %d: tools findings %v, want the renamed user_id", i, groups)
 		}
-		if len(groups[adkconformance.GroupContents]) != 0 {
+		if len(groups[conformance.GroupContents]) != 0 {
 			t.Errorf("outcome %d: contents findings %v, want none", i, groups)
 		}
 	}
@@ -190,7 +190,7 @@ func TestConformanceKeyingNeedsTheRecordedAgent(t *testing.T) {
 // on the wire it shows no new user turn; its calls are still keyed under
 // its own user message.
 func TestConformanceKeyingLongRunningAnswer(t *testing.T) {
-	spec, err := adkconformance.ParseSpec("spec.yaml", []byte(`agent: a
+	spec, err := conformance.ParseSpec("spec.yaml", []byte(`agent: a
 user_messages:
   - text: Reimburse $2000.
   - content: {parts: [{function_response: {id: x, name: ask_for_approval, response: {status: approved}}}]}
@@ -211,7 +211,7 @@ user_messages:
       llm_response: {content: %s}
 `, umi, contents, answer)
 	}
-	recs, err := adkconformance.ParseRecordings("r.yaml", []byte("recordings:\n"+
+	recs, err := conformance.ParseRecordings("r.yaml", []byte("recordings:\n"+
 		llm(0, user, call)+
 		"  - user_message_index: 0\n    agent_name: a\n    tool_recording: {tool_call: {name: ask_for_approval, args: {amount: 2000}}, tool_response: {name: ask_for_approval, response: {status: pending}}}\n"+
 		llm(0, user+","+call+","+pending, waiting)+
@@ -219,7 +219,7 @@ user_messages:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cas, problems := adkconformance.Convert("long", spec, recs, false)
+	cas, problems := conformance.Convert("long", spec, recs, false)
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -237,7 +237,7 @@ user_messages:
 		}
 	}
 	p.stop(t)
-	want := []adkconformance.Key{{UserMessage: 0, Agent: "a", Call: 0}, {UserMessage: 0, Agent: "a", Call: 1}, {UserMessage: 1, Agent: "a", Call: 0}}
+	want := []conformance.Key{{UserMessage: 0, Agent: "a", Call: 0}, {UserMessage: 0, Agent: "a", Call: 1}, {UserMessage: 1, Agent: "a", Call: 0}}
 	r := p.Report()
 	if r.Counts[proxy.OutcomeMatched] != 3 || r.Counts[proxy.OutcomeUnused] != 0 {
 		t.Fatalf("counts %v", r.Counts)

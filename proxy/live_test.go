@@ -18,9 +18,9 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/livescenario"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/conversation"
+	"github.com/adkproxy/adkproxy/internal/conversation"
 )
 
 // forward sends a request upstream, streams the answer back and keeps the

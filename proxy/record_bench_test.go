@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -3,7 +3,7 @@ package proxy_test
 import (
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

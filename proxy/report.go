@@ -7,8 +7,8 @@ package proxy
 import (
 	"sync"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -51,8 +51,8 @@ type Outcome struct {
 	// Conformance is the key a model call was looked up by under
 	// MatchConformance, and Findings how its body differs from the
 	// recording it was answered with, grouped (keyed.go).
-	Conformance *adkconformance.Key      `json:"conformance,omitempty"`
-	Findings    []adkconformance.Finding `json:"findings,omitempty"`
+	Conformance *conformance.Key      `json:"conformance,omitempty"`
+	Findings    []conformance.Finding `json:"findings,omitempty"`
 }
 
 func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) Outcome {

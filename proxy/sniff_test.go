@@ -12,9 +12,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/adkproxy/adkproxy/ca"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/ca"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/scenarios"
+	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 )
 
 // Expected holds expectations: eval cases from ADK EvalSet files or a

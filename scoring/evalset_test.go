@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 func TestLoadHomeAutomationEvalSet(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // The shipped weather recording against testdata/weather.evalset.json,

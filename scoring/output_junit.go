@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/junitxml"
+	"github.com/adkproxy/adkproxy/internal/report/junitxml"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/runview"
+	"github.com/adkproxy/adkproxy/internal/report/runview"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by

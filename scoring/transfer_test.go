@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/httprr"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/httprr"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // A transfer_to_agent call is in tool_uses, so its response is in

@@ -8,7 +8,7 @@ go build -o bin/adkproxy ./cmd/adkproxy
 go build -o bin/weather-agent ./examples/weather
 upstream=()
 if [ -z "${GOOGLE_API_KEY:-}" ]; then
-  go build -o bin/fakegemini ./internal/fakegemini/cmd/fakegemini
+  go build -o bin/fakegemini ./internal/testing/fakegemini/cmd/fakegemini
   addr=$(mktemp)
   ./bin/fakegemini -addr-file "$addr" 2>/dev/null &
   fake=$!

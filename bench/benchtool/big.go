@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/conversation"
-	"github.com/adkproxy/adkproxy/internal/httprr"
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/testing/httprr"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 

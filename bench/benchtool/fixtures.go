@@ -14,8 +14,8 @@ import (
 	"strconv"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/conversation"
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/matcher"
 	"gopkg.in/yaml.v3"
 )

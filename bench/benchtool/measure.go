@@ -25,7 +25,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/bench/harness"
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 )
 
 // Measurement is one JSON line of results that is not a loadgen run.

@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/bench/harness"
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 )
 
 // call is one request as sent and the response it must get.

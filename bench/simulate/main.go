@@ -38,11 +38,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adkjs"
-	"github.com/adkproxy/adkproxy/internal/adkjs/adkjstest"
-	"github.com/adkproxy/adkproxy/internal/fakeadk"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/fakejudge"
+	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 )
 
 func main() {

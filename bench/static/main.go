@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/bench/harness"
-	"github.com/adkproxy/adkproxy/internal/workload"
+	"github.com/adkproxy/adkproxy/internal/testing/workload"
 )
 
 func main() {

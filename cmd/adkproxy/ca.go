@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adkproxy/adkproxy/ca"
+	"github.com/adkproxy/adkproxy/internal/ca"
 	"github.com/urfave/cli/v2"
 )
 

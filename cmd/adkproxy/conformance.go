@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
-	"github.com/adkproxy/adkproxy/conformancerun"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/adk/conformancerun"
 	"github.com/urfave/cli/v2"
 )
 
@@ -79,7 +79,7 @@ func runConformance(c *cli.Context) error {
 	if !ok {
 		return usageErrorf("conformance: --format %q: want table, json, junit or markdown", format)
 	}
-	profile, err := adkconformance.ParseProfile(c.String("profile"))
+	profile, err := conformance.ParseProfile(c.String("profile"))
 	if err != nil {
 		return usageErrorf("conformance: --profile: %v", err)
 	}

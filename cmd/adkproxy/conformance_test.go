@@ -9,8 +9,8 @@ import (
 
 	junit "github.com/joshdk/go-junit"
 
-	"github.com/adkproxy/adkproxy/internal/adkjs/adkjstest"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestConformanceAgainstADKJS runs one corpus case against ADK-JS's API

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // No container engine runs where the tests run, so TestDockerfile does

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestListensOnLoopbackAndWarnsOtherwise: a wrapped command is pointed at a

@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/report/rundiff"
+	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/adkproxy/adkproxy/rundiff"
-	"github.com/adkproxy/adkproxy/runview"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/headless"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/headless"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // startChromium starts Debian's chromium, or skips when it is missing

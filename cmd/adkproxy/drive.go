@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/adkproxy/adkproxy/adkapi"
-	"github.com/adkproxy/adkproxy/adkconformance"
-	"github.com/adkproxy/adkproxy/adkdrive"
+	"github.com/adkproxy/adkproxy/internal/adk/api"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/adk/drive"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
@@ -69,24 +69,24 @@ func runDrive(c *cli.Context) error {
 	if (specPath == "") == (evalPath == "") {
 		return usageErrorf("drive: give exactly one of --spec and --evalset")
 	}
-	client, err := adkapi.New(server, c.String("prefix"))
+	client, err := api.New(server, c.String("prefix"))
 	if err != nil {
 		return usageErrorf("drive: --server: %v", err)
 	}
-	var convs []adkdrive.Conversation
+	var convs []drive.Conversation
 	if specPath != "" {
-		spec, err := adkconformance.ReadSpec(specPath)
+		spec, err := conformance.ReadSpec(specPath)
 		if err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--spec: %w", err))
 		}
-		convs = []adkdrive.Conversation{adkdrive.FromSpec(spec)}
+		convs = []drive.Conversation{drive.FromSpec(spec)}
 	} else {
 		exp, err := scoring.LoadExpected(evalPath)
 		if err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 		}
 		var skipped []string
-		convs, skipped = adkdrive.FromEvalSet(exp)
+		convs, skipped = drive.FromEvalSet(exp)
 		for _, s := range skipped {
 			fmt.Fprintf(c.App.ErrWriter, "adkproxy: drive: skipped %s\n", s)
 		}
@@ -100,8 +100,8 @@ func runDrive(c *cli.Context) error {
 		}
 	}
 
-	d := &adkdrive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming")}
-	var sessions []*adkapi.Session
+	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming")}
+	var sessions []*api.Session
 	var runErr error
 	for _, conv := range convs {
 		s, err := d.Drive(c.Context, conv)
@@ -148,7 +148,7 @@ func sessionJSON(v any) ([]byte, error) {
 }
 
 // waitForServer waits up to wait for the server to answer.
-func waitForServer(ctx context.Context, client *adkapi.Client, wait time.Duration) error {
+func waitForServer(ctx context.Context, client *api.Client, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := client.WaitUp(ctx, nil); err != nil {

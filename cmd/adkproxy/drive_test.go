@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adkjs"
-	"github.com/adkproxy/adkproxy/internal/adkjs/adkjstest"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestDriveRecordsGoldenRunOfADKJSServer is the "done when" for

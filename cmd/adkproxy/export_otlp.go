@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/otlpexport"
-	"github.com/adkproxy/adkproxy/runview"
+	"github.com/adkproxy/adkproxy/internal/report/otlpexport"
+	"github.com/adkproxy/adkproxy/internal/report/runview"
 )
 
 // exitUnavailable (EX_UNAVAILABLE): the OTLP collector could not be

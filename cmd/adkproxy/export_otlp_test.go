@@ -14,9 +14,9 @@ import (
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
-	"github.com/adkproxy/adkproxy/otlpexport"
+	"github.com/adkproxy/adkproxy/internal/report/otlpexport"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // recordToolRun records the weather agent, its get_weather tool calling

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,7 +25,7 @@ func runExportRecordings(c *cli.Context, loaded map[string]*cassettes.Cassette) 
 	for _, v := range loaded {
 		cas = v
 	}
-	data, problems, err := adkconformance.Export(cas)
+	data, problems, err := conformance.Export(cas)
 	if err != nil {
 		return withCode(exitDataErr, fmt.Errorf("export: %w", err))
 	}

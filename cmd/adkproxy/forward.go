@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/ca"
+	"github.com/adkproxy/adkproxy/internal/ca"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )

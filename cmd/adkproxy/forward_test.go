@@ -18,9 +18,9 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/ca"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/ca"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // proxiedClients are wrapped commands that reach the network only through

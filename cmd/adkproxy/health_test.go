@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestHealthFromAnotherMachineNeedsTheToken: a proxy on a non-loopback

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 )
 
 // TestJournalSymlinkDoesNotOverwriteItsTarget is issue 11's reproduction:

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/urfave/cli/v2"
 )
 
@@ -70,7 +70,7 @@ func runImportConformance(c *cli.Context) error {
 	if out == "" {
 		return usageErrorf("import adk-conformance: --out DIR is required (where the cassettes go)")
 	}
-	done, err := adkconformance.ImportCorpus(args[0], out)
+	done, err := conformance.ImportCorpus(args[0], out)
 	problems, calls, written := 0, 0, 0
 	for _, im := range done {
 		for _, p := range im.Problems {

@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/adkconformance"
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 func TestImportConformanceCorpus(t *testing.T) {
@@ -121,11 +121,11 @@ func TestExportADKRecordings(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, `wrote ADK recordings of cassette "tool/function_001"`) {
 		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
 	}
-	got, err := adkconformance.ReadRecordings(file)
+	got, err := conformance.ReadRecordings(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := adkconformance.ReadRecordings(filepath.Join(corpus, "tests", "tool", "function_001", "generated-recordings.yaml"))
+	want, err := conformance.ReadRecordings(filepath.Join(corpus, "tests", "tool", "function_001", "generated-recordings.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +195,8 @@ func TestReplayMatchConformance(t *testing.T) {
 		var r struct {
 			Outcomes []struct {
 				Outcome     string
-				Conformance *adkconformance.Key
-				Findings    []adkconformance.Finding
+				Conformance *conformance.Key
+				Findings    []conformance.Finding
 			}
 		}
 		if err := json.Unmarshal(doc, &r); err != nil {
@@ -206,9 +206,9 @@ func TestReplayMatchConformance(t *testing.T) {
 			t.Fatalf("%s: %d outcomes\n%s", what, len(r.Outcomes), doc)
 		}
 		for i, o := range r.Outcomes {
-			want := adkconformance.Key{UserMessage: 0, Agent: "booking_assistant", Call: i}
+			want := conformance.Key{UserMessage: 0, Agent: "booking_assistant", Call: i}
 			if o.Outcome != "matched" || o.Conformance == nil || *o.Conformance != want || len(o.Findings) != 1 ||
-				o.Findings[0].Group != adkconformance.GroupSystemInstruction || o.Findings[0].Diffs[0].Path != "systemInstruction.parts[0].text" {
+				o.Findings[0].Group != conformance.GroupSystemInstruction || o.Findings[0].Diffs[0].Path != "systemInstruction.parts[0].text" {
 				t.Errorf("%s outcome %d: %+v", what, i, o)
 			}
 		}

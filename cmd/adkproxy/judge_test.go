@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/fakejudge"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // approving is a judge that finds everything valid, every rubric met and

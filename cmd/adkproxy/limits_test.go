@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 )
 
 // underFDLimit runs adkproxy with at most fds open descriptors (the shell's

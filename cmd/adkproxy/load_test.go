@@ -17,8 +17,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // TestLoad64SessionsOf20Steps: 64 agents at once, each a session of 10

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 )
 
 // TestOneRecorderPerCassettesFolder runs real processes: while one

@@ -5,8 +5,8 @@ package main
 import (
 	"bytes"
 
-	"github.com/adkproxy/adkproxy/htmlreport"
-	"github.com/adkproxy/adkproxy/runview"
+	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/urfave/cli/v2"
 )
 

@@ -11,8 +11,8 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/prune"
 	"github.com/adkproxy/adkproxy/proxy"
-	"github.com/adkproxy/adkproxy/prune"
 	"github.com/urfave/cli/v2"
 )
 

@@ -21,7 +21,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"google.golang.org/genai"
 )
 

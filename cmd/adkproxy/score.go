@@ -10,8 +10,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/htmlreport"
-	"github.com/adkproxy/adkproxy/runview"
+	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/fakejudge"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // simulatorApproving is approving, plus a valid verdict for every user

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	junit "github.com/joshdk/go-junit"
 )
 

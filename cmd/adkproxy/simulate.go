@@ -14,11 +14,11 @@ import (
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/adkapi"
+	"github.com/adkproxy/adkproxy/internal/adk/api"
+	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
+	"github.com/adkproxy/adkproxy/internal/eval/simulate"
 	"github.com/adkproxy/adkproxy/proxy"
-	"github.com/adkproxy/adkproxy/scenarios"
 	"github.com/adkproxy/adkproxy/scoring"
-	"github.com/adkproxy/adkproxy/simulate"
 )
 
 const simulateExitStatusHelp = `EXIT STATUS:
@@ -86,7 +86,7 @@ func runSimulate(c *cli.Context) error {
 	if c.Int("parallel") < 1 {
 		return usageErrorf("simulate: --parallel %d: want 1 or more", c.Int("parallel"))
 	}
-	server, err := adkapi.New(c.String("server"), c.String("prefix"))
+	server, err := api.New(c.String("server"), c.String("prefix"))
 	if err != nil {
 		return usageErrorf("simulate: --server: %v", err)
 	}

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/adkjs"
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/fakejudge"
-	"github.com/adkproxy/adkproxy/internal/testutil"
-	"github.com/adkproxy/adkproxy/simulate"
+	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 const adkjsScenarios = `{"scenarios": [

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/fakeadk"
-	"github.com/adkproxy/adkproxy/internal/fakejudge"
-	"github.com/adkproxy/adkproxy/internal/testutil"
-	"github.com/adkproxy/adkproxy/simulate"
+	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 const simScenarios = `{"scenarios": [

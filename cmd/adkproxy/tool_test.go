@@ -15,8 +15,8 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/internal/fakegemini"
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 // weatherAgentClient is an agent reached only through HTTPS_PROXY and

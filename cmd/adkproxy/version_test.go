@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 func TestVersionFromBuildInfo(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 var (

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/adkproxy/adkproxy/internal/testutil"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
 var (

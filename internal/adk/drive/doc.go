@@ -1,0 +1,11 @@
+// Package adkdrive plays a fixed conversation against an ADK API server:
+// it creates a session with the conversation's initial state, posts each
+// user turn to run_sse (patching the id of a function_response that
+// answers a long-running tool in from the call of that name the server
+// made earlier), and returns the session as the server stores it.
+//
+// Conversations come from an ADK conformance case's spec.yaml
+// (FromSpec) or from the eval cases of an ADK eval set (FromEvalSet); the
+// client is adkapi's, the spec reader adkconformance's, the eval set
+// reader scoring's.
+package drive
