@@ -181,7 +181,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			t.answered(e.x)
+			t.answered(e)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {
