@@ -36,8 +36,8 @@ type Outcome struct {
 	Served     bool         `json:"served,omitempty"`
 	Diffs      []Difference `json:"diffs,omitempty"`
 	Message    string       `json:"message,omitempty"`
-	// Conformance is the key a model call was looked up by under
-	// MatchConformance, and Findings how its body differs from the
+	// Conformance is the key a model call was looked up by in
+	// conformance-keyed replay, and Findings how its body differs from the
 	// recording it was answered with, grouped.
 	Conformance *ConformanceKey `json:"conformance,omitempty"`
 	Findings    []Finding       `json:"findings,omitempty"`
