@@ -51,7 +51,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
-	s.report.mode = string(cfg.Mode)
+	s.report.mode = cfg.reportMode()
 	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
 		if err != nil {
@@ -124,7 +124,7 @@ func (s *Server) Close() error {
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused() {
-			o := outcomeFor(OutcomeUnused, t.name, &e.x.Request, e.x.Place)
+			o := outcomeFor(matcher.OutcomeUnused, t.name, &e.x.Request, e.x.Place)
 			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
 			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
@@ -169,14 +169,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
 		return
 	}
-	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {
+	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {
 		return
 	}
 	if t.replaying {
