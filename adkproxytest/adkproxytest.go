@@ -130,8 +130,8 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config = srv.HTTPServer()
 	hs.Start()
-	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode == proxy.ModeRecord,
-		strict: cfg.Mode == proxy.ModeReplay && cfg.ReplayMode != proxy.ReplayLenient, dir: dir, http: hs}, nil
+	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode != proxy.ModeReplay && cfg.Mode != "",
+		strict: cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
 }
 
 func (s settings) recording() (bool, error) {

@@ -1,4 +1,4 @@
-// Conformance matching (--match conformance): a model call is answered by
+// Conformance matching (Config.ConformanceKeys, --match conformance): a model call is answered by
 // the recording at its key, as ADK's ReplayPlugin keys it (user message,
 // agent, that agent's call index in the user message), whatever its body
 // says; how the body differs is reported as findings, not failures.
@@ -16,27 +16,7 @@ import (
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// MatchMode says how replay finds the recording that answers a request.
-type MatchMode string
-
-const (
-	// MatchBody (default): by method, path, query and canonical body; a
-	// model call without one is compared with the recording at its place.
-	MatchBody MatchMode = "body"
-	// MatchConformance: a model call by its conformance key (see
-	// conformance.Key), its body differences reported as findings in
-	// Outcome.Findings; other requests as under MatchBody. For cassettes
-	// imported from ADK's conformance corpus, replayed to an ADK server
-	// of another language, whose requests say the same in other words.
-	MatchConformance MatchMode = "conformance"
-)
-
-// ParseMatchMode checks a match mode name: body or conformance.
-func ParseMatchMode(s string) (MatchMode, error) {
-	return parse(s, "match mode", MatchBody, MatchConformance)
-}
-
-// keyedTape is a tape's state under MatchConformance: the recordings by
+// keyedTape is a tape's state under Config.ConformanceKeys: the recordings by
 // key, and the live calls placed so far, each agent's counted.
 type keyedTape struct {
 	org      *conversation.Organizer

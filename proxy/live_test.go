@@ -244,7 +244,7 @@ func TestLiveReplayChangedFrameCloses1008(t *testing.T) {
 		t.Fatalf("Failure() = %v, want the strict run failed", err)
 	}
 
-	lenient := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, ReplayMode: proxy.ReplayLenient, Dir: dir})
+	lenient := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Lenient: true, Dir: dir})
 	c = dialLive(t, lenient.URL, jsLivePath, nil)
 	got := rawSession(c, setupFrame, berlin, toolFrame)
 	if !strings.Contains(got[len(got)-1], "usageMetadata") {

@@ -66,7 +66,7 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 		o.Served, o.Diffs, o.Message = true, keptDiffs(diffs), msg
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
-		t.answered(e.x)
+		t.answered(e)
 		s.serve(w, r, &e.x.Response)
 		return
 	}

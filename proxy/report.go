@@ -49,7 +49,7 @@ type Outcome struct {
 	Diffs      []matcher.Difference `json:"diffs,omitempty"`
 	Message    string               `json:"message,omitempty"`
 	// Conformance is the key a model call was looked up by under
-	// MatchConformance, and Findings how its body differs from the
+	// Config.ConformanceKeys, and Findings how its body differs from the
 	// recording it was answered with, grouped (keyed.go).
 	Conformance *conformance.Key      `json:"conformance,omitempty"`
 	Findings    []conformance.Finding `json:"findings,omitempty"`

@@ -51,7 +51,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
-	s.report.mode = string(cfg.Mode)
+	s.report.mode = cfg.reportMode()
 	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
 		if err != nil {
@@ -180,12 +180,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
 		return
 	}
-	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {
+	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {
 		return
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			t.answered(e.x)
+			t.answered(e)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {

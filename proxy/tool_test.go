@@ -161,7 +161,7 @@ func TestToolRequestChangedFailsStrictReplay(t *testing.T) {
 		t.Errorf("report misses %s, want one naming the host and %s", out, want)
 	}
 
-	cfg.ReplayMode = proxy.ReplayLenient
+	cfg.Lenient = true
 	rep, code, body = replayOne(t, cfg, client, changed)
 	if code != 200 || !strings.Contains(body, `"city":"Paris"`) || rep.Failure() != nil || rep.Stats().Mismatched != 1 {
 		t.Errorf("lenient replay: %d %s, stats %+v, failure %v; want the recording served and the mismatch counted", code, body, rep.Stats(), rep.Failure())

@@ -207,7 +207,7 @@ func TestAgentThatStopsEarlyLeavesUnusedSteps(t *testing.T) {
 
 func TestLenientModeServesAndReports(t *testing.T) {
 	dir := recordAgent(t)
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ReplayMode: proxy.ReplayLenient})
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Lenient: true})
 	text, err := weatherAgent{tempC: 23}.run(t, rep.URL)
 	if err != nil {
 		t.Fatalf("lenient replay failed the agent: %v", err)
@@ -282,7 +282,7 @@ func TestRecordModes(t *testing.T) {
 		dir := recordAgent(t)
 		up := httptest.NewServer(&fakegemini.Handler{})
 		defer up.Close()
-		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordOnce, Dir: dir, Upstream: mustURL(t, up.URL)})
+		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecordOnce, Dir: dir, Upstream: mustURL(t, up.URL)})
 		if _, err := (weatherAgent{tempC: 30}).run(t, rec.URL); err == nil {
 			t.Fatal("once mode must treat a differing request on an existing cassette as an error")
 		}
@@ -294,7 +294,7 @@ func TestRecordModes(t *testing.T) {
 		if st.Replayed != 1 || st.Recorded != 2 || st.Mismatched != 1 {
 			t.Fatalf("stats %+v: want the existing cassette replayed (1, then a mismatch) and the new one recorded (2)", st)
 		}
-		if err := rec.Failure(); !errors.Is(err, proxy.ErrRunFailed) || !strings.Contains(err.Error(), "(record mode once): 1 mismatched") {
+		if err := rec.Failure(); !errors.Is(err, proxy.ErrRunFailed) || !strings.Contains(err.Error(), "(mode record-once): 1 mismatched") {
 			t.Fatalf("Failure() = %v, want the mismatch on the existing cassette to fail the run", err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "fresh.yaml")); err != nil {
@@ -305,7 +305,7 @@ func TestRecordModes(t *testing.T) {
 		dir := recordAgent(t)
 		up := httptest.NewServer(&fakegemini.Handler{})
 		defer up.Close()
-		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordNewEpisodes, Dir: dir, Upstream: mustURL(t, up.URL)})
+		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecordNewEpisodes, Dir: dir, Upstream: mustURL(t, up.URL)})
 		if _, err := (weatherAgent{}).run(t, rec.URL); err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +332,7 @@ func TestRecordModes(t *testing.T) {
 		dir := testutil.OutDir(t)
 		up := httptest.NewServer(&fakegemini.Handler{})
 		defer up.Close()
-		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordPassthrough, Dir: dir, Upstream: mustURL(t, up.URL)})
+		rec := startProxy(t, proxy.Config{Mode: proxy.ModePassthrough, Dir: dir, Upstream: mustURL(t, up.URL)})
 		if _, err := (weatherAgent{}).run(t, rec.URL); err != nil {
 			t.Fatal(err)
 		}

@@ -124,8 +124,8 @@ func runSimulate(c *cli.Context) error {
 		}
 		rec, err = startModelRecorder(c, modelRecorderFlags{command: "simulate", dir: "sim-cassettes", mode: "sim-mode",
 			baseURL: "sim-base-url", what: "the simulated user", model: "the simulated user's model",
-			rerecord:   "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
-			replayMode: proxy.ReplayLenient})
+			rerecord: "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
+			lenient:  true})
 		if err != nil {
 			return err
 		}

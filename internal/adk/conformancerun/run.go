@@ -133,7 +133,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // startProxy serves the cassettes on a loopback port, replaying strictly
 // with conformance keying.
 func startProxy(dir string, log *slog.Logger) (*proxy.Server, string, func(), error) {
-	px, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Match: proxy.MatchConformance, Dir: dir, Logger: log})
+	px, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, ConformanceKeys: true, Dir: dir, Logger: log})
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("serving the imported cassettes: %w", err)
 	}
