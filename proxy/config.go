@@ -30,6 +30,13 @@ type Config struct {
 	Matcher *matcher.Matcher
 	// Dir is the cassette folder.
 	Dir string
+	// CheckAll (replay only) reads every cassette in Dir when the server
+	// is made, so a cassette that does not load fails New before any test
+	// runs, and recordings of cassettes no request opened count as unused.
+	// The zero value opens a cassette when a request first names it: a
+	// run pays only for its own cassettes, and one broken cassette fails
+	// only the requests for it.
+	CheckAll bool
 	// DefaultCassette is used when a request names no cassette.
 	DefaultCassette string
 	// Upstream is the Gemini API base URL (record mode only).
