@@ -157,6 +157,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveLive(w, r) // live.go
 		return
 	}
+	if fromForeignPage(r) {
+		s.refuseForeignPage(w, r) // control_guard.go
+		return
+	}
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return

@@ -24,6 +24,9 @@ import (
 func (s *Server) toolTraffic() http.Handler { return http.HandlerFunc(s.serveTool) }
 
 func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
+	if s.refuseControlPath(w, r) {
+		return
+	}
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
