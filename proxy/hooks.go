@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // ErrDrop, returned by Config.BeforeSave, keeps nothing of the exchange:
@@ -31,7 +32,7 @@ func (s *Server) beforeSave(t *tape, x *cassettes.Exchange, stored *cassettes.Re
 	if err == nil {
 		return true
 	}
-	o := outcomeFor(OutcomeForwarded, t.name, stored, x.Place)
+	o := outcomeFor(matcher.OutcomeForwarded, t.name, stored, x.Place)
 	if errors.Is(err, ErrDrop) {
 		o.Message = "not recorded: dropped by BeforeSave"
 		s.log.Debug("exchange dropped by BeforeSave", "cassette", t.name, "method", stored.Method, "path", stored.Path)
@@ -155,10 +156,10 @@ func (s *Server) takeMatching(t *tape, req *cassettes.Request) (e *entry, usedUp
 // recording: unmatched, with how it differs from the closest recording.
 func (s *Server) verifyMatching(w http.ResponseWriter, t *tape, req *cassettes.Request, usedUp int) {
 	if usedUp > 0 {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers Config.Match accepts for %s %s were already used",
 			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
-	s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, "Config.Match accepts no recording: "+s.explainMiss(t, req))
+	s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, "Config.Match accepts no recording: "+s.explainMiss(t, req))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -136,7 +137,7 @@ func TestPassthroughWhileRecording(t *testing.T) {
 	body(t, post(t, rec.URL, generatePath, nil, `{"q":"health"}`))
 	body(t, post(t, rec.URL, generatePath, nil, `{"q":"keep"}`))
 	rec.stop(t)
-	if n.Load() != 2 || saved != 1 || rec.Report().Counts[proxy.OutcomeForwarded] != 1 || rec.Report().Counts[proxy.OutcomeRecorded] != 1 {
+	if n.Load() != 2 || saved != 1 || rec.Report().Counts[matcher.OutcomeForwarded] != 1 || rec.Report().Counts[matcher.OutcomeRecorded] != 1 {
 		t.Errorf("upstream calls %d, BeforeSave calls %d, counts %v", n.Load(), saved, rec.Report().Counts)
 	}
 	c, err := cassettes.Load(filepath.Join(dir, "default.yaml"))

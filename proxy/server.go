@@ -125,7 +125,7 @@ func (s *Server) Close() error {
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused() {
-			o := outcomeFor(OutcomeUnused, t.name, &e.x.Request, e.x.Place)
+			o := outcomeFor(matcher.OutcomeUnused, t.name, &e.x.Request, e.x.Place)
 			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
 			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
@@ -158,6 +158,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveLive(w, r) // live.go
 		return
 	}
+	if fromForeignPage(r) {
+		s.refuseForeignPage(w, r) // control_guard.go
+		return
+	}
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
@@ -174,7 +178,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
