@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -38,8 +39,8 @@ func TestLazyReplayIgnoresABrokenNeighbour(t *testing.T) {
 		t.Fatalf("Err() = %v; the broken cassette was never asked for", err)
 	}
 	r := rep.Report()
-	if r.Counts[proxy.OutcomeUnused] != 0 {
-		t.Fatalf("unused = %d; only the opened cassette counts, and its recording was used: %+v", r.Counts[proxy.OutcomeUnused], r.Outcomes)
+	if r.Counts[matcher.OutcomeUnused] != 0 {
+		t.Fatalf("unused = %d; only the opened cassette counts, and its recording was used: %+v", r.Counts[matcher.OutcomeUnused], r.Outcomes)
 	}
 	// The listing used in messages still names every cassette on disk.
 	if got := rep.Cassettes(); !slices.Equal(got, []string{"broken", "default", "suite/other"}) {
@@ -76,8 +77,8 @@ func TestCheckAllReadsEveryCassetteAtStart(t *testing.T) {
 		t.Fatalf("own cassette: %d %q", code, got)
 	}
 	rep.stop(t)
-	if r := rep.Report(); r.Counts[proxy.OutcomeUnused] != 1 {
-		t.Fatalf("unused = %d, want suite/other's one recording: %+v", r.Counts[proxy.OutcomeUnused], r.Outcomes)
+	if r := rep.Report(); r.Counts[matcher.OutcomeUnused] != 1 {
+		t.Fatalf("unused = %d, want suite/other's one recording: %+v", r.Counts[matcher.OutcomeUnused], r.Outcomes)
 	}
 }
 
