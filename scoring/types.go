@@ -191,4 +191,7 @@ type Result struct {
 	// Label names the run (score --label: "baseline", "exp_v2"); every
 	// output format writes it.
 	Label string
+	// RequireAll makes ResultStatus demand that every criterion PASSED,
+	// not only every case (adkproxy score --require-all).
+	RequireAll bool
 }
