@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -241,7 +242,7 @@ func (p *Proxy) untouched() error {
 		return nil // outcomes not listed may have reached it
 	}
 	for _, o := range r.Outcomes {
-		if o.Cassette == p.Cassette && o.Outcome != proxy.OutcomeUnused {
+		if o.Cassette == p.Cassette && o.Outcome != matcher.OutcomeUnused {
 			return nil
 		}
 	}

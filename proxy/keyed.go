@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -94,15 +93,15 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		e.used = true
 	}
 	t.mu.Unlock()
-	key := conformance.Key{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
+	key := matcher.ConformanceKey{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
 	if e == nil {
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
 			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.Hints.Rerecord)
-		o := outcomeFor(OutcomeUnmatched, t.name, req, &place)
+		o := outcomeFor(matcher.OutcomeUnmatched, t.name, req, &place)
 		o.Conformance, o.Message = &key, msg
 		s.report.add(o)
-		s.log.Warn(OutcomeUnmatched+" request", "cassette", t.name, "key", key.String(), "detail", msg)
+		s.log.Warn(matcher.OutcomeUnmatched+" request", "cassette", t.name, "key", key.String(), "detail", msg)
 		writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
 		return true
 	}
@@ -110,14 +109,14 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		k.org.Calls(token, conversation.ResponseCalls(payload))
 	}
 	k.org.Finish(token, &e.x.Response)
-	o := outcomeFor(OutcomeMatched, t.name, req, e.x.Place)
+	o := outcomeFor(matcher.OutcomeMatched, t.name, req, e.x.Place)
 	o.Conformance = &key
 	if diffs := s.m.Diff(&e.x.Request, req); len(diffs) > 0 {
-		o.Findings = conformance.GroupDiffs(keptDiffs(diffs))
+		o.Findings = matcher.GroupDiffs(keptDiffs(diffs))
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
 	s.report.add(o)
-	s.serve(w, r, &e.x.Response)
+	s.serveRecorded(w, r, e.x)
 	return true
 }
 
@@ -148,7 +147,7 @@ func answersTool(m *matcher.Matcher, body []byte) bool {
 
 // findingsLine is the summary's line about conformance findings, or "":
 // how many calls answered by key differ, and in which groups.
-func findingsLine(outcomes []Outcome) string {
+func findingsLine(outcomes []matcher.Outcome) string {
 	calls, by := 0, map[string]int{}
 	for _, o := range outcomes {
 		if len(o.Findings) > 0 {
@@ -162,7 +161,7 @@ func findingsLine(outcomes []Outcome) string {
 		return ""
 	}
 	var groups []string
-	for _, g := range conformance.Groups {
+	for _, g := range matcher.FindingGroups {
 		if by[g] > 0 {
 			groups = append(groups, fmt.Sprintf("%s %d", g, by[g]))
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -237,7 +238,7 @@ func TestLiveReplayChangedFrameCloses1008(t *testing.T) {
 	}
 	rep.stop(t)
 	misses := rep.Misses()
-	if len(misses) != 1 || misses[0].Outcome != proxy.OutcomeMismatched || !strings.Contains(misses[0].Message, "Berlin") {
+	if len(misses) != 1 || misses[0].Outcome != matcher.OutcomeMismatched || !strings.Contains(misses[0].Message, "Berlin") {
 		t.Fatalf("misses %+v, want one mismatch showing Berlin", misses)
 	}
 	if err := rep.Failure(); !errors.Is(err, proxy.ErrRunFailed) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -181,7 +182,7 @@ func TestUnrecordedToolHostFailsReplay(t *testing.T) {
 	}
 	var unused []string
 	for _, o := range rep.Report().Outcomes {
-		if o.Outcome == proxy.OutcomeUnused {
+		if o.Outcome == matcher.OutcomeUnused {
 			unused = append(unused, o.Message)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -129,7 +130,7 @@ func TestTaggedCallIsComparedWithItsRecording(t *testing.T) {
 		}
 		status, got := call(rep, "s/2", "agent said: cloudy in Paris")
 		misses := rep.Misses()
-		if len(misses) != 1 || misses[0].Outcome != proxy.OutcomeMismatched || len(misses[0].Diffs) == 0 ||
+		if len(misses) != 1 || misses[0].Outcome != matcher.OutcomeMismatched || len(misses[0].Diffs) == 0 ||
 			misses[0].Diffs[0].Path != "contents[0].parts[0].text" {
 			t.Fatalf("%s: misses %+v", mode, misses)
 		}

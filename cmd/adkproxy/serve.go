@@ -312,7 +312,7 @@ func moreIn(reportFile string) string {
 	return ": run with --report FILE to see them all"
 }
 
-func writeReport(path string, r proxy.Report) error {
+func writeReport(path string, r matcher.Report) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

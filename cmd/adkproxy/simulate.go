@@ -17,6 +17,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -116,7 +117,7 @@ func runSimulate(c *cli.Context) error {
 	}
 	var rec *modelRecorder
 	var model *genai.Client
-	var misses func() []proxy.Outcome
+	var misses func() []matcher.Outcome
 	var stats func() proxy.Stats
 	if needsModel(cases) {
 		if c.String("sim-cassettes") == "" {
