@@ -59,6 +59,7 @@ func replayCommand() *cli.Command {
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
 			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),
+			boolFlag("check", "read every cassette in the folder at start: one that does not load fails the run before COMMAND starts, and recordings of cassettes no request opened are reported unused (default: each cassette is read when a request first names it)"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },
 		OnUsageError: commandUsageError,
