@@ -175,7 +175,7 @@ func poolMetric(cr *Criterion, runs []CaseResult, offsets []int, mi int) MetricR
 	}
 	m.Details["runs"] = perRun
 	m.Notes = notes
-	if spec, ok := adkproxyMetrics[m.Metric]; (ok && spec.run && cr.Adkproxy) || len(m.PerInvocation) == 0 {
+	if def, ok := adkproxyMetric(m.Metric); (ok && def.kind == run && cr.Adkproxy) || len(m.PerInvocation) == 0 {
 		m.Score = meanOf(runScores)
 	} else {
 		m.Score = meanOf(m.PerInvocation)
