@@ -65,6 +65,9 @@ type Config struct {
 	// ControlToken, when set, lets peers that send it as a bearer token use
 	// the control API (control.go); without it only loopback peers may.
 	ControlToken string
+	// Faults are injected in replay instead of recordings, as specs
+	// "WHERE: WHAT" (faults.go); SetFaults replaces them while serving.
+	Faults []string
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette
 	// was replaced (or removed, with its file), else the reason, naming

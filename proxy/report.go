@@ -71,6 +71,8 @@ type Report struct {
 	Outcomes []Outcome      `json:"outcomes"`
 	// Truncated is how many outcomes were counted but not listed.
 	Truncated int `json:"truncated,omitempty"`
+	// Faults lists the faults injected and those never reached (faults.go).
+	Faults []FaultOutcome `json:"faults,omitempty"`
 }
 
 // maxListed bounds the outcomes kept for the report; counts stay exact.
@@ -156,7 +158,7 @@ func (s *Server) Report() Report {
 	for i, g := range l.listed {
 		outcomes[i] = g.outcome()
 	}
-	return Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated}
+	return Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated, Faults: s.faults.outcomes()}
 }
 
 // Stats counts what the proxy did with requests.

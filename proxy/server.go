@@ -42,6 +42,7 @@ type Server struct {
 	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
+	faults          faultInjector   // faults injected in replay (faults.go)
 }
 
 // New prepares a server. In replay mode it loads every cassette in the
@@ -50,10 +51,15 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	var err error
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
 	s.report.mode = string(cfg.Mode)
+	if s.faults.armed, err = parseFaults(cfg.Faults); err != nil {
+		return nil, err
+	}
 	if cfg.Mode == ModeReplay {
-		loaded, err := cassettes.LoadDir(cfg.Dir)
+		var loaded map[string]*cassettes.Cassette
+		loaded, err = cassettes.LoadDir(cfg.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -174,6 +180,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
+		return
+	}
+	if t.replaying && s.faults.active() && s.modelFault(w, r, t, &req) {
 		return
 	}
 	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {

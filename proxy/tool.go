@@ -44,6 +44,9 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 		s.refuseTool(w, name, &req, "there is no such cassette")
 		return
 	}
+	if t.replaying && s.faults.active() && s.toolFault(w, r, t, &req) {
+		return
+	}
 	if t.replaying {
 		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
 			s.replayed(w, r, name, e, body)

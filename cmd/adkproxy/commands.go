@@ -59,6 +59,8 @@ func replayCommand() *cli.Command {
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
 			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),
+			&cli.StringSliceFlag{Name: "fault", Usage: "answer one request with a fault instead of its recording, as `'WHERE: WHAT'` (e.g. 'call 1: 429', 'invocation 2 step 0: reset after 1 events'; docs/resilience.md); repeatable", EnvVars: envFor("fault")},
+			stringFlag("faults", "", "read more faults from `FILE`, a YAML \"faults:\" list of 'WHERE: WHAT' specs"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },
 		OnUsageError: commandUsageError,
