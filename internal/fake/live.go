@@ -48,8 +48,9 @@ type liveConn struct {
 	s       *Server
 	conn    *websocket.Conn
 	session int
-	turn    int // script turn of the current user turn, from 1
-	sent    int // server frames sent
+	turn    int    // script turn of the current user turn, from 1
+	user    string // its text
+	sent    int    // server frames sent
 	calls   int
 	what    *fault.What // a Live fault waiting for its frame count
 }
@@ -113,6 +114,9 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 
 // answer sends the turn's next item; false when the connection ends.
 func (c *liveConn) answer(user string) bool {
+	if user != "" {
+		c.user = user
+	}
 	item, _, err := c.s.take(c.session, max(c.turn, 1), user)
 	if err != nil {
 		c.close(websocket.CloseInternalServerErr, shortReason(err.Error()))
@@ -154,7 +158,7 @@ func (c *liveConn) answer(user string) bool {
 	}
 	n := len(strings.Fields(text))
 	return c.send(map[string]any{"serverContent": map[string]any{"turnComplete": true}}) &&
-		c.send(map[string]any{"usageMetadata": map[string]any{"promptTokenCount": len(strings.Fields(user)), "responseTokenCount": n, "totalTokenCount": len(strings.Fields(user)) + n}})
+		c.send(map[string]any{"usageMetadata": map[string]any{"promptTokenCount": len(strings.Fields(c.user)), "responseTokenCount": n, "totalTokenCount": len(strings.Fields(c.user)) + n}})
 }
 
 // send writes a server frame, unless a waiting fault ends the connection

@@ -4,12 +4,11 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/fault"
@@ -62,7 +61,7 @@ type rawItem struct {
 	Text  *string        `yaml:"text"`
 	Call  string         `yaml:"call"`
 	Args  map[string]any `yaml:"args"`
-	Parts []rawItem      `yaml:"parts"`
+	Parts []yaml.Node    `yaml:"parts"`
 	Error *struct {
 		Code    int    `yaml:"code"`
 		Status  string `yaml:"status"`
@@ -89,15 +88,17 @@ func ReadScript(path string) (*Script, error) {
 
 // ParseScript parses a script; name is used in errors.
 func ParseScript(name string, data []byte) (*Script, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: not YAML: %v", name, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty; a script is a \"turns:\" list, each turn with a \"model:\" list of items", name)
+	}
 	var doc struct {
 		Turns []yaml.Node `yaml:"turns"`
 	}
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty; a script is a \"turns:\" list, each turn with a \"model:\" list of items", name)
-		}
+	if err := decodeStrict(root.Content[0], &doc, "turns"); err != nil {
 		return nil, fmt.Errorf("%s: %v (a script is a \"turns:\" list, each with \"user:\" and \"model:\")", name, err)
 	}
 	if len(doc.Turns) == 0 {
@@ -106,7 +107,7 @@ func ParseScript(name string, data []byte) (*Script, error) {
 	s := &Script{Name: name}
 	for i, n := range doc.Turns {
 		var rt rawTurn
-		if err := decodeStrict(&n, &rt); err != nil {
+		if err := decodeStrict(&n, &rt, "user", "model"); err != nil {
 			return nil, fmt.Errorf("%s:%d: turns[%d]: %v (a turn has \"user:\" and \"model:\")", name, n.Line, i, err)
 		}
 		if len(rt.Model) == 0 {
@@ -125,32 +126,26 @@ func ParseScript(name string, data []byte) (*Script, error) {
 	return s, nil
 }
 
-// decodeStrict decodes n refusing unknown keys, as the decoder does for
-// the top level.
-func decodeStrict(n *yaml.Node, v any) error {
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		return err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	err = dec.Decode(v)
-	if err != nil {
-		// yaml names lines of the re-encoded node; the caller names the real one.
-		msg := err.Error()
-		if _, after, ok := strings.Cut(msg, ": line "); ok {
-			if _, rest, ok := strings.Cut(after, ": "); ok {
-				msg = rest
+// decodeStrict decodes n into v, refusing keys v does not have: yaml's
+// KnownFields works only on a whole document, and re-encoding a node
+// would lose its line numbers.
+func decodeStrict(n *yaml.Node, v any, keys ...string) error {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !slices.Contains(keys, k.Value) {
+				return fmt.Errorf("line %d: unknown key %q (it may have %s)", k.Line, k.Value, strings.Join(keys, ", "))
 			}
 		}
-		return errors.New(strings.TrimPrefix(msg, "yaml: unmarshal errors:\n  "))
+	}
+	if err := n.Decode(v); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
 	}
 	return nil
 }
 
 func parseItem(n *yaml.Node) (Item, error) {
 	var raw rawItem
-	if err := decodeStrict(n, &raw); err != nil {
+	if err := decodeStrict(n, &raw, "text", "call", "args", "parts", "error", "fault"); err != nil {
 		return Item{}, fmt.Errorf("%v; %s", err, itemHelp)
 	}
 	item := Item{Line: n.Line}
@@ -186,7 +181,11 @@ func parseItem(n *yaml.Node) (Item, error) {
 		if len(raw.Parts) == 0 {
 			return Item{}, fmt.Errorf("parts is empty")
 		}
-		for k, p := range raw.Parts {
+		for k, pn := range raw.Parts {
+			var p rawItem
+			if err := decodeStrict(&pn, &p, "text", "call", "args"); err != nil {
+				return Item{}, fmt.Errorf("parts[%d]: %v; a part is \"text: ...\" or \"call: NAME\" with \"args:\"", k, err)
+			}
 			part, err := parsePart(p)
 			if err != nil {
 				return Item{}, fmt.Errorf("parts[%d]: %v", k, err)

@@ -97,6 +97,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, model string, 
 		status = item.Error.Code
 		fault.WriteError(w, status, item.Error.Status, item.Error.Message, 1)
 	case item.Fault != nil:
+		status = 0 // until it returns: a reset ends the handler by panicking, a failed step all the same
 		status = s.serveFault(w, r, item.Fault, place, model, tokens(body), id)
 	default:
 		cs := chunks(fault.Streaming(r), item.Parts, model, tokens(body), id)

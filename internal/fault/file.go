@@ -49,10 +49,13 @@ func ParseFile(name string, data []byte) ([]Fault, error) {
 	}
 	var out []Fault
 	for i, n := range doc.Faults {
-		if n.Kind != yaml.ScalarNode {
+		spec := n.Value
+		if n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Kind == yaml.ScalarNode && n.Content[1].Kind == yaml.ScalarNode {
+			spec = n.Content[0].Value + ": " + n.Content[1].Value // - call 1: 429, unquoted, reads as a mapping
+		} else if n.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("%s:%d: faults[%d] is not a string like \"call 1: 429\"", name, n.Line, i)
 		}
-		f, err := Parse(n.Value)
+		f, err := Parse(spec)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: faults[%d]: %v", name, n.Line, i, err)
 		}

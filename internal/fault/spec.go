@@ -98,10 +98,12 @@ const Grammar = `"WHERE: WHAT" where WHERE is "call N", "invocation I step S [in
 // Parse reads one fault spec.
 func Parse(spec string) (Fault, error) {
 	spec = strings.TrimSpace(spec)
-	where, what, ok := strings.Cut(spec, ":")
-	if !ok {
+	// The last colon: a tool's URL or HOST:PORT has its own, a WHAT none.
+	at := strings.LastIndex(spec, ":")
+	if at < 0 {
 		return Fault{}, fmt.Errorf("fault %q has no ':' between where and what; write %s", spec, Grammar)
 	}
+	where, what := spec[:at], spec[at+1:]
 	f := Fault{Spec: spec}
 	var err error
 	if f.Where, err = parseWhere(strings.Fields(where)); err != nil {
