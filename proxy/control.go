@@ -86,7 +86,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case ControlHealth:
 		if allow(w, r, http.MethodGet) {
-			writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "mode": s.cfg.Mode, "cassette": s.DefaultCassette()})
+			writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "mode": s.cfg.reportMode(), "cassette": s.DefaultCassette()})
 		}
 	case ControlReport:
 		if allow(w, r, http.MethodGet) {

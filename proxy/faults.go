@@ -23,25 +23,6 @@ import (
 // {"faults": ["call 1: 429"]}) or lists them (GET).
 const ControlFaults = ControlPrefix + "faults"
 
-// FaultOutcome is one fault of the run: where it was injected and whether
-// the agent recovered (a later request got the recording the fault stood
-// in for), or, with Injected false, a fault no request reached.
-type FaultOutcome struct {
-	Fault      string `json:"fault"`
-	Injected   bool   `json:"injected"`
-	Recovered  bool   `json:"recovered"`
-	Call       int    `json:"call,omitempty"` // the model call it hit, counted from 1
-	Cassette   string `json:"cassette,omitempty"`
-	Host       string `json:"host,omitempty"`
-	Method     string `json:"method,omitempty"`
-	Path       string `json:"path,omitempty"`
-	Session    int    `json:"session,omitempty"`
-	Invocation int    `json:"invocation,omitempty"`
-	Step       *int   `json:"step,omitempty"`
-	User       string `json:"user,omitempty"`
-	Agent      string `json:"agent,omitempty"`
-}
-
 // faultInjector holds the armed faults and what they did.
 type faultInjector struct {
 	mu     sync.Mutex
@@ -58,7 +39,7 @@ type armedFault struct {
 type firedFault struct {
 	spec   string
 	call   int
-	o      Outcome // where: cassette, request and place
+	o      matcher.Outcome // where: cassette, request and place
 	tape   *tape
 	target *entry // the recording it stood in for, if any
 }
@@ -131,7 +112,7 @@ func (in *faultInjector) fired(ev *firedFault) {
 }
 
 // outcomes lists every fault injected, then those never reached.
-func (in *faultInjector) outcomes() []FaultOutcome {
+func (in *faultInjector) outcomes() []matcher.FaultOutcome {
 	in.mu.Lock()
 	events := append([]*firedFault(nil), in.events...)
 	var waiting []string
@@ -141,14 +122,14 @@ func (in *faultInjector) outcomes() []FaultOutcome {
 		}
 	}
 	in.mu.Unlock()
-	var out []FaultOutcome
+	var out []matcher.FaultOutcome
 	for _, ev := range events {
 		if ev.call < 0 {
-			out = append(out, FaultOutcome{Fault: ev.spec})
+			out = append(out, matcher.FaultOutcome{Fault: ev.spec})
 			continue
 		}
 		o := ev.o
-		fo := FaultOutcome{Fault: ev.spec, Injected: true, Call: ev.call, Cassette: o.Cassette, Host: o.Host,
+		fo := matcher.FaultOutcome{Fault: ev.spec, Injected: true, Call: ev.call, Cassette: o.Cassette, Host: o.Host,
 			Method: o.Method, Path: o.Path, Session: o.Session, Invocation: o.Invocation, Step: o.Step, User: o.User, Agent: o.Agent}
 		if ev.target != nil {
 			ev.tape.mu.Lock()
@@ -158,7 +139,7 @@ func (in *faultInjector) outcomes() []FaultOutcome {
 		out = append(out, fo)
 	}
 	for _, spec := range waiting {
-		out = append(out, FaultOutcome{Fault: spec})
+		out = append(out, matcher.FaultOutcome{Fault: spec})
 	}
 	return out
 }
@@ -295,7 +276,7 @@ func (s *Server) armedSpecs() []string {
 }
 
 // faultLines are the summary's lines about faults, one each.
-func faultLines(faults []FaultOutcome) string {
+func faultLines(faults []matcher.FaultOutcome) string {
 	var b strings.Builder
 	for _, f := range faults {
 		if !f.Injected {

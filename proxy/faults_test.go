@@ -1,7 +1,9 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/fake"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -190,7 +194,7 @@ func TestFaultsWithTheGoClient(t *testing.T) {
 // the client waits out.
 func TestFaultPlaces(t *testing.T) {
 	dir := recordFromFake(t, false)
-	run := func(retries int, faults ...string) (string, error, proxy.Report) {
+	run := func(retries int, faults ...string) (string, error, matcher.Report) {
 		rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Faults: faults})
 		got, err := askWeather(context.Background(), rep.URL, false, retries, 0)
 		rep.stop(t)
@@ -207,7 +211,7 @@ func TestFaultPlaces(t *testing.T) {
 
 	_, _, first := run(3, "every call 50% seed 7: 503")
 	_, _, again := run(3, "every call 50% seed 7: 503")
-	calls := func(r proxy.Report) (out []int) {
+	calls := func(r matcher.Report) (out []int) {
 		for _, f := range r.Faults {
 			out = append(out, f.Call)
 		}
@@ -220,6 +224,11 @@ func TestFaultPlaces(t *testing.T) {
 	got, err, report := run(0, "call 9: 429", "call 1: delay 50ms")
 	if err != nil || got != "It is 18 degrees and sunny in Paris." {
 		t.Errorf("a delay the client waits out: %q, %v", got, err)
+	}
+	raw, _ := json.Marshal(report)
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err := reportSchema(t).Validate(doc); err != nil {
+		t.Errorf("a report with faults does not match report.schema.json: %v\n%s", err, raw)
 	}
 	summary := proxy.Summary(report, proxy.Stats{}, "")
 	for _, want := range []string{`fault "call 9: 429": never injected`, `fault "call 1: delay 50ms" injected at POST`, "recovered"} {
@@ -344,7 +353,7 @@ func TestLiveFaultsWithTheGoClient(t *testing.T) {
 // goAwayReceived connects with goAway injected after setupComplete and
 // returns the second message the Go client receives.
 func goAwayReceived(t *testing.T, ws func(string) string, dir string) *genai.LiveServerMessage {
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ReplayMode: proxy.ReplayLenient, Faults: []string{"call 1: goAway"}})
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Lenient: true, Faults: []string{"call 1: goAway"}})
 	ctx := context.Background()
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "test-key", Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{BaseURL: ws(rep.URL), APIVersion: "v1beta"}})

@@ -71,7 +71,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	}
 	if t == nil {
 		s.paths.Delete(name)
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
@@ -92,7 +92,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 			if usedUp > 0 {
 				msg = fmt.Sprintf("cassette %q: all %d recorded Live connections to %s were already used", t.name, usedUp, req.Path)
 			}
-			s.miss(w, OutcomeUnmatched, t.name, &req, nil, nil, hinted(msg, "; ", s.cfg.Hints.Rerecord))
+			s.miss(w, matcher.OutcomeUnmatched, t.name, &req, nil, nil, hinted(msg, "; ", s.cfg.Hints.Rerecord))
 			return
 		}
 	}
@@ -197,9 +197,9 @@ func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	if _, err := t.record(x); err != nil {
 		s.log.Error("Live connection kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
 	}
-	kind := OutcomeRecorded
+	kind := matcher.OutcomeRecorded
 	if !t.persist {
-		kind = OutcomeForwarded
+		kind = matcher.OutcomeForwarded
 	}
 	s.report.add(outcomeFor(kind, t.name, &x.Request, nil))
 	s.log.Debug("recorded Live connection", "cassette", t.name, "path", x.Request.Path, "frames", len(x.Live.Frames))

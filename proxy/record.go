@@ -15,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // forward sends a request upstream, streams the answer back and keeps the
@@ -137,9 +138,9 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	if old != nil {
 		s.log.Info("new episode replaces the recording at its place", "cassette", t.name, "place", describePlace(t.name, old.x.Place))
 	}
-	kind := OutcomeRecorded
+	kind := matcher.OutcomeRecorded
 	if !t.persist {
-		kind = OutcomeForwarded
+		kind = matcher.OutcomeForwarded
 	}
 	s.report.add(outcomeFor(kind, t.name, stored, x.Place))
 	s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,

@@ -53,7 +53,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	var err error
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
-	s.report.mode = string(cfg.Mode)
+	s.report.mode = cfg.reportMode()
 	if s.faults.armed, err = parseFaults(cfg.Faults); err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (s *Server) Close() error {
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused() {
-			o := outcomeFor(OutcomeUnused, t.name, &e.x.Request, e.x.Place)
+			o := outcomeFor(matcher.OutcomeUnused, t.name, &e.x.Request, e.x.Place)
 			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
 			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
@@ -175,7 +175,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
@@ -185,12 +185,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t.replaying && s.faults.active() && s.modelFault(w, r, t, &req) {
 		return
 	}
-	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {
+	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {
 		return
 	}
 	if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			t.answered(e.x)
+			t.answered(e)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {

@@ -79,7 +79,7 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, usedUp int) {
 	target := cassettes.HTTPCall{Method: req.Method, Scheme: req.Scheme, Host: req.Host, Path: req.Path, Query: req.Query}.Target()
 	if usedUp > 0 {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers to the tool request %s %s were already used",
 			t.name, usedUp, req.Method, target), "; ", s.cfg.Hints.UsedUp))
 		return
@@ -90,7 +90,7 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 		return
 	}
 	if e == nil {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: no recording of the tool request %s %s (the cassette has other requests to %s)",
 			t.name, req.Method, target, req.Host), "; ", s.cfg.Hints.Rerecord))
 		return
@@ -106,7 +106,7 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 func (s *Server) refuseTool(w http.ResponseWriter, name string, req *cassettes.Request, why string) {
 	msg := fmt.Sprintf("cassette %q: no recording of %s %s://%s%s: %s, and in replay the tool host %s is not contacted (cassettes in %s)",
 		name, req.Method, req.Scheme, req.Host, req.Path, why, req.Host, s.cfg.Dir)
-	o := outcomeFor(OutcomeUnmatched, name, req, nil)
+	o := outcomeFor(matcher.OutcomeUnmatched, name, req, nil)
 	o.Message = msg
 	s.report.add(o)
 	s.log.Warn("unmatched tool request", "cassette", name, "method", req.Method, "host", req.Host, "path", req.Path)
