@@ -185,6 +185,9 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 // keepLive scrubs, records and reports a finished connection.
 func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	s.cfg.Redactor.Exchange(x)
+	if !s.beforeSave(t, x, &x.Request) {
+		return
+	}
 	if t.persist {
 		if err := cassettes.StoreLiveBlobs(s.cfg.Dir, t.path, x); err != nil {
 			// The frames keep every byte: the media stays in the cassette.

@@ -35,6 +35,7 @@ type Server struct {
 
 	report    reportLog
 	oversized oversizedLog // answers over MaxBody, passed on unrecorded
+	refused   refusedSaves // exchanges BeforeSave failed on (hooks.go)
 	gate      bodyGate     // large request bodies in replay (gate.go)
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
@@ -163,12 +164,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveLive(w, r) // live.go
 		return
 	}
+	if fromForeignPage(r) {
+		s.refuseForeignPage(w, r) // control_guard.go
+		return
+	}
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
 	}
 	defer leave()
 	req := s.capture(r, body)
+	if s.passes(r, body) {
+		s.forward(w, r, s.passthroughTape(name), body, req)
+		return
+	}
 	t, ok := s.openTape(w, name, path)
 	if !ok {
 		return
@@ -188,7 +197,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {
 		return
 	}
-	if t.replaying {
+	if t.replaying && s.cfg.Match != nil {
+		if e, usedUp := s.takeMatching(t, &req); e != nil {
+			t.answered(e)
+			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording {
+			s.verifyMatching(w, t, &req, usedUp)
+			return
+		}
+	} else if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
 			t.answered(e)
 			s.replayed(w, r, name, e, body)
