@@ -74,4 +74,3 @@ type FaultOutcome struct {
 	User       string `json:"user,omitempty"`
 	Agent      string `json:"agent,omitempty"`
 }
-

@@ -194,14 +194,14 @@ func TestFaultsWithTheGoClient(t *testing.T) {
 // the client waits out.
 func TestFaultPlaces(t *testing.T) {
 	dir := recordFromFake(t, false)
-	run := func(retries int, faults ...string) (string, error, matcher.Report) {
+	run := func(retries int, faults ...string) (string, matcher.Report, error) {
 		rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Faults: faults})
 		got, err := askWeather(context.Background(), rep.URL, false, retries, 0)
 		rep.stop(t)
-		return got, err, rep.Report()
+		return got, rep.Report(), err
 	}
 
-	_, err, report := run(0, "invocation 1 step 2: 503")
+	_, report, err := run(0, "invocation 1 step 2: 503")
 	if err == nil || !strings.Contains(err.Error(), "Error 503") {
 		t.Errorf("invocation 1 step 2: 503: error %v, want the 503 at the second call", err)
 	}
@@ -209,8 +209,8 @@ func TestFaultPlaces(t *testing.T) {
 		t.Errorf("report faults %+v, want the second call, invocation 1 step 2", f)
 	}
 
-	_, _, first := run(3, "every call 50% seed 7: 503")
-	_, _, again := run(3, "every call 50% seed 7: 503")
+	_, first, _ := run(3, "every call 50% seed 7: 503")
+	_, again, _ := run(3, "every call 50% seed 7: 503")
 	calls := func(r matcher.Report) (out []int) {
 		for _, f := range r.Faults {
 			out = append(out, f.Call)
@@ -221,7 +221,7 @@ func TestFaultPlaces(t *testing.T) {
 		t.Errorf("every call 50%% seed 7 hit calls %v, then %v; want the same, and some", calls(first), calls(again))
 	}
 
-	got, err, report := run(0, "call 9: 429", "call 1: delay 50ms")
+	got, report, err := run(0, "call 9: 429", "call 1: delay 50ms")
 	if err != nil || got != "It is 18 degrees and sunny in Paris." {
 		t.Errorf("a delay the client waits out: %q, %v", got, err)
 	}
