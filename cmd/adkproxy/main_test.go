@@ -232,8 +232,9 @@ func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
 	if r.code != exitDataErr || !strings.Contains(r.stderr, "default.yaml:5:") {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
 	}
+	// --check reads every cassette before serving: no command, no request.
 	os.WriteFile(filepath.Join(dir, "default.yaml"), []byte("version: 7\n"), 0o644)
-	if r := adkproxy(t, nil, "replay", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "upgrade adkproxy") {
+	if r := adkproxy(t, nil, "replay", "--check", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "upgrade adkproxy") {
 		t.Fatalf("unknown version: exit %d, stderr %s", r.code, r.stderr)
 	}
 	if r := adkproxy(t, nil, "replay", "--cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr || !strings.Contains(r.stderr, "does not exist") ||

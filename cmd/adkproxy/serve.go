@@ -195,6 +195,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
+		cfg.CheckAll = c.Bool("check")
 	}
 	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
