@@ -13,7 +13,6 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/conversation"
-	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // MatchMode says how replay finds the recording that answers a request.
@@ -100,7 +99,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	t.touched = true
 	a := keyedAgent{place.Session, place.Invocation + k.skipped[place.Session], place.Agent}
 	next := keyedAgent{a.session, a.invocation + 1, a.agent}
-	if k.live[a] >= k.count[a] && k.answers[[2]int{next.session, next.invocation}] && k.count[next] > 0 && answersTool(s.m, req.Body) {
+	if k.live[a] >= k.count[a] && k.answers[[2]int{next.session, next.invocation}] && k.count[next] > 0 && call.AnswersTool {
 		// The user message that answered a long-running tool: ADK makes it
 		// an invocation of its own, the wire shows no new user turn.
 		k.skipped[a.session]++
@@ -139,31 +138,6 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	s.report.add(o)
 	s.serve(w, r, &e.x.Response)
 	return true
-}
-
-// answersTool reports whether a request's newest content is a user turn
-// made only of function responses: a client answering a long-running tool.
-func answersTool(m *matcher.Matcher, body []byte) bool {
-	v, ok := m.Parse(body)
-	if !ok {
-		return false
-	}
-	req, _ := v.(map[string]any)
-	contents, _ := req["contents"].([]any)
-	if len(contents) == 0 {
-		return false
-	}
-	last, _ := contents[len(contents)-1].(map[string]any)
-	if role, _ := last["role"].(string); role != "user" {
-		return false
-	}
-	parts, _ := last["parts"].([]any)
-	for _, p := range parts {
-		if part, _ := p.(map[string]any); part["functionResponse"] == nil {
-			return false
-		}
-	}
-	return len(parts) > 0
 }
 
 // findingsLine is the summary's line about conformance findings, or "":

@@ -43,6 +43,10 @@ type Call struct {
 	// hands a delegated task agent its caller's function-call arguments
 	// this way. Whether it is one depends on a pending call (see Organizer).
 	TaskArgs string
+	// AnswersTool is set when the newest content is a user turn made only
+	// of function responses: the agent's next step after a tool, or a
+	// user answering a long-running tool.
+	AnswersTool bool
 }
 
 var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamGenerateContent)$`)
@@ -102,6 +106,7 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 			}
 		}
 	}
+	c.AnswersTool = len(contents) > 0 && onlyFunctionResponses(contents[len(contents)-1])
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
 	c.Step = len(contents) - c.UserTurn - 1
@@ -142,6 +147,22 @@ func userText(content any) (string, bool) {
 		return "", false
 	}
 	return strings.Join(texts, "\n"), true
+}
+
+// onlyFunctionResponses reports whether a content is a user turn (or has
+// no role) whose parts are all function responses.
+func onlyFunctionResponses(content any) bool {
+	c, _ := content.(map[string]any)
+	if role, _ := c["role"].(string); role != "" && role != "user" {
+		return false
+	}
+	parts, _ := c["parts"].([]any)
+	for _, p := range parts {
+		if part, _ := p.(map[string]any); part["functionResponse"] == nil {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 func agentName(req map[string]any) string {

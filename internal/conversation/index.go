@@ -47,8 +47,22 @@ func newOpenIndex() openIndex {
 // continuing is the earliest invocation holding key with slot free.
 func (x *openIndex) continuing(key, slot string) *orgInvocation {
 	q := x.slotQueue(key, slot)
-	inv, _ := q.first(func(inv *orgInvocation) bool { return inv.keys[key] > 0 && inv.taken[slot] == 0 })
+	inv, _ := q.first(func(inv *orgInvocation) bool {
+		return inv.keys[key] > 0 && inv.taken[slot] == 0 && !inv.handedOver[key]
+	})
 	return inv
+}
+
+// latestHolder is the invocation that most recently came to hold key and
+// has not handed it over, or nil.
+func (x *openIndex) latestHolder(key string) *orgInvocation {
+	holders := x.holders[key]
+	for i := len(holders) - 1; i >= 0; i-- {
+		if inv := holders[i]; inv.keys[key] > 0 && !inv.handedOver[key] {
+			return inv
+		}
+	}
+	return nil
 }
 
 func (x *openIndex) slotQueue(key, slot string) *firstOf[*orgInvocation] {
@@ -181,12 +195,18 @@ func (x *openIndex) following(earlier []string) *orgSession {
 // turnChanged re-indexes s after an invocation was added to it
 // (appended) or its latest one learned its user text (Restore).
 func (x *openIndex) turnChanged(s *orgSession, appended bool) {
+	// An invocation without user text (a user answering a long-running
+	// tool) is no user turn in the history later calls carry.
 	if appended {
-		s.seq += seqKey([]string{s.last().user})
+		if u := s.last().user; u != "" {
+			s.seq += seqKey([]string{u})
+		}
 	} else {
-		texts := make([]string, len(s.invocations))
-		for i, inv := range s.invocations {
-			texts[i] = inv.user
+		var texts []string
+		for _, inv := range s.invocations {
+			if inv.user != "" {
+				texts = append(texts, inv.user)
+			}
 		}
 		s.seq = seqKey(texts)
 	}
