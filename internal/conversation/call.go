@@ -43,6 +43,11 @@ type Call struct {
 	// hands a delegated task agent its caller's function-call arguments
 	// this way. Whether it is one depends on a pending call (see Organizer).
 	TaskArgs string
+	// AgentToolArgs is set when the only user message is text: the
+	// arguments ({"request": text}) with which an agent used as a tool
+	// (ADK's AgentTool) is handed its task when it has no input schema.
+	// Whether it is one depends on a pending call of the agent's name.
+	AgentToolArgs string
 	// AnswersTool is set when the newest content is a user turn made only
 	// of function responses: the agent's next step after a tool, or a
 	// user answering a long-running tool.
@@ -104,6 +109,9 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 			if _, isObject := args.(map[string]any); isObject {
 				c.TaskArgs = canonical(args)
 			}
+		}
+		if c.TaskArgs == "" {
+			c.AgentToolArgs = canonical(map[string]any{"request": c.UserText})
 		}
 	}
 	c.AnswersTool = len(contents) > 0 && onlyFunctionResponses(contents[len(contents)-1])

@@ -122,39 +122,44 @@ func (x *openIndex) addPending(inv *orgInvocation, calls []FunctionCall) {
 	}
 }
 
-// consume removes the earliest pending call with args, returning its
-// invocation and name.
-func (x *openIndex) consume(args string) (*orgInvocation, string) {
+// consume removes the earliest pending call with args (and, unless name
+// is "", that name), returning its invocation and name.
+func (x *openIndex) consume(args, name string) (*orgInvocation, string) {
 	q := x.pending[args]
 	if q == nil {
 		return nil, ""
 	}
-	inv, ok := q.first(func(inv *orgInvocation) bool { return inv.pendingIndex(args) >= 0 })
+	inv, ok := q.first(func(inv *orgInvocation) bool { return inv.pendingIndex(args, "") >= 0 })
 	if !ok {
 		return nil, ""
 	}
-	return inv, inv.removePending(args)
+	if name != "" && inv.pendingIndex(args, name) < 0 {
+		return nil, "" // the earliest call with these arguments is another tool's
+	}
+	return inv, inv.removePending(args, name)
 }
 
-func (inv *orgInvocation) pendingIndex(args string) int {
+// pendingIndex is the index of inv's first pending call with args (and
+// name, unless it is ""), or -1.
+func (inv *orgInvocation) pendingIndex(args, name string) int {
 	for i, p := range inv.pending {
-		if p.Args == args {
+		if p.Args == args && (name == "" || p.Name == name) {
 			return i
 		}
 	}
 	return -1
 }
 
-// removePending drops inv's first pending call with args, returning its
-// name ("" if there was none).
-func (inv *orgInvocation) removePending(args string) string {
-	i := inv.pendingIndex(args)
+// removePending drops inv's first pending call with args (and name, unless
+// it is ""), returning its name ("" if there was none).
+func (inv *orgInvocation) removePending(args, name string) string {
+	i := inv.pendingIndex(args, name)
 	if i < 0 {
 		return ""
 	}
-	name := inv.pending[i].Name
+	found := inv.pending[i].Name
 	inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
-	return name
+	return found
 }
 
 // --- rules 3 and 4: the user's turn ----------------------------------------

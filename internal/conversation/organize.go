@@ -27,7 +27,9 @@ import (
 //  2. A call whose only user message is JSON equal to the arguments of a
 //     pending function call is a delegated task (ADK's task and
 //     single-turn agents): it joins the invocation that made the call and
-//     takes the call's name as its agent name.
+//     takes the call's name as its agent name. So does a call of agent N
+//     whose only user message is the text T of a pending call N(request=T):
+//     an agent used as a tool (ADK's AgentTool).
 //  3. A call with the same user text and the same earlier user turns as a
 //     session's latest invocation, from an agent that has no step in it
 //     yet, joins it: a sub-agent reached by transfer sees the user's turn
@@ -146,7 +148,9 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 		o.index.take(inv, c.Key, c.Slot(), c.AgentKey)
 	}
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
-		inv.removePending(c.TaskArgs)
+		inv.removePending(c.TaskArgs, "")
+	} else if c.AgentToolArgs != "" && inv.pendingIndex(c.AgentToolArgs, p.Agent) >= 0 {
+		inv.removePending(c.AgentToolArgs, p.Agent)
 	}
 	o.index.addPending(inv, calls)
 	o.tools.placed(inv, c, p)
@@ -199,7 +203,12 @@ func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 		}
 	}
 	if c.TaskArgs != "" { // rule 2
-		if inv, name := o.index.consume(c.TaskArgs); inv != nil {
+		if inv, name := o.index.consume(c.TaskArgs, ""); inv != nil {
+			return inv, name
+		}
+	}
+	if c.AgentToolArgs != "" && c.AgentName != "" { // rule 2, an agent used as a tool
+		if inv, name := o.index.consume(c.AgentToolArgs, c.AgentName); inv != nil {
 			return inv, name
 		}
 	}
