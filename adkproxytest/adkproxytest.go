@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -130,8 +131,8 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config = srv.HTTPServer()
 	hs.Start()
-	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode == proxy.ModeRecord,
-		strict: cfg.Mode == proxy.ModeReplay && cfg.ReplayMode != proxy.ReplayLenient, dir: dir, http: hs}, nil
+	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode != proxy.ModeReplay && cfg.Mode != "",
+		strict: cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
 }
 
 func (s settings) recording() (bool, error) {
@@ -241,7 +242,7 @@ func (p *Proxy) untouched() error {
 		return nil // outcomes not listed may have reached it
 	}
 	for _, o := range r.Outcomes {
-		if o.Cassette == p.Cassette && o.Outcome != proxy.OutcomeUnused {
+		if o.Cassette == p.Cassette && o.Outcome != matcher.OutcomeUnused {
 			return nil
 		}
 	}

@@ -166,7 +166,7 @@ func TestStartFailsATestThatNeverReachesItsCassette(t *testing.T) {
 		}
 	}
 	lenient := &asTest{TB: t, name: name}
-	adkproxytest.Start(lenient, dir, adkproxytest.Configure(func(c *proxy.Config) { c.ReplayMode = proxy.ReplayLenient }))
+	adkproxytest.Start(lenient, dir, adkproxytest.Configure(func(c *proxy.Config) { c.Lenient = true }))
 	if errs := lenient.end(); errs != "" {
 		t.Errorf("lenient replay failed a test that sent nothing:\n%s", errs)
 	}
@@ -217,7 +217,7 @@ func TestRecordEnvironmentVariable(t *testing.T) {
 	if _, err := adkproxytest.New(t.TempDir(), "../up", adkproxytest.Record(false)); err == nil || !strings.Contains(err.Error(), "..") {
 		t.Errorf("cassette ../up: %v", err)
 	}
-	if _, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Record(false), adkproxytest.Configure(func(c *proxy.Config) { c.ReplayMode = "loose" })); err == nil {
-		t.Error("Configure with an unknown replay mode was accepted")
+	if _, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Record(false), adkproxytest.Configure(func(c *proxy.Config) { c.Mode = "loose" })); err == nil {
+		t.Error("Configure with an unknown mode was accepted")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,8 @@ func appendJSON(buf []byte, v any, canonical bool) []byte {
 			return append(buf, t...)
 		}
 		return append(buf, canonicalNumber(string(t))...)
+	case float64: // what encoding/json decodes numbers into without UseNumber
+		return appendJSON(buf, floatNumber(t), canonical)
 	case string:
 		return appendJSONString(buf, t)
 	case []any:
@@ -105,6 +108,27 @@ func appendJSONString(buf []byte, s string) []byte {
 		}
 	}
 	return append(buf, '"')
+}
+
+// floatNumber is a float64 as the shortest JSON number that reads back as
+// it (NaN and infinities, which JSON cannot hold, as null's stand-in 0).
+func floatNumber(f float64) json.Number {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "0"
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+// asNumber is v as a JSON number, whether it was decoded with UseNumber
+// (json.Number) or without (float64).
+func asNumber(v any) (json.Number, bool) {
+	switch t := v.(type) {
+	case json.Number:
+		return t, true
+	case float64:
+		return floatNumber(t), true
+	}
+	return "", false
 }
 
 // canonicalNumber rewrites a JSON number as sign, significant digits and

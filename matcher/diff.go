@@ -72,7 +72,8 @@ func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, go
 	return out
 }
 
-// DiffJSON compares two decoded JSON values below path. Objects compare by
+// DiffJSON compares two decoded JSON values below path (from ParseJSON or
+// encoding/json: numbers as json.Number or float64). Objects compare by
 // key, numbers by value, arrays by index, except the history (contents)
 // and function declarations, which are aligned as sequences (diffseq.go).
 func DiffJSON(path string, recorded, got any) []Difference {
@@ -128,8 +129,9 @@ func DiffJSON(path string, recorded, got any) []Difference {
 			}
 		}
 		return out
-	case json.Number:
-		if g, ok := got.(json.Number); ok && NumbersEqual(r, g) {
+	case json.Number, float64:
+		rn, _ := asNumber(recorded)
+		if gn, ok := asNumber(got); ok && NumbersEqual(rn, gn) {
 			return nil
 		}
 	default:

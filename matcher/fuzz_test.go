@@ -71,3 +71,33 @@ func FuzzScannerMatchesTree(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDiffJSON: any two JSON values diff without a panic whether their
+// numbers were decoded exactly (ParseJSON) or as float64 (encoding/json),
+// and differ exactly when their canonical forms do.
+func FuzzDiffJSON(f *testing.F) {
+	for _, p := range [][2]string{{`{"days":3}`, `{"days":5}`}, {`{"temp_c":64.4}`, `[64]`}, {`[1,2.0]`, `[1.0,2]`},
+		{`{"a":null,"b":[[[]]]}`, `{"a":{"b":[null]}}`}, {`{"city":"Zürich 🌧"}`, `{"city":"Zurich"}`}, {`[1e308]`, `[-0]`}} {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		ea, ok1 := ParseJSON(a)
+		eb, ok2 := ParseJSON(b)
+		if !ok1 || !ok2 {
+			return
+		}
+		same := bytes.Equal(AppendCanonical(nil, ea), AppendCanonical(nil, eb))
+		if diffs := DiffJSON("", ea, eb); (len(diffs) == 0) != same {
+			t.Fatalf("%s vs %s: canonically equal %v, differences %v", a, b, same, diffs)
+		}
+		var fa, fb any
+		if json.Unmarshal(a, &fa) != nil || json.Unmarshal(b, &fb) != nil {
+			return
+		}
+		DiffJSON("", fa, fb)
+		DiffJSON("", ea, fb)
+		if diffs := DiffJSON("", fa, fa); len(diffs) != 0 {
+			t.Fatalf("%s differs from itself: %v", a, diffs)
+		}
+	})
+}

@@ -55,28 +55,30 @@ type Names struct {
 	counted map[string]int    // names seen per kind
 }
 
-// Learn numbers the names in a response to a request for path.
-func (n *Names) Learn(path string, resp *cassettes.Response) {
-	n.learnBody(path, resp.Body)
+// Learn numbers the names in a response to a request for path, and
+// reports whether the response held any: a response that held none
+// teaches nothing the next time it is served either, so a caller that
+// serves it again can skip the scan.
+func (n *Names) Learn(path string, resp *cassettes.Response) bool {
+	held := n.learnBody(path, resp.Body)
 	for _, e := range resp.Events {
-		n.learnBody(path, e.Data)
+		held = n.learnBody(path, e.Data) || held
 	}
+	return held
 }
 
-func (n *Names) learnBody(path string, b []byte) {
-	if len(b) > 0 && len(b) <= maxNameScan {
-		n.learn(path, b)
-	}
+func (n *Names) learnBody(path string, b []byte) bool {
+	return len(b) > 0 && len(b) <= maxNameScan && n.learn(path, b)
 }
 
-func (n *Names) learn(path string, body []byte) {
+func (n *Names) learn(path string, body []byte) bool {
 	var matches [][][]byte
 	if mayHoldName(body) {
 		matches = resourceName.FindAllSubmatch(body, -1)
 	}
 	id := interactionID(path, body)
 	if len(matches) == 0 && id == "" {
-		return
+		return false
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -95,6 +97,7 @@ func (n *Names) learn(path string, body []byte) {
 		n.counted["interactions"]++
 		n.bare[id] = "interactions#" + strconv.Itoa(n.counted["interactions"])
 	}
+	return true
 }
 
 // interactionID is the id an Interactions API answer gives its interaction
@@ -196,14 +199,4 @@ func replaceToken(b []byte, id, num string, changed bool) ([]byte, bool) {
 
 func idByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// NamesOf numbers the names of a recorded cassette, over its responses in
-// file order.
-func NamesOf(xs []*cassettes.Exchange) *Names {
-	n := &Names{}
-	for _, x := range xs {
-		n.Learn(x.Request.Path, &x.Response)
-	}
-	return n
 }

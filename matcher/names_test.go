@@ -68,3 +68,26 @@ func TestNamesRewriteWholeNamesOnly(t *testing.T) {
 		t.Fatal("Rewrite changed the request it was given")
 	}
 }
+
+// TestNamesLearnReportsWhetherAnswerHeldNames: replay skips learning from
+// answers that held no name, so Learn must say which did — including an
+// answer whose name the run already knew, and names in streamed events.
+func TestNamesLearnReportsWhetherAnswerHeldNames(t *testing.T) {
+	n := &Names{}
+	cases := []struct {
+		path string
+		resp cassettes.Response
+		want bool
+	}{
+		{"/v1beta/models/m:generateContent", cassettes.Response{Body: []byte(`{"candidates":[{"content":{"parts":[{"text":"files are fine"}]}}]}`)}, false},
+		{"/v1beta/cachedContents", cassettes.Response{Body: []byte(`{"name":"cachedContents/c1"}`)}, true},
+		{"/v1beta/cachedContents/c1", cassettes.Response{Body: []byte(`{"name":"cachedContents/c1"}`)}, true},
+		{"/v1beta/interactions", cassettes.Response{Events: []cassettes.Event{{Data: []byte(`{"interaction_id":"v1_q"}`)}}}, true},
+		{"/v1beta/models/m:streamGenerateContent", cassettes.Response{Events: []cassettes.Event{{Data: []byte(`{"candidates":[]}`)}}}, false},
+	}
+	for _, c := range cases {
+		if got := n.Learn(c.path, &c.resp); got != c.want {
+			t.Errorf("Learn(%s) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@
 package proxy
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -86,7 +85,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case ControlHealth:
 		if allow(w, r, http.MethodGet) {
-			writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "mode": s.cfg.Mode, "cassette": s.DefaultCassette()})
+			writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "mode": s.cfg.reportMode(), "cassette": s.DefaultCassette()})
 		}
 	case ControlReport:
 		if allow(w, r, http.MethodGet) {
@@ -141,27 +140,6 @@ func (s *Server) serveCassette(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Debug("default cassette set", "cassette", *body.Name, "previous", previous)
 	writeJSON(w, http.StatusOK, map[string]string{"name": *body.Name, "previous": previous})
-}
-
-// controlAllowed says whether the peer may use the control API: a peer
-// that sends the configured token as a bearer token, or else one on the
-// loopback interface. It returns 0, or the status and message refusing it.
-func (s *Server) controlAllowed(r *http.Request) (int, string) {
-	got, sent := bearerToken(r)
-	if token := s.cfg.ControlToken; token != "" && sent {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1 {
-			return 0, ""
-		}
-		return http.StatusUnauthorized, "the bearer token of this control request is not the control token"
-	}
-	if isLoopbackPeer(r.RemoteAddr) {
-		return 0, ""
-	}
-	if s.cfg.ControlToken == "" {
-		return http.StatusForbidden, hinted(fmt.Sprintf("control requests from %s are refused: only loopback peers may use %s when no control token is set",
-			r.RemoteAddr, ControlPrefix), "; ", s.cfg.Hints.Control)
-	}
-	return http.StatusUnauthorized, fmt.Sprintf("control requests from %s need the control token as \"Authorization: Bearer TOKEN\"", r.RemoteAddr)
 }
 
 func bearerToken(r *http.Request) (string, bool) {

@@ -16,6 +16,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -28,6 +29,9 @@ func control(t *testing.T, method, url, token, body string) (int, string) {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if method == http.MethodPut || method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -75,7 +79,7 @@ func TestHealthProbesDuringStrictReplayDoNotFailTheRun(t *testing.T) {
 		t.Errorf("health probes failed the strict replay: %v", err)
 	}
 	r := rep.Report()
-	if len(r.Outcomes) != 2 || r.Counts[proxy.OutcomeMatched] != 2 {
+	if len(r.Outcomes) != 2 || r.Counts[matcher.OutcomeMatched] != 2 {
 		t.Errorf("report lists %d outcomes %v, want the agent's 2 matched requests only", len(r.Outcomes), r.Counts)
 	}
 	if st := rep.Stats(); st.Failed != 0 {
@@ -106,7 +110,7 @@ func TestControlReportIsTheRunReportSoFar(t *testing.T) {
 	if err := schema.Validate(doc); err != nil {
 		t.Fatalf("GET %s does not match report.schema.json: %v\n%s", proxy.ControlReport, err, raw)
 	}
-	var got proxy.Report
+	var got matcher.Report
 	if err := json.Unmarshal([]byte(raw), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +119,7 @@ func TestControlReportIsTheRunReportSoFar(t *testing.T) {
 	if string(want) != string(again) {
 		t.Errorf("GET report differs from Server.Report:\n got %s\nwant %s", again, want)
 	}
-	if got.Counts[proxy.OutcomeMatched] != 1 || got.Counts[proxy.OutcomeMismatched] != 1 {
+	if got.Counts[matcher.OutcomeMatched] != 1 || got.Counts[matcher.OutcomeMismatched] != 1 {
 		t.Errorf("report counts %v, want 1 matched and 1 mismatched", got.Counts)
 	}
 }

@@ -7,18 +7,20 @@ package proxy
 import (
 	"slices"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // FollowOns returns, for each outcome, the index of the earlier mismatch
 // whose change it only repeats (exactly the same differences), or -1.
 // The later one is then caused by the same change and needs no attention
 // of its own.
-func FollowOns(outcomes []Outcome) []int {
+func FollowOns(outcomes []matcher.Outcome) []int {
 	follows := make([]int, len(outcomes))
 	first := map[string]int{} // differences → the first mismatch with them
 	for i, o := range outcomes {
 		follows[i] = -1
-		if o.Outcome != OutcomeMismatched || len(o.Diffs) == 0 {
+		if o.Outcome != matcher.OutcomeMismatched || len(o.Diffs) == 0 {
 			continue
 		}
 		lines := make([]string, len(o.Diffs))

@@ -10,7 +10,7 @@ import (
 // are follow-ons of the first mismatch, not problems of their own.
 func TestFollowOnsPointAtTheFirstMismatch(t *testing.T) {
 	dir := recordAgent(t, weatherAgent{}, weatherAgent{question: "And in Rome?"})
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ReplayMode: proxy.ReplayLenient})
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Lenient: true})
 	for _, a := range []weatherAgent{{tools: []string{"get_weather", "get_forecast"}}, {question: "And in Rome?", tools: []string{"get_weather", "get_forecast"}, tempC: 30}} {
 		if _, err := a.run(t, rep.URL); err != nil {
 			t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/elazarl/goproxy"
@@ -56,18 +55,21 @@ func CheckHostPattern(p string) error {
 }
 
 // matchHost reports whether host matches pattern: exactly, or for
-// "*.domain" any name ending in ".domain" (not domain itself).
+// "*.domain" any name ending in ".domain" (not domain itself), both
+// canonicalised, so "LocalHost." is localhost.
 func matchHost(pattern, host string) bool {
+	host = canonicalHost(host)
 	if suffix, ok := strings.CutPrefix(pattern, "*"); ok {
-		return len(host) > len(suffix) && strings.HasSuffix(strings.ToLower(host), strings.ToLower(suffix))
+		suffix = canonicalHost(suffix)
+		return len(host) > len(suffix) && strings.HasSuffix(host, suffix)
 	}
-	return strings.EqualFold(pattern, host)
+	return canonicalHost(pattern) == host
 }
 
 // isGeminiHost: the hosts whose traffic is model traffic, handled exactly
 // as base-URL requests are. See ../shared/reference/gemini-wire.md §1.
 func isGeminiHost(host string) bool {
-	host = strings.ToLower(host)
+	host = canonicalHost(host)
 	switch {
 	case host == "generativelanguage.googleapis.com", host == "aiplatform.googleapis.com":
 		return true
@@ -96,26 +98,15 @@ type front struct {
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect || r.URL.IsAbs() && !toSelf(r) {
+	// An absolute-form request for this listener's own address comes from
+	// a client that sends its base-URL calls through HTTP_PROXY although
+	// NO_PROXY lists loopback, or from a peer hoping to reach the control
+	// API from loopback: either way it is served here, as its peer's.
+	if r.Method == http.MethodConnect || r.URL.IsAbs() && !forSelf(r, localAddr(r)) {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
 	f.base.ServeHTTP(w, r)
-}
-
-// toSelf: an absolute-form request for this listener's own address, from a
-// client that sends its base-URL calls through HTTP_PROXY although
-// NO_PROXY lists loopback. It is base-URL traffic, not a tool's.
-func toSelf(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
-	if !ok || r.URL.Port() != strconv.Itoa(local.Port) {
-		return false
-	}
-	host := r.URL.Hostname()
-	if ip := net.ParseIP(host); ip != nil {
-		return ip.Equal(local.IP) || ip.IsLoopback() && local.IP.IsLoopback()
-	}
-	return strings.EqualFold(host, "localhost") && local.IP.IsLoopback()
 }
 
 // newForwardProxy sets goproxy up so that every request it receives, in a
@@ -142,6 +133,12 @@ func (s *Server) newForwardProxy() *goproxy.ProxyHttpServer {
 		return &tls.Config{Certificates: []tls.Certificate{*cert}}, nil
 	}}
 	gp.OnRequest().HandleConnectFunc(func(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+		// The requests of an intercepted tunnel carry no connection of
+		// their own: they are judged by the CONNECT's (control_guard.go).
+		ctx.UserData = localAddr(ctx.Req)
+		if connectToSelf(ctx.Req, host) {
+			return intercept, host // never a raw tunnel back into this listener
+		}
 		name := hostOnly(host)
 		for _, p := range fw.Tunnel {
 			if !matchHost(p, name) {
@@ -159,12 +156,16 @@ func (s *Server) newForwardProxy() *goproxy.ProxyHttpServer {
 		}
 		return intercept, host
 	})
-	gp.OnRequest().DoFunc(func(r *http.Request, _ *goproxy.ProxyCtx) (*http.Request, *http.Response) {
+	gp.OnRequest().DoFunc(func(r *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
 		for _, h := range []string{"Proxy-Connection", "Proxy-Authorization"} {
 			r.Header.Del(h) // meant for this proxy, never for a cassette or an upstream
 		}
 		var h http.Handler = tool
-		if isGeminiHost(r.URL.Hostname()) {
+		local, _ := ctx.UserData.(*net.TCPAddr)
+		if local == nil {
+			local = localAddr(r)
+		}
+		if isGeminiHost(r.URL.Hostname()) || forSelf(r, local) {
 			h = s
 		}
 		return r, respond(h, r)

@@ -6,6 +6,7 @@ func TestIsGeminiHost(t *testing.T) {
 	for host, want := range map[string]bool{
 		"generativelanguage.googleapis.com":           true,
 		"GenerativeLanguage.googleapis.com":           true,
+		"generativelanguage.googleapis.com.":          true,
 		"aiplatform.googleapis.com":                   true,
 		"us-central1-aiplatform.googleapis.com":       true,
 		"europe-west4-aiplatform.googleapis.com":      true,
@@ -36,6 +37,12 @@ func TestMatchHost(t *testing.T) {
 		{"*.example.com", "a.b.Example.com", true},
 		{"*.example.com", "example.com", false},
 		{"*.example.com", "badexample.com", false},
+		{"localhost", "localhost.", true},
+		{"localhost", "LOCALHOST..", true},
+		{"localhost.", "localhost", true},
+		{"*.example.com", "a.example.com.", true},
+		{"*.example.com", "example.com.", false},
+		{"*.example.com.", "a.Example.COM", true},
 	} {
 		if got := matchHost(c.pattern, c.host); got != c.want {
 			t.Errorf("matchHost(%q, %q) = %v, want %v", c.pattern, c.host, got, c.want)

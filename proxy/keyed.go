@@ -1,4 +1,4 @@
-// Conformance matching (--match conformance): a model call is answered by
+// Conformance matching (Config.ConformanceKeys, --match conformance): a model call is answered by
 // the recording at its key, as ADK's ReplayPlugin keys it (user message,
 // agent, that agent's call index in the user message), whatever its body
 // says; how the body differs is reported as findings, not failures.
@@ -12,32 +12,11 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// MatchMode says how replay finds the recording that answers a request.
-type MatchMode string
-
-const (
-	// MatchBody (default): by method, path, query and canonical body; a
-	// model call without one is compared with the recording at its place.
-	MatchBody MatchMode = "body"
-	// MatchConformance: a model call by its conformance key (see
-	// conformance.Key), its body differences reported as findings in
-	// Outcome.Findings; other requests as under MatchBody. For cassettes
-	// imported from ADK's conformance corpus, replayed to an ADK server
-	// of another language, whose requests say the same in other words.
-	MatchConformance MatchMode = "conformance"
-)
-
-// ParseMatchMode checks a match mode name: body or conformance.
-func ParseMatchMode(s string) (MatchMode, error) {
-	return parse(s, "match mode", MatchBody, MatchConformance)
-}
-
-// keyedTape is a tape's state under MatchConformance: the recordings by
+// keyedTape is a tape's state under Config.ConformanceKeys: the recordings by
 // key, and the live calls placed so far, each agent's counted.
 type keyedTape struct {
 	org      *conversation.Organizer
@@ -129,13 +108,13 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	}
 	asTool, isAgentTool := k.results[[2]int{a.session, a.invocation}].agentToolAnswer(call, place.Agent, req.Path)
 	t.mu.Unlock()
-	key := conformance.Key{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
+	key := matcher.ConformanceKey{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
 	if e == nil && recorded == 0 && isAgentTool {
 		// ADK records an agent used as a tool by the tool's result only.
 		for _, payload := range cassettes.ResponsePayloads(asTool) {
 			k.org.Calls(token, conversation.ResponseCalls(payload))
 		}
-		o := outcomeFor(OutcomeMatched, t.name, req, &place)
+		o := outcomeFor(matcher.OutcomeMatched, t.name, req, &place)
 		o.Conformance = &key
 		o.Message = "answered with the recorded result of tool " + place.Agent + ": ADK records an agent used as a tool by its result, not its model calls"
 		s.report.add(o)
@@ -146,10 +125,10 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
 			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.Hints.Rerecord)
-		o := outcomeFor(OutcomeUnmatched, t.name, req, &place)
+		o := outcomeFor(matcher.OutcomeUnmatched, t.name, req, &place)
 		o.Conformance, o.Message = &key, msg
 		s.report.add(o)
-		s.log.Warn(OutcomeUnmatched+" request", "cassette", t.name, "key", key.String(), "detail", msg)
+		s.log.Warn(matcher.OutcomeUnmatched+" request", "cassette", t.name, "key", key.String(), "detail", msg)
 		writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
 		return true
 	}
@@ -157,15 +136,15 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		k.org.Calls(token, conversation.ResponseCalls(payload))
 	}
 	k.org.Finish(token, &e.x.Response)
-	o := outcomeFor(OutcomeMatched, t.name, req, e.x.Place)
+	o := outcomeFor(matcher.OutcomeMatched, t.name, req, e.x.Place)
 	o.Conformance = &key
 	if diffs := substantive(s.m.Diff(&e.x.Request, req)); len(diffs) > 0 {
-		o.Findings = conformance.GroupDiffs(keptDiffs(diffs))
+		o.Findings = matcher.GroupDiffs(keptDiffs(diffs))
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
 	s.report.add(o)
 	hold(r, before)
-	s.serve(w, r, &e.x.Response)
+	s.serveRecorded(w, r, e.x)
 	t.mu.Lock()
 	k.order.done(e)
 	t.mu.Unlock()
@@ -187,7 +166,7 @@ func substantive(diffs []matcher.Difference) []matcher.Difference {
 
 // findingsLine is the summary's line about conformance findings, or "":
 // how many calls answered by key differ, and in which groups.
-func findingsLine(outcomes []Outcome) string {
+func findingsLine(outcomes []matcher.Outcome) string {
 	calls, by := 0, map[string]int{}
 	for _, o := range outcomes {
 		if len(o.Findings) > 0 {
@@ -201,7 +180,7 @@ func findingsLine(outcomes []Outcome) string {
 		return ""
 	}
 	var groups []string
-	for _, g := range conformance.Groups {
+	for _, g := range matcher.FindingGroups {
 		if by[g] > 0 {
 			groups = append(groups, fmt.Sprintf("%s %d", g, by[g]))
 		}

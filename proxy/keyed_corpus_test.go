@@ -11,6 +11,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -29,7 +30,7 @@ func TestConformanceKeyingReplaysEveryCorpusCase(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			cas := importCase(t, dir, c.Name)
-			p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+			p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true})
 			for i, x := range cas.Exchanges {
 				// ADK Go and ADK-JS send an empty generationConfig where
 				// ADK Python sends none: empty counts as absent.
@@ -50,12 +51,12 @@ func TestConformanceKeyingReplaysEveryCorpusCase(t *testing.T) {
 			}
 			p.stop(t)
 			r := p.Report()
-			if r.Counts[proxy.OutcomeMatched] != len(cas.Exchanges) || r.Counts[proxy.OutcomeUnused] != 0 {
+			if r.Counts[matcher.OutcomeMatched] != len(cas.Exchanges) || r.Counts[matcher.OutcomeUnused] != 0 {
 				t.Fatalf("counts %v for %d calls", r.Counts, len(cas.Exchanges))
 			}
 			for i, o := range r.Outcomes {
 				x := cas.Exchanges[i]
-				want := conformance.Key{UserMessage: x.Place.Invocation - 1, Agent: x.Place.Agent}
+				want := matcher.ConformanceKey{UserMessage: x.Place.Invocation - 1, Agent: x.Place.Agent}
 				if o.Conformance == nil || o.Conformance.UserMessage != want.UserMessage || o.Conformance.Agent != want.Agent || len(o.Findings) != 0 {
 					t.Errorf("call %d: key %+v findings %v, want user message %d agent %s", i, o.Conformance, o.Findings, want.UserMessage, want.Agent)
 				}
@@ -75,7 +76,7 @@ func TestConformanceHoldsParallelBranches(t *testing.T) {
 	if len(cas.Exchanges) != 4 {
 		t.Fatalf("%d calls, want 4", len(cas.Exchanges))
 	}
-	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true})
 	answered := make(chan int, 3)
 	send := func(i int) {
 		x := cas.Exchanges[i]
@@ -131,7 +132,7 @@ func TestConformanceHoldsParallelBranches(t *testing.T) {
 func TestConformanceAnswersAnAgentUsedAsATool(t *testing.T) {
 	dir := t.TempDir()
 	cas := importCase(t, dir, "tool/agent_tool_001")
-	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true})
 	first := cas.Exchanges[0]
 	resp := post(t, p.URL, first.Request.Path, http.Header{"X-Adkproxy-Cassette": {cas.Name}}, string(first.Request.Body))
 	resp.Body.Close()
@@ -152,12 +153,12 @@ func TestConformanceAnswersAnAgentUsedAsATool(t *testing.T) {
 	}
 	p.stop(t)
 	r := p.Report()
-	if r.Counts[proxy.OutcomeMatched] != 3 || r.Counts[proxy.OutcomeUnmatched] != 0 {
+	if r.Counts[matcher.OutcomeMatched] != 3 || r.Counts[matcher.OutcomeUnmatched] != 0 {
 		t.Fatalf("counts %v", r.Counts)
 	}
 	subs := 0
 	for _, o := range r.Outcomes {
-		if o.Outcome != proxy.OutcomeMatched || o.Agent == "call_center_assistant" {
+		if o.Outcome != matcher.OutcomeMatched || o.Agent == "call_center_assistant" {
 			continue
 		}
 		subs++

@@ -12,6 +12,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -79,7 +80,7 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 	dir := t.TempDir()
 	cas := importCase(t, dir, "tool/function_001")
 	multi := importCase(t, dir, "core/multi_001")
-	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true})
 	for _, c := range []*cassettes.Cassette{cas, multi} {
 		for i, x := range c.Exchanges {
 			resp := post(t, p.URL, x.Request.Path, http.Header{"X-Adkproxy-Cassette": {c.Name}}, reword(t, x.Request.Body))
@@ -118,10 +119,10 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 	if err := reportSchema(t).Validate(doc); err != nil {
 		t.Fatalf("report with findings does not match report.schema.json: %v", err)
 	}
-	if r.Counts[proxy.OutcomeMatched] != 6 || r.Counts[proxy.OutcomeUnmatched] != 1 || r.Counts[proxy.OutcomeMismatched] != 0 || r.Counts[proxy.OutcomeUnused] != 0 {
+	if r.Counts[matcher.OutcomeMatched] != 6 || r.Counts[matcher.OutcomeUnmatched] != 1 || r.Counts[matcher.OutcomeMismatched] != 0 || r.Counts[matcher.OutcomeUnused] != 0 {
 		t.Fatalf("counts %v", r.Counts)
 	}
-	want := []conformance.Key{
+	want := []matcher.ConformanceKey{
 		{UserMessage: 0, Agent: "booking_assistant", Call: 0}, {UserMessage: 0, Agent: "booking_assistant", Call: 1},
 		{UserMessage: 0, Agent: "booking_assistant", Call: 2}, {UserMessage: 0, Agent: "booking_assistant", Call: 3},
 		{UserMessage: 0, Agent: "study_buddy_coordinator", Call: 0}, {UserMessage: 0, Agent: "math_tutor", Call: 0},
@@ -131,7 +132,7 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 		if o.Conformance == nil || *o.Conformance != want[i] {
 			t.Errorf("outcome %d: key %+v, want %+v", i, o.Conformance, want[i])
 		}
-		if o.Outcome != proxy.OutcomeMatched {
+		if o.Outcome != matcher.OutcomeMatched {
 			continue
 		}
 		groups := map[string][]string{}
@@ -140,13 +141,13 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 				groups[f.Group] = append(groups[f.Group], d.Path)
 			}
 		}
-		if len(groups[conformance.GroupSystemInstruction]) != 1 {
+		if len(groups[matcher.GroupSystemInstruction]) != 1 {
 			t.Errorf("outcome %d: system_instruction findings %v", i, groups)
 		}
-		if o.Agent == "booking_assistant" && !strings.Contains(strings.Join(groups[conformance.GroupTools], " "), "userId") {
+		if o.Agent == "booking_assistant" && !strings.Contains(strings.Join(groups[matcher.GroupTools], " "), "userId") {
 			t.Errorf("outcome %d: tools findings %v, want the renamed user_id", i, groups)
 		}
-		if len(groups[conformance.GroupContents]) != 0 {
+		if len(groups[matcher.GroupContents]) != 0 {
 			t.Errorf("outcome %d: contents findings %v, want none", i, groups)
 		}
 	}
@@ -165,7 +166,7 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 func TestConformanceKeyingNeedsTheRecordedAgent(t *testing.T) {
 	dir := t.TempDir()
 	cas := importCase(t, dir, "core/generate_content_config_001")
-	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Match: proxy.MatchConformance})
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true})
 	body := strings.ReplaceAll(string(cas.Exchanges[0].Request.Body), `\"core_agent_002\"`, `\"another_agent\"`)
 	resp := post(t, p.URL, cas.Exchanges[0].Request.Path, http.Header{"X-Adkproxy-Cassette": {cas.Name}}, body)
 	msg, _ := io.ReadAll(resp.Body)
@@ -174,14 +175,8 @@ func TestConformanceKeyingNeedsTheRecordedAgent(t *testing.T) {
 		t.Errorf("status %d: %s", resp.StatusCode, msg)
 	}
 	p.stop(t)
-	if r := p.Report(); r.Counts[proxy.OutcomeUnused] != 1 || r.Counts[proxy.OutcomeUnmatched] != 1 {
+	if r := p.Report(); r.Counts[matcher.OutcomeUnused] != 1 || r.Counts[matcher.OutcomeUnmatched] != 1 {
 		t.Errorf("counts %v", r.Counts)
-	}
-	if _, err := proxy.ParseMatchMode("fuzzy"); err == nil {
-		t.Error("ParseMatchMode accepted fuzzy")
-	}
-	if _, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: filepath.Join(dir), Match: "fuzzy"}); err == nil {
-		t.Error("New accepted --match fuzzy")
 	}
 }
 
@@ -227,7 +222,7 @@ user_messages:
 	if err := cassettes.Save(filepath.Join(dir, "long.yaml"), cas, nil); err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: "long", Match: proxy.MatchConformance})
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: "long", ConformanceKeys: true})
 	for i, x := range cas.Exchanges {
 		resp := post(t, p.URL, x.Request.Path, nil, string(x.Request.Body))
 		got, _ := io.ReadAll(resp.Body)
@@ -237,9 +232,9 @@ user_messages:
 		}
 	}
 	p.stop(t)
-	want := []conformance.Key{{UserMessage: 0, Agent: "a", Call: 0}, {UserMessage: 0, Agent: "a", Call: 1}, {UserMessage: 1, Agent: "a", Call: 0}}
+	want := []matcher.ConformanceKey{{UserMessage: 0, Agent: "a", Call: 0}, {UserMessage: 0, Agent: "a", Call: 1}, {UserMessage: 1, Agent: "a", Call: 0}}
 	r := p.Report()
-	if r.Counts[proxy.OutcomeMatched] != 3 || r.Counts[proxy.OutcomeUnused] != 0 {
+	if r.Counts[matcher.OutcomeMatched] != 3 || r.Counts[matcher.OutcomeUnused] != 0 {
 		t.Fatalf("counts %v", r.Counts)
 	}
 	for i, o := range r.Outcomes {

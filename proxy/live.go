@@ -71,7 +71,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	}
 	if t == nil {
 		s.paths.Delete(name)
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
@@ -84,7 +84,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 			if usedUp > 0 {
 				msg = fmt.Sprintf("cassette %q: all %d recorded Live connections to %s were already used", t.name, usedUp, req.Path)
 			}
-			s.miss(w, OutcomeUnmatched, t.name, &req, nil, nil, hinted(msg, "; ", s.cfg.Hints.Rerecord))
+			s.miss(w, matcher.OutcomeUnmatched, t.name, &req, nil, nil, hinted(msg, "; ", s.cfg.Hints.Rerecord))
 			return
 		}
 	}
@@ -177,6 +177,9 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 // keepLive scrubs, records and reports a finished connection.
 func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	s.cfg.Redactor.Exchange(x)
+	if !s.beforeSave(t, x, &x.Request) {
+		return
+	}
 	if t.persist {
 		if err := cassettes.StoreLiveBlobs(s.cfg.Dir, t.path, x); err != nil {
 			// The frames keep every byte: the media stays in the cassette.
@@ -189,9 +192,9 @@ func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	if _, err := t.record(x); err != nil {
 		s.log.Error("Live connection kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
 	}
-	kind := OutcomeRecorded
+	kind := matcher.OutcomeRecorded
 	if !t.persist {
-		kind = OutcomeForwarded
+		kind = matcher.OutcomeForwarded
 	}
 	s.report.add(outcomeFor(kind, t.name, &x.Request, nil))
 	s.log.Debug("recorded Live connection", "cassette", t.name, "path", x.Request.Path, "frames", len(x.Live.Frames))

@@ -142,7 +142,7 @@ func (p *livePlayer) differs(i int, diffs []matcher.Difference, why string) bool
 		head += " (" + why + ")"
 	}
 	msg := hinted(head+":"+matcher.FormatDiffs(diffs, maxShownDiffs), "\n", s.cfg.Hints.Mismatch)
-	o := outcomeFor(OutcomeMismatched, t.name, p.req, nil)
+	o := outcomeFor(matcher.OutcomeMismatched, t.name, p.req, nil)
 	o.Diffs, o.Message = keptDiffs(diffs), msg
 	p.differed = true
 	if !t.strict {
@@ -153,7 +153,7 @@ func (p *livePlayer) differs(i int, diffs []matcher.Difference, why string) bool
 	}
 	t.markContested(p.e)
 	s.report.add(o)
-	s.log.Warn(OutcomeMismatched+" Live frame", "cassette", t.name, "path", p.req.Path, "detail", msg)
+	s.log.Warn(matcher.OutcomeMismatched+" Live frame", "cassette", t.name, "path", p.req.Path, "detail", msg)
 	p.close(closePolicy, fmt.Sprintf("adkproxy: frame %d differs from the recording at %s", i+1, diffs[0].Path))
 	return false
 }

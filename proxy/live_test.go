@@ -21,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -237,14 +238,14 @@ func TestLiveReplayChangedFrameCloses1008(t *testing.T) {
 	}
 	rep.stop(t)
 	misses := rep.Misses()
-	if len(misses) != 1 || misses[0].Outcome != proxy.OutcomeMismatched || !strings.Contains(misses[0].Message, "Berlin") {
+	if len(misses) != 1 || misses[0].Outcome != matcher.OutcomeMismatched || !strings.Contains(misses[0].Message, "Berlin") {
 		t.Fatalf("misses %+v, want one mismatch showing Berlin", misses)
 	}
 	if err := rep.Failure(); !errors.Is(err, proxy.ErrRunFailed) {
 		t.Fatalf("Failure() = %v, want the strict run failed", err)
 	}
 
-	lenient := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, ReplayMode: proxy.ReplayLenient, Dir: dir})
+	lenient := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Lenient: true, Dir: dir})
 	c = dialLive(t, lenient.URL, jsLivePath, nil)
 	got := rawSession(c, setupFrame, berlin, toolFrame)
 	if !strings.Contains(got[len(got)-1], "usageMetadata") {

@@ -1,5 +1,6 @@
-// Modes: the three mode types, parsing them, what each makes a cassette do
-// with requests, and when a run under it has failed.
+// The modes: what each makes a cassette do with requests, how a Config's
+// modes are checked, and when a run under them has failed.
+
 package proxy
 
 import (
@@ -8,86 +9,40 @@ import (
 	"strings"
 )
 
-// Mode is what the proxy does with each request.
+// Mode is what the proxy does with each request. The zero value is
+// ModeReplay.
 type Mode string
 
 const (
-	// ModeRecord forwards requests upstream and writes what happened into
-	// the cassette; RecordMode says what happens to a cassette that exists.
-	ModeRecord Mode = "record"
-	// ModeReplay answers only from cassettes and never contacts the
-	// upstream; a request that was not recorded gets a 400 error.
+	// ModeReplay (the zero value) answers only from cassettes and never
+	// contacts the upstream. A request that differs from the recording
+	// at its place gets a 400 error naming each differing field and fails
+	// the run (see Server.Failure), unless Config.Lenient; one with
+	// nothing recorded always does.
 	ModeReplay Mode = "replay"
+	// ModeRecord forwards every request upstream and records it; a
+	// cassette used in the run is replaced by what this run recorded.
+	ModeRecord Mode = "record"
+	// ModeRecordOnce replays a cassette that exists, strictly, and leaves
+	// it unchanged; a cassette that does not exist is recorded.
+	ModeRecordOnce Mode = "record-once"
+	// ModeRecordNewEpisodes answers requests that have a recording from
+	// it, and forwards the others and adds them to the cassette.
+	ModeRecordNewEpisodes Mode = "record-new-episodes"
+	// ModePassthrough forwards every request and writes nothing.
+	ModePassthrough Mode = "passthrough"
 )
 
-// RecordMode says what record does with a cassette that already exists and
-// with requests it has no recording for.
-type RecordMode string
+// modes lists every Mode, in the order error messages name them.
+var modes = []Mode{ModeReplay, ModeRecord, ModeRecordOnce, ModeRecordNewEpisodes, ModePassthrough}
 
-const (
-	// RecordOverwrite (default): every request is forwarded and recorded;
-	// a cassette used in the run is replaced by what this run recorded.
-	RecordOverwrite RecordMode = "overwrite"
-	// RecordOnce: a cassette that exists is replayed strictly (a request
-	// without a recording is an error and fails the run, as in strict
-	// replay) and left unchanged; one that does not is recorded.
-	RecordOnce RecordMode = "once"
-	// RecordNewEpisodes: requests with a recording are replayed from it;
-	// requests without one are forwarded and added to the cassette.
-	RecordNewEpisodes RecordMode = "new-episodes"
-	// RecordPassthrough: every request is forwarded and nothing is written.
-	RecordPassthrough RecordMode = "passthrough"
-)
-
-// ReplayMode says what replay does when a request differs from the
-// recording at its place in the conversation.
-type ReplayMode string
-
-const (
-	// ReplayStrict (default): the request gets a 400 error naming each
-	// differing field, and the run fails (see Server.Failure).
-	ReplayStrict ReplayMode = "strict"
-	// ReplayLenient: the recorded response at that place is served anyway
-	// and the difference is reported as a warning; the run passes.
-	ReplayLenient ReplayMode = "lenient"
-)
-
-// ErrUnknownMode is wrapped by the errors of ParseMode, ParseRecordMode,
-// ParseReplayMode and New for a mode name that is not one of the above.
+// ErrUnknownMode is wrapped by New's error for a Config.Mode that is none
+// of the Mode constants.
 var ErrUnknownMode = errors.New("unknown mode")
 
 // ErrRunFailed is wrapped by Server.Failure when the run failed by its
 // mode's rules.
 var ErrRunFailed = errors.New("run failed")
-
-// ParseMode checks a mode name: record or replay.
-func ParseMode(s string) (Mode, error) {
-	return parse(s, "mode", ModeRecord, ModeReplay)
-}
-
-// ParseRecordMode checks a record mode name: overwrite, once, new-episodes
-// or passthrough.
-func ParseRecordMode(s string) (RecordMode, error) {
-	return parse(s, "record mode", RecordOverwrite, RecordOnce, RecordNewEpisodes, RecordPassthrough)
-}
-
-// ParseReplayMode checks a replay mode name: strict or lenient.
-func ParseReplayMode(s string) (ReplayMode, error) {
-	return parse(s, "replay mode", ReplayStrict, ReplayLenient)
-}
-
-func parse[M ~string](s, what string, known ...M) (M, error) {
-	for _, m := range known {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	names := make([]string, len(known))
-	for i, m := range known {
-		names[i] = string(m)
-	}
-	return "", fmt.Errorf("%s %q: %w (want %s)", what, s, ErrUnknownMode, orList(names))
-}
 
 // orList joins names as "a, b or c".
 func orList(names []string) string {
@@ -98,20 +53,39 @@ func orList(names []string) string {
 	return strings.Join(names[:last], ", ") + " or " + names[last]
 }
 
-// validate checks the configured modes; the zero values are already the
-// defaults.
-func (c *Config) validate() error {
-	if _, err := ParseMode(string(c.Mode)); err != nil {
-		return err
+// checkModes refuses a mode that does not exist and settings that
+// contradict the mode: nothing a Config can say is silently ignored.
+func (c *Config) checkModes() error {
+	known := false
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		known = known || c.Mode == m
+		names[i] = string(m)
 	}
-	if _, err := ParseRecordMode(string(c.RecordMode)); err != nil {
-		return err
+	if !known {
+		return fmt.Errorf("proxy: Config.Mode %q: %w (want %s)", c.Mode, ErrUnknownMode, orList(names))
 	}
-	if _, err := ParseReplayMode(string(c.ReplayMode)); err != nil {
-		return err
+	if c.Lenient && c.Mode != ModeReplay {
+		return fmt.Errorf("proxy: Config.Lenient is for ModeReplay; Mode %s does not serve mismatched recordings", c.Mode)
 	}
-	_, err := ParseMatchMode(string(c.Match))
-	return err
+	if c.Mode == ModeRecord || c.Mode == ModePassthrough {
+		// These modes never answer from a recording.
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"ConformanceKeys", c.ConformanceKeys}, {"AllowRepeats", c.AllowRepeats}, {"ReplayTiming", c.ReplayTiming}, {"Match", c.Match != nil}} {
+			if f.set {
+				return fmt.Errorf("proxy: Config.%s applies to recordings being replayed; Mode %s replays none", f.name, c.Mode)
+			}
+		}
+	}
+	if c.Match != nil && c.ConformanceKeys {
+		return errors.New("proxy: Config.Match and Config.ConformanceKeys both say how to match: set one")
+	}
+	if c.Dir == "" && c.Mode != ModeReplay && c.Mode != ModePassthrough {
+		return fmt.Errorf("proxy: Config.Dir is empty: Mode %s writes cassettes and needs their folder (only ModeReplay defaults to %s)", c.Mode, defaultDir)
+	}
+	return nil
 }
 
 // role is what a cassette's tape does with requests, fixed when it is
@@ -126,40 +100,53 @@ type role struct {
 	strict bool
 }
 
-// roleFor is the role of a cassette under the configured modes; exists
+// roleFor is the role of a cassette under the configured mode; exists
 // says whether the cassette was found on disk (record modes that read it).
 func (c *Config) roleFor(exists bool) role {
-	if c.Mode == ModeReplay {
-		return role{replaying: true, strict: c.ReplayMode == ReplayStrict}
-	}
-	switch c.RecordMode {
-	case RecordOnce:
+	switch c.Mode {
+	case ModeReplay:
+		return role{replaying: true, strict: !c.Lenient}
+	case ModeRecordOnce:
 		if exists {
 			return role{replaying: true, strict: true}
 		}
 		return role{recording: true, persist: true, replace: true}
-	case RecordNewEpisodes:
+	case ModeRecordNewEpisodes:
 		return role{replaying: true, recording: true, persist: true}
-	case RecordPassthrough:
+	case ModePassthrough:
 		return role{recording: true}
 	}
-	return role{recording: true, persist: true, replace: true} // RecordOverwrite
+	return role{recording: true, persist: true, replace: true} // ModeRecord
 }
 
 // readsExisting: the record mode starts from the cassette on disk.
 func (c *Config) readsExisting() bool {
-	return c.RecordMode == RecordOnce || c.RecordMode == RecordNewEpisodes
+	return c.Mode == ModeRecordOnce || c.Mode == ModeRecordNewEpisodes
+}
+
+// reportMode is the mode as reports and the health check name it: record
+// or replay (report.schema.json).
+func (c *Config) reportMode() string {
+	if c.Mode == ModeReplay {
+		return string(ModeReplay)
+	}
+	return string(ModeRecord)
 }
 
 // Failure says whether the run failed by its mode's rules. Under a mode
-// that replays strictly (strict replay, and record once on a cassette that
-// exists) any request that differs from its recording or has none fails
-// the run, and so does, once Close has counted them, any recording no
-// request used. Lenient replay and the other record modes never fail a run
-// here. In every mode an answer over MaxBody, passed on but not recorded,
-// fails the run. It returns nil, or an error wrapping ErrRunFailed with the counts.
+// that replays strictly (ModeReplay without Lenient, and ModeRecordOnce on
+// a cassette that exists) any request that differs from its recording or
+// has none fails the run, and so does, once Close has counted them, any
+// recording no request used. Lenient replay and the other record modes
+// never fail a run here. In every mode an answer over MaxBody, passed on
+// but not recorded, fails the run, and so does an exchange BeforeSave
+// failed on. It returns nil, or an error wrapping
+// ErrRunFailed with the counts.
 func (s *Server) Failure() error {
 	if err := s.oversized.failure(s.cfg.Hints.TooLarge); err != nil {
+		return err
+	}
+	if err := s.refused.failure(); err != nil {
 		return err
 	}
 	if !s.cfg.roleFor(true).strict {
@@ -169,9 +156,9 @@ func (s *Server) Failure() error {
 	if st.Mismatched+st.Unmatched+st.Unused == 0 {
 		return nil
 	}
-	how := string(s.cfg.ReplayMode) + " replay"
-	if s.cfg.Mode == ModeRecord {
-		how = "record mode " + string(s.cfg.RecordMode)
+	how := "strict replay"
+	if s.cfg.Mode != ModeReplay {
+		how = "mode " + string(s.cfg.Mode)
 	}
 	return fmt.Errorf("%w (%s): %d mismatched, %d unmatched, %d unused", ErrRunFailed, how, st.Mismatched, st.Unmatched, st.Unused)
 }

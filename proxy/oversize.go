@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // errOverLimit: an upstream body went past MaxBody.
@@ -196,11 +197,11 @@ func (s *Server) streamOversized(w http.ResponseWriter, resp *http.Response, x *
 // records nothing anyway, so there the run does not fail.
 func (s *Server) noteOversized(t *tape, stored *cassettes.Request, sent int64, err error) {
 	if !t.persist {
-		s.report.add(outcomeFor(OutcomeForwarded, t.name, stored, nil))
+		s.report.add(outcomeFor(matcher.OutcomeForwarded, t.name, stored, nil))
 		return
 	}
 	msg := s.oversized.add(t.name, stored, sent, s.cfg.MaxBody, err == nil)
-	o := outcomeFor(OutcomeForwarded, t.name, stored, nil)
+	o := outcomeFor(matcher.OutcomeForwarded, t.name, stored, nil)
 	o.Message = hinted(msg+"; passed on, not recorded", "; ", s.cfg.Hints.TooLarge)
 	s.report.add(o)
 	s.log.Error("answer over the body limit passed on but not recorded; the run will fail", "cassette", t.name,

@@ -102,7 +102,7 @@ func TestOversizedAnswerInPassthroughDoesNotFail(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer) }))
 	defer up.Close()
 	dir := testutil.OutDir(t)
-	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordPassthrough, Dir: dir,
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModePassthrough, Dir: dir,
 		Upstream: mustURL(t, up.URL), MaxBody: testMaxBody})
 	resp := post(t, rec.URL, generatePath, nil, `{"contents":[{"role":"user","parts":[{"text":"big"}]}]}`)
 	if got := body(t, resp); got != string(answer) {

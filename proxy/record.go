@@ -15,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // forward sends a request upstream, streams the answer back and keeps the
@@ -127,6 +128,9 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	t.org.Interacted(x)
 	s.cfg.Redactor.Exchange(x)
+	if !s.beforeSave(t, x, stored) {
+		return
+	}
 	if err := s.storeUpload(t, x); err != nil {
 		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())
 	}
@@ -137,9 +141,9 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	if old != nil {
 		s.log.Info("new episode replaces the recording at its place", "cassette", t.name, "place", describePlace(t.name, old.x.Place))
 	}
-	kind := OutcomeRecorded
+	kind := matcher.OutcomeRecorded
 	if !t.persist {
-		kind = OutcomeForwarded
+		kind = matcher.OutcomeForwarded
 	}
 	s.report.add(outcomeFor(kind, t.name, stored, x.Place))
 	s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,

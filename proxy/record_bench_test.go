@@ -37,7 +37,7 @@ func (u fixedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 // them all in one invocation (without the header each identical call opens
 // a session of its own; conversation's BenchmarkFileUntaggedCall measures
 // filing those).
-func benchRecord(b *testing.B, mode proxy.RecordMode) {
+func benchRecord(b *testing.B, mode proxy.Mode) {
 	rb := newRecordBench(b, mode, fixedUpstream{body: workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
 	for b.Loop() {
 		if !rb.send(b) {
@@ -55,8 +55,8 @@ type recordBench struct {
 	want int
 }
 
-func newRecordBench(b *testing.B, mode proxy.RecordMode, upstream http.RoundTripper, path string, want int) *recordBench {
-	srv, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, RecordMode: mode, Dir: b.TempDir(),
+func newRecordBench(b *testing.B, mode proxy.Mode, upstream http.RoundTripper, path string, want int) *recordBench {
+	srv, err := proxy.New(proxy.Config{Mode: mode, Dir: b.TempDir(),
 		Upstream: &url.URL{Scheme: "http", Host: "upstream.invalid"}, Transport: upstream})
 	if err != nil {
 		b.Fatal(err)
@@ -84,8 +84,8 @@ func (rb *recordBench) send(b *testing.B) bool {
 
 // BenchmarkRecordPassthroughJSON is the record handler without keeping
 // anything (--mode passthrough): forward, tee, place the call.
-func BenchmarkRecordPassthroughJSON(b *testing.B) { benchRecord(b, proxy.RecordPassthrough) }
+func BenchmarkRecordPassthroughJSON(b *testing.B) { benchRecord(b, proxy.ModePassthrough) }
 
 // BenchmarkRecordJSON adds keeping the exchange (--mode overwrite): the
 // journal record, fsynced before the answer is released.
-func BenchmarkRecordJSON(b *testing.B) { benchRecord(b, proxy.RecordOverwrite) }
+func BenchmarkRecordJSON(b *testing.B) { benchRecord(b, proxy.ModeRecord) }

@@ -11,7 +11,7 @@ import (
 // benchRecordParallel is benchRecord with 16 clients at once recording into
 // one cassette: with the journal, concurrent exchanges share its writes and
 // fsyncs (group commit).
-func benchRecordParallel(b *testing.B, mode proxy.RecordMode) {
+func benchRecordParallel(b *testing.B, mode proxy.Mode) {
 	rb := newRecordBench(b, mode, fixedUpstream{body: workload.JSONResponse()}, workload.JSONPath, len(workload.JSONResponse()))
 	b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
 	b.RunParallel(func(pb *testing.PB) {
@@ -22,9 +22,9 @@ func benchRecordParallel(b *testing.B, mode proxy.RecordMode) {
 
 // BenchmarkRecordPassthroughParallelJSON: 16 clients, nothing kept.
 func BenchmarkRecordPassthroughParallelJSON(b *testing.B) {
-	benchRecordParallel(b, proxy.RecordPassthrough)
+	benchRecordParallel(b, proxy.ModePassthrough)
 }
 
 // BenchmarkRecordParallelJSON: 16 clients keeping every exchange in one
 // cassette's journal; the floor is 0.7× the passthrough figure.
-func BenchmarkRecordParallelJSON(b *testing.B) { benchRecordParallel(b, proxy.RecordOverwrite) }
+func BenchmarkRecordParallelJSON(b *testing.B) { benchRecordParallel(b, proxy.ModeRecord) }

@@ -11,7 +11,7 @@ import (
 // 20-event answer event by event, keeping nothing (--mode passthrough).
 func BenchmarkRecordPassthroughSSE(b *testing.B) {
 	body := workload.SSEBody()
-	rb := newRecordBench(b, proxy.RecordPassthrough, fixedUpstream{body: body, sse: true}, workload.SSEPath, len(body))
+	rb := newRecordBench(b, proxy.ModePassthrough, fixedUpstream{body: body, sse: true}, workload.SSEPath, len(body))
 	for b.Loop() {
 		if !rb.send(b) {
 			return

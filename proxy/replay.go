@@ -35,7 +35,7 @@ const maxKeptDiffs = 100
 // lenient mode serves the recording and reports them.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, usedUp int) {
 	if usedUp > 0 {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers to %s %s were already used",
 			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.Hints.UsedUp))
 		return
@@ -48,7 +48,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 		}
 	}
 	if e == nil {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, s.explainMiss(t, req))
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, s.explainMiss(t, req))
 		return
 	}
 	diffs := s.m.Diff(&e.x.Request, req)
@@ -62,23 +62,23 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *entry, req *cassettes.Request, diffs []matcher.Difference, msg string) {
 	if !t.strict {
 		t.markUsed(e)
-		o := outcomeFor(OutcomeMismatched, t.name, req, e.x.Place)
+		o := outcomeFor(matcher.OutcomeMismatched, t.name, req, e.x.Place)
 		o.Served, o.Diffs, o.Message = true, keptDiffs(diffs), msg
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
-		t.answered(e.x)
-		s.serve(w, r, &e.x.Response)
+		t.answered(e)
+		s.serveRecorded(w, r, e.x)
 		return
 	}
 	t.markContested(e)
-	s.miss(w, OutcomeMismatched, t.name, req, e.x.Place, diffs, msg)
+	s.miss(w, matcher.OutcomeMismatched, t.name, req, e.x.Place, diffs, msg)
 }
 
 // replayed answers a request with the recording e, which matched it.
 func (s *Server) replayed(w http.ResponseWriter, r *http.Request, name string, e *entry, body []byte) {
 	s.report.matched(name, e.x)
 	s.log.Debug("replayed", "cassette", name, "method", e.x.Request.Method, "path", e.x.Request.Path, "host", e.x.Request.Host)
-	s.serve(w, r, &e.x.Response)
+	s.serveRecorded(w, r, e.x)
 	releaseBody(body) // answered from the recording: nothing keeps the request
 }
 

@@ -8,69 +8,16 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// Outcome kinds, one per request (and one per recording never requested).
-const (
-	// OutcomeMatched: answered from the recording of this exact request.
-	OutcomeMatched = "matched"
-	// OutcomeMismatched: a recording exists at this request's place in the
-	// conversation (same agent, invocation and step) but the request
-	// differs from it; Diffs says how. Lenient replay served it anyway.
-	OutcomeMismatched = "mismatched"
-	// OutcomeUnmatched: nothing was recorded at this request's place.
-	OutcomeUnmatched = "unmatched"
-	// OutcomeUnused: a recording that no request asked for: the agent
-	// stopped early or skipped a step.
-	OutcomeUnused = "unused"
-	// OutcomeRecorded: forwarded upstream and recorded.
-	OutcomeRecorded = "recorded"
-	// OutcomeForwarded: forwarded upstream, not recorded (passthrough).
-	OutcomeForwarded = "forwarded"
-)
-
-// Outcome is what happened to one request, where it sits in the
-// conversation and, for a mismatch, how it differs from the recording.
-type Outcome struct {
-	Outcome    string               `json:"outcome"`
-	Cassette   string               `json:"cassette"`
-	Scheme     string               `json:"scheme,omitempty"` // tool requests only
-	Host       string               `json:"host,omitempty"`   // tool requests only
-	Method     string               `json:"method"`
-	Path       string               `json:"path"`
-	Session    int                  `json:"session,omitempty"`
-	Invocation int                  `json:"invocation,omitempty"`
-	User       string               `json:"user,omitempty"`
-	Step       *int                 `json:"step,omitempty"`
-	Agent      string               `json:"agent,omitempty"`
-	Served     bool                 `json:"served,omitempty"`
-	Diffs      []matcher.Difference `json:"diffs,omitempty"`
-	Message    string               `json:"message,omitempty"`
-	// Conformance is the key a model call was looked up by under
-	// MatchConformance, and Findings how its body differs from the
-	// recording it was answered with, grouped (keyed.go).
-	Conformance *conformance.Key      `json:"conformance,omitempty"`
-	Findings    []conformance.Finding `json:"findings,omitempty"`
-}
-
-func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) Outcome {
-	o := Outcome{Outcome: kind, Cassette: cassette, Scheme: req.Scheme, Host: req.Host, Method: req.Method, Path: req.Path}
+func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) matcher.Outcome {
+	o := matcher.Outcome{Outcome: kind, Cassette: cassette, Scheme: req.Scheme, Host: req.Host, Method: req.Method, Path: req.Path}
 	if p != nil {
 		step := p.Step
 		o.Session, o.Invocation, o.User, o.Step, o.Agent = p.Session, p.Invocation, p.User, &step, p.Agent
 	}
 	return o
-}
-
-// Report is the JSON written by --report; report.schema.json describes it.
-type Report struct {
-	Mode     string         `json:"mode"`
-	Counts   map[string]int `json:"counts"`
-	Outcomes []Outcome      `json:"outcomes"`
-	// Truncated is how many outcomes were counted but not listed.
-	Truncated int `json:"truncated,omitempty"`
 }
 
 // maxListed bounds the outcomes kept for the report; counts stay exact.
@@ -93,27 +40,27 @@ type reportLog struct {
 type logged struct {
 	matched  *cassettes.Exchange
 	cassette string
-	other    *Outcome
+	other    *matcher.Outcome
 }
 
-func (g logged) outcome() Outcome {
+func (g logged) outcome() matcher.Outcome {
 	if g.other != nil {
 		return *g.other
 	}
-	return outcomeFor(OutcomeMatched, g.cassette, &g.matched.Request, g.matched.Place)
+	return outcomeFor(matcher.OutcomeMatched, g.cassette, &g.matched.Request, g.matched.Place)
 }
 
 // matched notes a request answered by the recording x of cassette.
 func (l *reportLog) matched(cassette string, x *cassettes.Exchange) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.count(OutcomeMatched, logged{matched: x, cassette: cassette})
+	l.count(matcher.OutcomeMatched, logged{matched: x, cassette: cassette})
 }
 
-func (l *reportLog) add(o Outcome) {
+func (l *reportLog) add(o matcher.Outcome) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if o.Outcome == OutcomeMismatched && o.Served {
+	if o.Outcome == matcher.OutcomeMismatched && o.Served {
 		l.served++
 	}
 	l.count(o.Outcome, logged{other: &o})
@@ -144,19 +91,19 @@ func (l *reportLog) failed() {
 }
 
 // Report returns every outcome so far.
-func (s *Server) Report() Report {
+func (s *Server) Report() matcher.Report {
 	l := &s.report
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	counts := map[string]int{}
-	for _, k := range []string{OutcomeMatched, OutcomeMismatched, OutcomeUnmatched, OutcomeUnused, OutcomeRecorded, OutcomeForwarded} {
+	for _, k := range []string{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused, matcher.OutcomeRecorded, matcher.OutcomeForwarded} {
 		counts[k] = l.counts[k]
 	}
-	outcomes := make([]Outcome, len(l.listed))
+	outcomes := make([]matcher.Outcome, len(l.listed))
 	for i, g := range l.listed {
 		outcomes[i] = g.outcome()
 	}
-	return Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated}
+	return matcher.Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated}
 }
 
 // Stats counts what the proxy did with requests.
@@ -176,24 +123,24 @@ func (s *Server) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return Stats{
-		Recorded:   int64(l.counts[OutcomeRecorded]),
-		Replayed:   int64(l.counts[OutcomeMatched] + l.served),
-		Mismatched: int64(l.counts[OutcomeMismatched]),
-		Unmatched:  int64(l.counts[OutcomeUnmatched]),
-		Unused:     int64(l.counts[OutcomeUnused]),
+		Recorded:   int64(l.counts[matcher.OutcomeRecorded]),
+		Replayed:   int64(l.counts[matcher.OutcomeMatched] + l.served),
+		Mismatched: int64(l.counts[matcher.OutcomeMismatched]),
+		Unmatched:  int64(l.counts[matcher.OutcomeUnmatched]),
+		Unused:     int64(l.counts[matcher.OutcomeUnused]),
 		Failed:     int64(l.refused),
 		WithKey:    int64(l.keyed),
 	}
 }
 
 // Misses returns the requests that did not match (mismatched or unmatched).
-func (s *Server) Misses() []Outcome {
+func (s *Server) Misses() []matcher.Outcome {
 	l := &s.report
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []Outcome
+	var out []matcher.Outcome
 	for _, g := range l.listed {
-		if o := g.other; o != nil && (o.Outcome == OutcomeMismatched || o.Outcome == OutcomeUnmatched) {
+		if o := g.other; o != nil && (o.Outcome == matcher.OutcomeMismatched || o.Outcome == matcher.OutcomeUnmatched) {
 			out = append(out, *o)
 		}
 	}

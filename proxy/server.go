@@ -35,6 +35,7 @@ type Server struct {
 
 	report    reportLog
 	oversized oversizedLog // answers over MaxBody, passed on unrecorded
+	refused   refusedSaves // exchanges BeforeSave failed on (hooks.go)
 	gate      bodyGate     // large request bodies in replay (gate.go)
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
@@ -51,7 +52,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
-	s.report.mode = string(cfg.Mode)
+	s.report.mode = cfg.reportMode()
 	if cfg.Mode == ModeReplay {
 		loaded, err := cassettes.LoadDir(cfg.Dir)
 		if err != nil {
@@ -124,7 +125,7 @@ func (s *Server) Close() error {
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused() {
-			o := outcomeFor(OutcomeUnused, t.name, &e.x.Request, e.x.Place)
+			o := outcomeFor(matcher.OutcomeUnused, t.name, &e.x.Request, e.x.Place)
 			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
 			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
@@ -157,31 +158,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveLive(w, r) // live.go
 		return
 	}
+	if fromForeignPage(r) {
+		s.refuseForeignPage(w, r) // control_guard.go
+		return
+	}
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
 	}
 	defer leave()
 	req := s.capture(r, body)
+	if s.passes(r, body) {
+		s.forward(w, r, s.passthroughTape(name), body, req)
+		return
+	}
 	t, ok := s.openTape(w, name, path)
 	if !ok {
 		return
 	}
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
-		s.miss(w, OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
+		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
 		return
 	}
-	if t.replaying && s.cfg.Match == MatchConformance && s.replayKeyed(w, r, t, &req) {
+	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {
 		return
 	}
-	if t.replaying {
+	if t.replaying && s.cfg.Match != nil {
+		if e, usedUp := s.takeMatching(t, &req); e != nil {
+			t.answered(e)
+			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording {
+			s.verifyMatching(w, t, &req, usedUp)
+			return
+		}
+	} else if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
-			t.answered(e.x)
+			t.answered(e)
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {

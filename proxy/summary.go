@@ -6,6 +6,8 @@ package proxy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // summaryShown is how many requests needing attention a summary lists.
@@ -18,21 +20,21 @@ const summaryShown = 5
 // there are, followed by more (e.g. " in report.json"), which the caller
 // words since only it knows where the rest can be read. Every line ends
 // with a newline.
-func Summary(r Report, st Stats, more string) string {
+func Summary(r matcher.Report, st Stats, more string) string {
 	var b strings.Builder
 	c := r.Counts
 	if r.Mode == string(ModeRecord) {
-		fmt.Fprintf(&b, "adkproxy: recorded %d exchange(s)", c[OutcomeRecorded])
-		if n := c[OutcomeMatched]; n > 0 {
+		fmt.Fprintf(&b, "adkproxy: recorded %d exchange(s)", c[matcher.OutcomeRecorded])
+		if n := c[matcher.OutcomeMatched]; n > 0 {
 			fmt.Fprintf(&b, ", replayed %d", n)
 		}
-		if n := c[OutcomeForwarded]; n > 0 {
+		if n := c[matcher.OutcomeForwarded]; n > 0 {
 			fmt.Fprintf(&b, ", forwarded %d without recording", n)
 		}
 	} else {
 		fmt.Fprintf(&b, "adkproxy: replayed %d request(s): %d matched, %d mismatched, %d unmatched, %d recording(s) unused",
-			c[OutcomeMatched]+c[OutcomeMismatched]+c[OutcomeUnmatched],
-			c[OutcomeMatched], c[OutcomeMismatched], c[OutcomeUnmatched], c[OutcomeUnused])
+			c[matcher.OutcomeMatched]+c[matcher.OutcomeMismatched]+c[matcher.OutcomeUnmatched],
+			c[matcher.OutcomeMatched], c[matcher.OutcomeMismatched], c[matcher.OutcomeUnmatched], c[matcher.OutcomeUnused])
 	}
 	if st.Failed > 0 {
 		fmt.Fprintf(&b, "; %d request(s) refused", st.Failed)
@@ -48,7 +50,7 @@ func Summary(r Report, st Stats, more string) string {
 	}
 	n := 0
 	for i, o := range r.Outcomes {
-		if o.Outcome != OutcomeMismatched && o.Outcome != OutcomeUnmatched && o.Outcome != OutcomeUnused || follows[i] >= 0 {
+		if o.Outcome != matcher.OutcomeMismatched && o.Outcome != matcher.OutcomeUnmatched && o.Outcome != matcher.OutcomeUnused || follows[i] >= 0 {
 			continue
 		}
 		if n++; n > summaryShown {

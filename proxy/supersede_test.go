@@ -18,7 +18,7 @@ func TestNewEpisodesReplaceWhatTheySupersede(t *testing.T) {
 	dir := recordAgent(t) // the tool said 18°C
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
-	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordNewEpisodes, Dir: dir, Upstream: mustURL(t, up.URL)})
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecordNewEpisodes, Dir: dir, Upstream: mustURL(t, up.URL)})
 	if _, err := (weatherAgent{tempC: 23}).run(t, rec.URL); err != nil {
 		t.Fatal(err)
 	}

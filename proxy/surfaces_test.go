@@ -148,7 +148,7 @@ func TestNamesMatchByPlaceInNewEpisodes(t *testing.T) {
 	rec.stop(t)
 
 	second := startFakeAPI(t, fakegemini.ResourceOptions{NameSeed: "b"})
-	again := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordNewEpisodes, Dir: dir, Upstream: mustURL(t, second.api.URL)})
+	again := startProxy(t, proxy.Config{Mode: proxy.ModeRecordNewEpisodes, Dir: dir, Upstream: mustURL(t, second.api.URL)})
 	out := scenario(again.URL, "900s")
 	again.stop(t)
 	if !strings.Contains(out, "cachedContents/cb") {

@@ -66,16 +66,25 @@ type entry struct {
 	// contested: a request at this place was reported as differing, so
 	// the recording is not also reported as unused.
 	contested bool
+	// names: its response holds server-made names, learnt by the run
+	// when it is served; most answers hold none and are not scanned.
+	names bool
 }
 
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {
 	conversation.Organize(m, exchanges)
 	t := &tape{name: name, path: path, m: m, org: conversation.NewOrganizer(),
 		queues: map[matcher.Fingerprint][]*entry{}, asSent: map[uint64]*entry{},
-		recorded: matcher.NamesOf(exchanges), run: &matcher.Names{}}
+		recorded: &matcher.Names{}, run: &matcher.Names{}}
+	// One scan of the answers numbers the recorded names and tells which
+	// answers the run must learn from when they are served.
+	held := make([]bool, len(exchanges))
+	for i, x := range exchanges {
+		held[i] = t.recorded.Learn(x.Request.Path, &x.Response)
+	}
 	t.entries = make([]*entry, 0, len(exchanges))
 	for i, fp := range fingerprintAll(m, t.recorded, exchanges) {
-		t.add(exchanges[i], fp)
+		t.add(exchanges[i], fp).names = held[i]
 	}
 	return t
 }
@@ -116,7 +125,7 @@ func (t *tape) continueRecording() {
 // keeps start-up to one cheap pass over the bodies.
 func (t *tape) index(x *cassettes.Exchange) *entry {
 	e := t.add(x, t.m.Fingerprint(t.run.Rewrite(&x.Request)))
-	t.run.Learn(x.Request.Path, &x.Response)
+	e.names = t.run.Learn(x.Request.Path, &x.Response)
 	return e
 }
 
@@ -185,9 +194,11 @@ func (t *tape) fingerprint(req *cassettes.Request) matcher.Fingerprint {
 
 // answered notes a recorded answer served to this run: the names in it
 // are this run's from now on.
-func (t *tape) answered(x *cassettes.Exchange) {
-	t.run.Learn(x.Request.Path, &x.Response)
-	t.org.Interacted(x)
+func (t *tape) answered(e *entry) {
+	if e.names {
+		t.run.Learn(e.x.Request.Path, &e.x.Response)
+	}
+	t.org.Interacted(e.x)
 }
 
 var sentSeed = maphash.MakeSeed()

@@ -24,6 +24,9 @@ import (
 func (s *Server) toolTraffic() http.Handler { return http.HandlerFunc(s.serveTool) }
 
 func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
+	if s.refuseControlPath(w, r) {
+		return
+	}
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
@@ -36,15 +39,27 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Values("Content-Type"); len(ct) > 0 {
 		req.Header = http.Header{"Content-Type": ct}
 	}
-	t, ok := s.openTape(w, name, path)
-	if !ok {
-		return
+	var t *tape
+	if s.passes(r, body) {
+		t = s.passthroughTape(name)
+	} else {
+		if t, ok = s.openTape(w, name, path); !ok {
+			return
+		}
+		if t == nil {
+			s.refuseTool(w, name, &req, "there is no such cassette")
+			return
+		}
 	}
-	if t == nil {
-		s.refuseTool(w, name, &req, "there is no such cassette")
-		return
-	}
-	if t.replaying {
+	if t.replaying && s.cfg.Match != nil {
+		if e, usedUp := s.takeMatching(t, &req); e != nil {
+			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording {
+			s.verifyMatching(w, t, &req, usedUp)
+			return
+		}
+	} else if t.replaying {
 		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
 			s.replayed(w, r, name, e, body)
 			return
@@ -76,7 +91,7 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, usedUp int) {
 	target := cassettes.HTTPCall{Method: req.Method, Scheme: req.Scheme, Host: req.Host, Path: req.Path, Query: req.Query}.Target()
 	if usedUp > 0 {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers to the tool request %s %s were already used",
 			t.name, usedUp, req.Method, target), "; ", s.cfg.Hints.UsedUp))
 		return
@@ -87,7 +102,7 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 		return
 	}
 	if e == nil {
-		s.miss(w, OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
+		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: no recording of the tool request %s %s (the cassette has other requests to %s)",
 			t.name, req.Method, target, req.Host), "; ", s.cfg.Hints.Rerecord))
 		return
@@ -103,7 +118,7 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 func (s *Server) refuseTool(w http.ResponseWriter, name string, req *cassettes.Request, why string) {
 	msg := fmt.Sprintf("cassette %q: no recording of %s %s://%s%s: %s, and in replay the tool host %s is not contacted (cassettes in %s)",
 		name, req.Method, req.Scheme, req.Host, req.Path, why, req.Host, s.cfg.Dir)
-	o := outcomeFor(OutcomeUnmatched, name, req, nil)
+	o := outcomeFor(matcher.OutcomeUnmatched, name, req, nil)
 	o.Message = msg
 	s.report.add(o)
 	s.log.Warn("unmatched tool request", "cassette", name, "method", req.Method, "host", req.Host, "path", req.Path)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -161,7 +162,7 @@ func TestToolRequestChangedFailsStrictReplay(t *testing.T) {
 		t.Errorf("report misses %s, want one naming the host and %s", out, want)
 	}
 
-	cfg.ReplayMode = proxy.ReplayLenient
+	cfg.Lenient = true
 	rep, code, body = replayOne(t, cfg, client, changed)
 	if code != 200 || !strings.Contains(body, `"city":"Paris"`) || rep.Failure() != nil || rep.Stats().Mismatched != 1 {
 		t.Errorf("lenient replay: %d %s, stats %+v, failure %v; want the recording served and the mismatch counted", code, body, rep.Stats(), rep.Failure())
@@ -181,7 +182,7 @@ func TestUnrecordedToolHostFailsReplay(t *testing.T) {
 	}
 	var unused []string
 	for _, o := range rep.Report().Outcomes {
-		if o.Outcome == proxy.OutcomeUnused {
+		if o.Outcome == matcher.OutcomeUnused {
 			unused = append(unused, o.Message)
 		}
 	}

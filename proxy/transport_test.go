@@ -11,6 +11,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -122,21 +123,21 @@ func TestTaggedCallIsComparedWithItsRecording(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []proxy.ReplayMode{proxy.ReplayLenient, proxy.ReplayStrict} {
-		rep, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, ReplayMode: mode, Dir: dir})
+	for _, mode := range []string{"lenient", "strict"} {
+		rep, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Lenient: mode == "lenient", Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
 		status, got := call(rep, "s/2", "agent said: cloudy in Paris")
 		misses := rep.Misses()
-		if len(misses) != 1 || misses[0].Outcome != proxy.OutcomeMismatched || len(misses[0].Diffs) == 0 ||
+		if len(misses) != 1 || misses[0].Outcome != matcher.OutcomeMismatched || len(misses[0].Diffs) == 0 ||
 			misses[0].Diffs[0].Path != "contents[0].parts[0].text" {
 			t.Fatalf("%s: misses %+v", mode, misses)
 		}
-		if mode == proxy.ReplayLenient && (status != 200 || got != first) {
+		if mode == "lenient" && (status != 200 || got != first) {
 			t.Errorf("lenient: %d %s, want the recording of s/2 %s", status, got, first)
 		}
-		if mode == proxy.ReplayStrict && (status != http.StatusBadRequest || !strings.Contains(got, "contents[0].parts[0].text")) {
+		if mode == "strict" && (status != http.StatusBadRequest || !strings.Contains(got, "contents[0].parts[0].text")) {
 			t.Errorf("strict: %d %s", status, got)
 		}
 		if status, got := call(rep, "s/3", "agent said: rainy in Rome"); status != 200 || got != second {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // invocationKey names one invocation of one cassette.
@@ -19,7 +20,7 @@ type invocationKey struct {
 // refused lists the requests replay answered with a 400 of its own: by
 // invocation when their place is known, and by cassette when it is not.
 type refused struct {
-	byInvocation map[invocationKey]Outcome // the first one
+	byInvocation map[invocationKey]matcher.Outcome // the first one
 	unplaced     map[string]int
 }
 
@@ -27,10 +28,10 @@ type refused struct {
 func (l *reportLog) refusals() refused {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := refused{byInvocation: map[invocationKey]Outcome{}, unplaced: map[string]int{}}
+	r := refused{byInvocation: map[invocationKey]matcher.Outcome{}, unplaced: map[string]int{}}
 	for _, g := range l.listed {
 		o := g.other
-		if o == nil || o.Served || o.Outcome != OutcomeMismatched && o.Outcome != OutcomeUnmatched {
+		if o == nil || o.Served || o.Outcome != matcher.OutcomeMismatched && o.Outcome != matcher.OutcomeUnmatched {
 			continue
 		}
 		if o.Session == 0 {

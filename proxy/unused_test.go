@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -17,9 +18,9 @@ func TestUnusedAfterARefusalBlamesTheRefusal(t *testing.T) {
 		t.Fatal("a changed instruction was not refused")
 	}
 	rep.stop(t)
-	var unused []proxy.Outcome
+	var unused []matcher.Outcome
 	for _, o := range rep.Report().Outcomes {
-		if o.Outcome == proxy.OutcomeUnused {
+		if o.Outcome == matcher.OutcomeUnused {
 			unused = append(unused, o)
 		}
 	}
@@ -42,7 +43,7 @@ func TestUnusedWithoutARefusalBlamesTheAgent(t *testing.T) {
 	}
 	rep.stop(t)
 	for _, o := range rep.Report().Outcomes {
-		if o.Outcome == proxy.OutcomeUnused && !strings.Contains(o.Message, "the agent stopped early or skipped a step") {
+		if o.Outcome == matcher.OutcomeUnused && !strings.Contains(o.Message, "the agent stopped early or skipped a step") {
 			t.Errorf("message %q", o.Message)
 		}
 	}
@@ -59,7 +60,7 @@ func TestUnusedAfterAnUnplacedRefusalMentionsIt(t *testing.T) {
 	rep.stop(t)
 	n := 0
 	for _, o := range rep.Report().Outcomes {
-		if o.Outcome == proxy.OutcomeUnused {
+		if o.Outcome == matcher.OutcomeUnused {
 			n++
 			if !strings.Contains(o.Message, "1 request(s) to this cassette were refused with HTTP 400 (unmatched), which may have stopped the agent") {
 				t.Errorf("message %q", o.Message)

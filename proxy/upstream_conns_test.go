@@ -32,7 +32,7 @@ func TestParallelCallsReuseUpstreamConnections(t *testing.T) {
 	up.Start()
 	defer up.Close()
 
-	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordPassthrough, Dir: t.TempDir(), Upstream: mustURL(t, up.URL)})
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModePassthrough, Dir: t.TempDir(), Upstream: mustURL(t, up.URL)})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	const clients, rounds = 16, 10
 	for round := range rounds {

@@ -152,7 +152,7 @@ func TestChangedToolResultNamesPathAndBothValues(t *testing.T) {
 		t.Errorf("stats %+v: the differing recording is reported once, as mismatched, not also as unused", st)
 	}
 	o := rep.Misses()[0]
-	if o.Outcome != proxy.OutcomeMismatched || o.Session != 1 || o.Invocation != 1 || o.Step == nil || *o.Step != 2 ||
+	if o.Outcome != matcher.OutcomeMismatched || o.Session != 1 || o.Invocation != 1 || o.Step == nil || *o.Step != 2 ||
 		len(o.Diffs) != 1 || o.Diffs[0].Recorded != "18" || o.Diffs[0].Got != "23" {
 		t.Errorf("report entry %+v", o)
 	}
@@ -194,9 +194,9 @@ func TestAgentThatStopsEarlyLeavesUnusedSteps(t *testing.T) {
 	if st.Replayed != 1 || st.Unused != 1 || !errors.Is(rep.Failure(), proxy.ErrRunFailed) {
 		t.Fatalf("stats %+v, failure %v; want 1 replayed and 1 unused, failing the run", st, rep.Failure())
 	}
-	var unused *proxy.Outcome
+	var unused *matcher.Outcome
 	for _, o := range rep.Report().Outcomes {
-		if o.Outcome == proxy.OutcomeUnused {
+		if o.Outcome == matcher.OutcomeUnused {
 			unused = &o
 		}
 	}
@@ -207,7 +207,7 @@ func TestAgentThatStopsEarlyLeavesUnusedSteps(t *testing.T) {
 
 func TestLenientModeServesAndReports(t *testing.T) {
 	dir := recordAgent(t)
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ReplayMode: proxy.ReplayLenient})
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Lenient: true})
 	text, err := weatherAgent{tempC: 23}.run(t, rep.URL)
 	if err != nil {
 		t.Fatalf("lenient replay failed the agent: %v", err)
@@ -282,7 +282,7 @@ func TestRecordModes(t *testing.T) {
 		dir := recordAgent(t)
 		up := httptest.NewServer(&fakegemini.Handler{})
 		defer up.Close()
-		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordOnce, Dir: dir, Upstream: mustURL(t, up.URL)})
+		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecordOnce, Dir: dir, Upstream: mustURL(t, up.URL)})
 		if _, err := (weatherAgent{tempC: 30}).run(t, rec.URL); err == nil {
 			t.Fatal("once mode must treat a differing request on an existing cassette as an error")
 		}
@@ -294,7 +294,7 @@ func TestRecordModes(t *testing.T) {
 		if st.Replayed != 1 || st.Recorded != 2 || st.Mismatched != 1 {
 			t.Fatalf("stats %+v: want the existing cassette replayed (1, then a mismatch) and the new one recorded (2)", st)
 		}
-		if err := rec.Failure(); !errors.Is(err, proxy.ErrRunFailed) || !strings.Contains(err.Error(), "(record mode once): 1 mismatched") {
+		if err := rec.Failure(); !errors.Is(err, proxy.ErrRunFailed) || !strings.Contains(err.Error(), "(mode record-once): 1 mismatched") {
 			t.Fatalf("Failure() = %v, want the mismatch on the existing cassette to fail the run", err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "fresh.yaml")); err != nil {
@@ -305,7 +305,7 @@ func TestRecordModes(t *testing.T) {
 		dir := recordAgent(t)
 		up := httptest.NewServer(&fakegemini.Handler{})
 		defer up.Close()
-		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordNewEpisodes, Dir: dir, Upstream: mustURL(t, up.URL)})
+		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecordNewEpisodes, Dir: dir, Upstream: mustURL(t, up.URL)})
 		if _, err := (weatherAgent{}).run(t, rec.URL); err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +332,7 @@ func TestRecordModes(t *testing.T) {
 		dir := testutil.OutDir(t)
 		up := httptest.NewServer(&fakegemini.Handler{})
 		defer up.Close()
-		rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, RecordMode: proxy.RecordPassthrough, Dir: dir, Upstream: mustURL(t, up.URL)})
+		rec := startProxy(t, proxy.Config{Mode: proxy.ModePassthrough, Dir: dir, Upstream: mustURL(t, up.URL)})
 		if _, err := (weatherAgent{}).run(t, rec.URL); err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +340,7 @@ func TestRecordModes(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Fatalf("passthrough wrote %d files", len(entries))
 		}
-		if c := rec.Report().Counts; c[proxy.OutcomeForwarded] != 2 {
+		if c := rec.Report().Counts; c[matcher.OutcomeForwarded] != 2 {
 			t.Fatalf("counts %v", c)
 		}
 	})
@@ -460,7 +460,7 @@ func TestReportMatchesItsSchema(t *testing.T) {
 	weatherAgent{question: "Is it raining in Rome?"}.run(t, rep.URL) // unmatched
 	rep.stop(t)                                                      // unused: the Tokyo conversation
 	report := rep.Report()
-	for _, kind := range []string{proxy.OutcomeMatched, proxy.OutcomeMismatched, proxy.OutcomeUnmatched, proxy.OutcomeUnused} {
+	for _, kind := range []string{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused} {
 		if report.Counts[kind] == 0 {
 			t.Errorf("no %s outcome in %v", kind, report.Counts)
 		}

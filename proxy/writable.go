@@ -14,7 +14,7 @@ import (
 // "a_b-1234abcd"), or its file, journal or a folder between them and the
 // cassettes folder is a symbolic link. Callers hold s.mu.
 func (s *Server) checkWritable(name, path string) error {
-	if s.cfg.RecordMode == RecordPassthrough {
+	if s.cfg.Mode == ModePassthrough {
 		return nil // writes nothing
 	}
 	for _, p := range []string{path, cassettes.JournalPath(path)} {

@@ -18,20 +18,26 @@ import (
 // never collide with the engine's.
 
 // ResultStatus is the verdict on a whole scoring run, the one `adkproxy
-// score` turns into its exit status: PASSED when there is at least one case
-// and every case and every criterion PASSED; FAILED when any case or
-// criterion FAILED; NOT_EVALUATED otherwise (nothing to score, or a
-// criterion that could not be evaluated). A NOT_EVALUATED criterion fails a
-// run even when its case PASSED by ADK's rule: a check that did not happen
-// is not a check that passed. Informational metrics (no threshold) are no
-// criteria and never count.
+// score` turns into its exit status. By ADK's rule it is made of the cases'
+// statuses: PASSED when there is at least one case and every case PASSED;
+// FAILED when any case FAILED; NOT_EVALUATED otherwise (nothing to score,
+// or a case none of whose criteria could be evaluated). A case PASSED with
+// a NOT_EVALUATED criterion beside passed ones passes, as in `adk eval`;
+// NotEvaluated lists those criteria so they are not silent. With
+// Result.RequireAll every criterion must also have PASSED: one
+// NOT_EVALUATED criterion makes the run NOT_EVALUATED. Informational
+// metrics (no threshold) are no criteria and never count.
 func ResultStatus(r *Result) EvalStatus {
 	if r == nil || len(r.Cases) == 0 {
 		return NotEvaluated
 	}
 	status := Passed
 	for _, c := range r.Cases {
-		for _, s := range append([]EvalStatus{c.Status}, outMetricStatuses(c)...) {
+		statuses := []EvalStatus{c.Status}
+		if r.RequireAll {
+			statuses = append(statuses, outMetricStatuses(c)...)
+		}
+		for _, s := range statuses {
 			switch s {
 			case Passed:
 			case Failed:

@@ -75,11 +75,19 @@ func TestOutputResultStatus(t *testing.T) {
 	if s := ResultStatus(&Result{}); s != NotEvaluated {
 		t.Errorf("empty: %v", s)
 	}
-	// A NOT_EVALUATED criterion in a case ADK calls PASSED still fails the run.
+	// A NOT_EVALUATED criterion in a case ADK calls PASSED is skipped, as
+	// ADK skips it, and listed; RequireAll makes it fail the run.
 	r := outPassingResult()
-	r.Cases[0].Metrics = append(r.Cases[0].Metrics, MetricResult{Metric: "safety_v1", Status: NotEvaluated})
-	if s := ResultStatus(r); s != NotEvaluated {
+	r.Cases[0].Metrics = append(r.Cases[0].Metrics, MetricResult{Metric: "safety_v1", Status: NotEvaluated, Reason: "needs Vertex AI"})
+	if s := ResultStatus(r); s != Passed {
 		t.Errorf("not evaluated criterion: %v", s)
+	}
+	if got := SkippedCriteria(r); len(got) != 1 || !strings.Contains(got[0], `safety_v1: needs Vertex AI`) {
+		t.Errorf("SkippedCriteria = %q", got)
+	}
+	r.RequireAll = true
+	if s := ResultStatus(r); s != NotEvaluated {
+		t.Errorf("not evaluated criterion, RequireAll: %v", s)
 	}
 	// An informational metric decides nothing.
 	r = outPassingResult()

@@ -188,4 +188,7 @@ type Result struct {
 	// Unpaired lists eval cases and recorded sessions that could not be
 	// paired, each with the reason; they are reported, never dropped.
 	Unpaired []string
+	// RequireAll makes ResultStatus demand that every criterion PASSED,
+	// not only every case (adkproxy score --require-all).
+	RequireAll bool
 }

@@ -32,7 +32,7 @@ func recordCommand() *cli.Command {
 			"API keys, tokens and every --redact value are scrubbed before anything is written.\n\n" +
 			wrapHelp + "\n\n" + exitStatusHelp,
 		Flags: append(append(append(commonFlags(), forwardFlags()...), routeFlags()...),
-			stringFlag("mode", string(proxy.RecordOverwrite), "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not) or passthrough (forward, write nothing)"),
+			stringFlag("mode", "overwrite", "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not) or passthrough (forward, write nothing)"),
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
 			upstreamHeaderTimeoutFlag(),
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
@@ -54,8 +54,8 @@ func replayCommand() *cli.Command {
 			wrapHelp + " In replay, when neither GOOGLE_API_KEY nor GEMINI_API_KEY is set,\nGOOGLE_API_KEY is set to a placeholder (every SDK reads it; setting both makes SDKs warn).\n\n" +
 			exitStatusHelp,
 		Flags: append(append(commonFlags(), forwardFlags()...),
-			stringFlag("mode", string(proxy.ReplayStrict), "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),
-			stringFlag("match", string(proxy.MatchBody), "`HOW` model calls find their recording: body (method, path, query and JSON body) or conformance (by user message, agent and the agent's call index, as ADK's ReplayPlugin keys them; body differences are reported as findings, not failures)"),
+			stringFlag("mode", "strict", "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),
+			stringFlag("match", "body", "`HOW` model calls find their recording: body (method, path, query and JSON body) or conformance (by user message, agent and the agent's call index, as ADK's ReplayPlugin keys them; body differences are reported as findings, not failures)"),
 			boolFlag("allow-repeats", "once a request's recordings are used up, keep serving the last one (polling, load tests)"),
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
 			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),

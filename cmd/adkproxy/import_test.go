@@ -15,6 +15,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 func TestImportConformanceCorpus(t *testing.T) {
@@ -195,8 +196,8 @@ func TestReplayMatchConformance(t *testing.T) {
 		var r struct {
 			Outcomes []struct {
 				Outcome     string
-				Conformance *conformance.Key
-				Findings    []conformance.Finding
+				Conformance *matcher.ConformanceKey
+				Findings    []matcher.Finding
 			}
 		}
 		if err := json.Unmarshal(doc, &r); err != nil {
@@ -206,9 +207,9 @@ func TestReplayMatchConformance(t *testing.T) {
 			t.Fatalf("%s: %d outcomes\n%s", what, len(r.Outcomes), doc)
 		}
 		for i, o := range r.Outcomes {
-			want := conformance.Key{UserMessage: 0, Agent: "booking_assistant", Call: i}
+			want := matcher.ConformanceKey{UserMessage: 0, Agent: "booking_assistant", Call: i}
 			if o.Outcome != "matched" || o.Conformance == nil || *o.Conformance != want || len(o.Findings) != 1 ||
-				o.Findings[0].Group != conformance.GroupSystemInstruction || o.Findings[0].Diffs[0].Path != "systemInstruction.parts[0].text" {
+				o.Findings[0].Group != matcher.GroupSystemInstruction || o.Findings[0].Diffs[0].Path != "systemInstruction.parts[0].text" {
 				t.Errorf("%s outcome %d: %+v", what, i, o)
 			}
 		}

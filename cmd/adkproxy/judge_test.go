@@ -62,8 +62,8 @@ func TestScoreJudgedCriteriaReplayWithoutKeyOrNetwork(t *testing.T) {
 	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey},
 		args(filepath.Join(dir, "recorded.json"), "--judge-base-url", up.URL)...)
 	up.Close()
-	// safety_v1 stays NOT_EVALUATED (Vertex AI only), so the run exits 1.
-	if rec.code != exitFailure || !strings.Contains(rec.stderr, "judge: ") {
+	// safety_v1 stays NOT_EVALUATED (no Vertex AI): skipped as ADK skips it.
+	if rec.code != 0 || !strings.Contains(rec.stderr, "judge: ") {
 		t.Fatalf("record: exit %d\nstderr:\n%s", rec.code, rec.stderr)
 	}
 	// 2 invocations × (3 samples + 1 rubric call + segmenter + validator).
@@ -77,7 +77,7 @@ func TestScoreJudgedCriteriaReplayWithoutKeyOrNetwork(t *testing.T) {
 
 	// No key, the judge gone: replay is the default.
 	rep := adkproxy(t, nil, args(filepath.Join(dir, "replayed.json"))...)
-	if rep.code != exitFailure || !strings.Contains(rep.stderr, "judge: 12 calls replayed from "+judgeDir+"; ") ||
+	if rep.code != 0 || !strings.Contains(rep.stderr, "judge: 12 calls replayed from "+judgeDir+"; ") ||
 		!strings.Contains(rep.stderr, "by the price table (gemini-2.5-flash)") {
 		t.Fatalf("replay: exit %d\nstderr:\n%s", rep.code, rep.stderr)
 	}

@@ -13,7 +13,7 @@ import (
 // run writes cassettes (see cassettes.LockDir); replay and passthrough
 // write none and do not lock. A folder another recorder holds exits 75.
 func lockForRecording(cfg proxy.Config) (release func(), err error) {
-	if cfg.Mode != proxy.ModeRecord || cfg.RecordMode == proxy.RecordPassthrough {
+	if cfg.Mode == proxy.ModeReplay || cfg.Mode == proxy.ModePassthrough {
 		return func() {}, nil
 	}
 	l, stale, err := cassettes.LockDir(cfg.Dir)

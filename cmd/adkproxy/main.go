@@ -20,6 +20,9 @@ func main() {
 
 // run is main without os.Exit, so tests can drive the whole CLI.
 func run(args []string, stdout, stderr io.Writer) int {
+	if completingWrappedCommand(args) {
+		return 0
+	}
 	app := newApp(stdout, stderr)
 	err := withHint(app.Run(args))
 	if err != nil {

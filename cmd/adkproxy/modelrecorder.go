@@ -30,9 +30,9 @@ type modelRecorderFlags struct {
 	what, model string
 	// rerecord is the hint for a call replay cannot answer.
 	rerecord string
-	// replayMode: strict refuses a changed call, lenient serves its
-	// recording and reports it (Server.Misses).
-	replayMode proxy.ReplayMode
+	// lenient: replay serves a changed call's recording and reports it
+	// (Server.Misses); else it refuses the call.
+	lenient bool
 }
 
 // modelRecorder is a running recorder: calls made with client are
@@ -56,13 +56,13 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		mode = proxy.ModeRecord
 	}
 	if v := c.String(f.mode); v != "" {
-		m, err := proxy.ParseMode(v)
+		m, err := modelModeFor(v)
 		if err != nil {
 			return nil, usageErrorf("%s: --%s: %v", f.command, f.mode, err)
 		}
 		mode = m
 	}
-	pcfg := proxy.Config{Mode: mode, ReplayMode: f.replayMode, Dir: dir, Redactor: cassettes.NewRedactor(),
+	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor(),
 		Hints: proxy.Hints{Record: f.rerecord, Rerecord: f.rerecord, Mismatch: f.rerecord, UsedUp: f.rerecord}}
 	if mode == proxy.ModeRecord {
 		if key == "" {
@@ -75,6 +75,7 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		pcfg.Upstream = u
 	} else {
 		key = replayKey
+		pcfg.Lenient = f.lenient
 	}
 	// Two recording runs into one folder would overwrite each other's calls.
 	lcfg := pcfg

@@ -12,7 +12,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/prune"
-	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/urfave/cli/v2"
 )
 
@@ -106,8 +106,8 @@ func runPrune(c *cli.Context) error {
 }
 
 // readReport reads a --report file written by record or replay.
-func readReport(path string) (proxy.Report, error) {
-	var r proxy.Report
+func readReport(path string) (matcher.Report, error) {
+	var r matcher.Report
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return r, fmt.Errorf("--report: %w", err)

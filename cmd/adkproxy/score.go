@@ -18,7 +18,8 @@ import (
 
 const scoreExitStatusHelp = `EXIT STATUS:
    0    every criterion of every case PASSED
-   1    a criterion FAILED or was NOT_EVALUATED, or no case could be scored
+   1    a case FAILED or was NOT_EVALUATED (no criterion of it evaluated), or no case could be
+        scored; with --require-all also a criterion NOT_EVALUATED in a case that PASSED
    64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette, the --config file or the --expected file is missing, unreadable or invalid
    73   the --out file or a judge cassette could not be written
@@ -56,6 +57,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
 			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown or html (a page: each invocation's verdicts beside its trajectory)"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
+			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
 		}, judgeFlags()...),
 		ArgsUsage:    "[PATH]",
 		Action:       runScore,
@@ -101,9 +103,20 @@ func runScore(c *cli.Context) error {
 		result.EvalSetID = exp.EvalSetID
 	}
 	result.Unpaired = append(result.Unpaired, unpaired...)
+	result.RequireAll = c.Bool("require-all")
 	stopProgress()
 	for _, u := range result.Unpaired {
 		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not scored: %s\n", strings.ReplaceAll(u, "\n", "\n  "))
+	}
+	if skipped := scoring.SkippedCriteria(result); len(skipped) > 0 {
+		how := "skipped when judging their cases, as adk eval does (--require-all fails the run on them)"
+		if result.RequireAll {
+			how = "--require-all: the run fails"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not evaluated, %s:\n", how)
+		for _, s := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "  %s\n", s)
+		}
 	}
 
 	if format == "html" {

@@ -56,8 +56,8 @@ func TestScoreScenarioCaseRecordThenReplay(t *testing.T) {
 	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, args(filepath.Join(dir, "recorded.json"), "--judge-base-url", up.URL)...)
 	up.Close()
 	// tool_trajectory_avg_score and multi_turn_task_success_v1 stay
-	// NOT_EVALUATED on a scenario case, so the run exits 1.
-	if rec.code != exitFailure || !strings.Contains(rec.stderr, "1 of 1 case passed; 3 of 5 criteria passed (2 NOT_EVALUATED)") {
+	// NOT_EVALUATED on a scenario case, skipped as ADK skips them.
+	if rec.code != 0 || !strings.Contains(rec.stderr, "1 of 1 case passed; 3 of 5 criteria passed (2 NOT_EVALUATED)") {
 		t.Fatalf("record: exit %d\nstderr:\n%s", rec.code, rec.stderr)
 	}
 	// per_turn: turn 2 (3 samples) + the stop check (3 samples); turn 1 is
@@ -67,7 +67,7 @@ func TestScoreScenarioCaseRecordThenReplay(t *testing.T) {
 		t.Errorf("the judge answered %d calls, want %d; stderr:\n%s", fake.Calls(), want, rec.stderr)
 	}
 	rep := adkproxy(t, nil, args(filepath.Join(dir, "replayed.json"))...)
-	if rep.code != exitFailure || !strings.Contains(rep.stderr, "12 calls replayed from "+judgeDir) {
+	if rep.code != 0 || !strings.Contains(rep.stderr, "12 calls replayed from "+judgeDir) {
 		t.Fatalf("replay: exit %d\nstderr:\n%s", rep.code, rep.stderr)
 	}
 	recorded, _ := os.ReadFile(filepath.Join(dir, "recorded.json"))

@@ -172,7 +172,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		return cfg, err
 	}
 	if mode == proxy.ModeRecord {
-		if cfg.RecordMode, err = proxy.ParseRecordMode(c.String("mode")); err != nil {
+		if cfg.Mode, err = recordModeFor(c.String("mode")); err != nil {
 			return cfg, usageErrorf("--mode: %v", err)
 		}
 		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
@@ -184,16 +184,16 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 			}
 		}
 	} else {
-		if cfg.ReplayMode, err = proxy.ParseReplayMode(c.String("mode")); err != nil {
+		if cfg.Lenient, err = lenientFor(c.String("mode")); err != nil {
 			return cfg, usageErrorf("--mode: %v", err)
 		}
-		if cfg.Match, err = proxy.ParseMatchMode(c.String("match")); err != nil {
+		if cfg.ConformanceKeys, err = conformanceKeysFor(c.String("match")); err != nil {
 			return cfg, usageErrorf("--match: %v", err)
 		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 	}
-	cfg.Hints = hintsFor(mode, cfg.ReplayMode)
+	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
 }
 
@@ -202,7 +202,7 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode, replay proxy.ReplayMode) proxy.Hints {
+func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
@@ -217,7 +217,7 @@ func hintsFor(mode proxy.Mode, replay proxy.ReplayMode) proxy.Hints {
 		}
 	}
 	mismatch := "Re-record with 'adkproxy record', or accept with '--mode lenient'."
-	if replay == proxy.ReplayLenient { // already accepting: only re-recording helps
+	if lenient { // already accepting: only re-recording helps
 		mismatch = "Re-record with 'adkproxy record' if the change is intended."
 	}
 	return proxy.Hints{
@@ -312,7 +312,7 @@ func moreIn(reportFile string) string {
 	return ": run with --report FILE to see them all"
 }
 
-func writeReport(path string, r proxy.Report) error {
+func writeReport(path string, r matcher.Report) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -116,7 +117,7 @@ func runSimulate(c *cli.Context) error {
 	}
 	var rec *modelRecorder
 	var model *genai.Client
-	var misses func() []proxy.Outcome
+	var misses func() []matcher.Outcome
 	var stats func() proxy.Stats
 	if needsModel(cases) {
 		if c.String("sim-cassettes") == "" {
@@ -124,8 +125,8 @@ func runSimulate(c *cli.Context) error {
 		}
 		rec, err = startModelRecorder(c, modelRecorderFlags{command: "simulate", dir: "sim-cassettes", mode: "sim-mode",
 			baseURL: "sim-base-url", what: "the simulated user", model: "the simulated user's model",
-			rerecord:   "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
-			replayMode: proxy.ReplayLenient})
+			rerecord: "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
+			lenient:  true})
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -75,9 +76,9 @@ func TestDiffColourChoice(t *testing.T) {
 
 func TestSummaryColours(t *testing.T) {
 	step := 0
-	r := proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 1, proxy.OutcomeMismatched: 1, proxy.OutcomeUnused: 1}, Outcomes: []proxy.Outcome{
-		{Outcome: proxy.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
-		{Outcome: proxy.OutcomeUnused, Method: "POST", Path: "/p", Message: "never requested"},
+	r := matcher.Report{Mode: "replay", Counts: map[string]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
+		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
+		{Outcome: matcher.OutcomeUnused, Method: "POST", Path: "/p", Message: "never requested"},
 	}}
 	text := proxy.Summary(r, proxy.Stats{}, "")
 	if got := (palette{}).summary(text, true); got != text {
@@ -94,7 +95,7 @@ func TestSummaryColours(t *testing.T) {
 	if plain := strings.NewReplacer("\x1b[1;31m", "", "\x1b[0m", "").Replace(got); plain != text {
 		t.Errorf("colour changed the text:\n%q\n%q", plain, text)
 	}
-	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[string]int{proxy.OutcomeMatched: 2}}, proxy.Stats{}, "")
+	clean := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[string]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
 	if got := (palette{on: true}).summary(clean, false); !strings.HasPrefix(got, "\x1b[32m") {
 		t.Errorf("a clean run's line is not green: %q", got)
 	}

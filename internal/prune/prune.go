@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // Plan is what pruning changes.
@@ -40,12 +40,12 @@ func keyOf(cassette string, x *cassettes.Exchange) (placeKey, bool) {
 // Unused works out which recordings of loaded (keyed by cassette name) the
 // report's unused outcomes name, and returns the cassettes without them.
 // loaded is not modified.
-func Unused(loaded map[string]*cassettes.Cassette, r proxy.Report) Plan {
+func Unused(loaded map[string]*cassettes.Cassette, r matcher.Report) Plan {
 	var plan Plan
 	want := map[placeKey]int{} // unused outcomes by place
 	var order []placeKey
 	for _, o := range r.Outcomes {
-		if o.Outcome != proxy.OutcomeUnused {
+		if o.Outcome != matcher.OutcomeUnused {
 			continue
 		}
 		if o.Session == 0 || o.Step == nil {

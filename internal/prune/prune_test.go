@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 func exchange(session, step int, status int) *cassettes.Exchange {
@@ -16,8 +16,8 @@ func exchange(session, step int, status int) *cassettes.Exchange {
 	}
 }
 
-func unused(session, step int) proxy.Outcome {
-	return proxy.Outcome{Outcome: proxy.OutcomeUnused, Cassette: "c", Method: "POST", Path: "/v1beta/models/m:generateContent",
+func unused(session, step int) matcher.Outcome {
+	return matcher.Outcome{Outcome: matcher.OutcomeUnused, Cassette: "c", Method: "POST", Path: "/v1beta/models/m:generateContent",
 		Session: session, Invocation: 1, User: "hi", Step: &step, Agent: "m"}
 }
 
@@ -28,10 +28,10 @@ func TestUnusedRemovesOnlyWhatIsCertain(t *testing.T) {
 	c := &cassettes.Cassette{Name: "c", File: "c.yaml", Exchanges: []*cassettes.Exchange{
 		exchange(1, 0, 200), exchange(1, 2, 200), exchange(2, 0, 429), exchange(2, 0, 200),
 	}}
-	r := proxy.Report{Mode: "replay", Outcomes: []proxy.Outcome{
+	r := matcher.Report{Mode: "replay", Outcomes: []matcher.Outcome{
 		unused(1, 2), unused(2, 0),
-		{Outcome: proxy.OutcomeUnused, Cassette: "c", Method: "GET", Path: "/v1beta/models"},
-		{Outcome: proxy.OutcomeMatched, Cassette: "c", Method: "POST", Path: "/v1beta/models/m:generateContent"},
+		{Outcome: matcher.OutcomeUnused, Cassette: "c", Method: "GET", Path: "/v1beta/models"},
+		{Outcome: matcher.OutcomeMatched, Cassette: "c", Method: "POST", Path: "/v1beta/models/m:generateContent"},
 	}}
 	plan := Unused(map[string]*cassettes.Cassette{"c": c}, r)
 	if len(plan.Changed) != 1 || len(plan.Changed[0].Exchanges) != 3 || plan.Changed[0].File != "c.yaml" || plan.Changed[0].Exchanges[1].Place.Session != 2 {

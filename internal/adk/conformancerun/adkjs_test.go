@@ -13,6 +13,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/adk/conformancerun"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/adkjs-results.json from this run")
@@ -154,7 +155,7 @@ func TestSSECaseRunsInStreamingMode(t *testing.T) {
 		t.Errorf("%s: %s (%s), want PASS; notes %v", c.Name, c.Status, c.Reason, c.Notes)
 	}
 	for _, g := range c.ByGroup() {
-		if g.Group == conformance.GroupOther {
+		if g.Group == matcher.GroupOther {
 			t.Errorf("findings about the method or path: %+v", g.Diffs)
 		}
 	}

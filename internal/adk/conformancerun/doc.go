@@ -5,7 +5,7 @@
 // (adkconformance.ImportCorpus), the server command serves the case's
 // agent (one server per agent, reused by its cases) with its model calls
 // sent to an in-process adkproxy replaying the cassette with conformance
-// keying (proxy.MatchConformance), the spec's turns are driven
+// keying (proxy.Config.ConformanceKeys), the spec's turns are driven
 // (adkdrive), and the session the server ends with is compared with
 // generated-session.yaml by ADK's stripping rules
 // (adkconformance.CompareSession). A case PASSes, FAILs with the first

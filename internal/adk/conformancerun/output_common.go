@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // groupTitles name the finding groups for people.
 var groupTitles = map[string]string{
-	conformance.GroupSystemInstruction: "system instruction",
-	conformance.GroupTools:             "tool declarations",
-	conformance.GroupGenerationConfig:  "generation config",
-	conformance.GroupContents:          "contents",
-	conformance.GroupOther:             "other",
+	matcher.GroupSystemInstruction: "system instruction",
+	matcher.GroupTools:             "tool declarations",
+	matcher.GroupGenerationConfig:  "generation config",
+	matcher.GroupContents:          "contents",
+	matcher.GroupOther:             "other",
 }
 
 // GroupTitle is a finding group's name for people.

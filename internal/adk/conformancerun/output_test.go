@@ -8,14 +8,13 @@ import (
 
 	junit "github.com/joshdk/go-junit"
 
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // sampleResult has one case of each status, findings in two groups (one
 // with more differences than a text report shows) and a note.
 func sampleResult() *Result {
-	key := conformance.Key{UserMessage: 0, Agent: "coordinator", Call: 0}
+	key := matcher.ConformanceKey{UserMessage: 0, Agent: "coordinator", Call: 0}
 	var many []matcher.Difference
 	for i := range maxShownDiffs + 2 {
 		many = append(many, matcher.Difference{Path: "tools[0].functionDeclarations[" + string(rune('0'+i)) + "].description", Kind: matcher.Changed, Recorded: `"a"`, Got: `"b"`})
@@ -25,9 +24,9 @@ func sampleResult() *Result {
 		Cases: []CaseResult{
 			{Name: "core/a_001", Agent: "core_agent_001", Status: Pass},
 			{Name: "core/b_001", Agent: "multi_agent_001", Status: Fail, Reason: "event 2 (author math_tutor): content.parts[0].text differs",
-				Calls: []CallFindings{{Key: key, Findings: []conformance.Finding{
-					{Group: conformance.GroupSystemInstruction, Diffs: []matcher.Difference{{Path: "systemInstruction.parts[0].text", Kind: matcher.Changed, Words: "You are [-an agent-]{+a helper+}"}}},
-					{Group: conformance.GroupTools, Diffs: many},
+				Calls: []CallFindings{{Key: key, Findings: []matcher.Finding{
+					{Group: matcher.GroupSystemInstruction, Diffs: []matcher.Difference{{Path: "systemInstruction.parts[0].text", Kind: matcher.Changed, Words: "You are [-an agent-]{+a helper+}"}}},
+					{Group: matcher.GroupTools, Diffs: many},
 				}}},
 				Notes: []string{"unmatched: user message 1, agent math_tutor, call 0"}},
 			{Name: "tool/c_001", Agent: "tools_agent_007", Status: Skip, Reason: "agent tools_agent_007 cannot load: Tool ExampleTool not found in registry"},
@@ -67,8 +66,8 @@ func TestWriteJSON(t *testing.T) {
 		Cases  []struct {
 			Name, Status, Reason string
 			Calls                []struct {
-				Key      conformance.Key
-				Findings []conformance.Finding
+				Key      matcher.ConformanceKey
+				Findings []matcher.Finding
 			}
 		}
 		Summary string

@@ -2,9 +2,7 @@
 
 package conformancerun
 
-import (
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
-)
+import "github.com/adkproxy/adkproxy/matcher"
 
 // Status is a case's verdict.
 type Status string
@@ -49,8 +47,8 @@ type CaseResult struct {
 
 // CallFindings are one model call's findings.
 type CallFindings struct {
-	Key      conformance.Key       `json:"key"`
-	Findings []conformance.Finding `json:"findings"`
+	Key      matcher.ConformanceKey `json:"key"`
+	Findings []matcher.Finding      `json:"findings"`
 }
 
 // Counts returns how many cases have each status.
@@ -66,7 +64,7 @@ func (r *Result) Counts() map[Status]int {
 func (r *Result) Failed() bool { return r.Counts()[Fail] > 0 }
 
 // ByGroup returns the case's findings per group, in
-// conformance.Groups order, each difference with the call it is in.
+// matcher.FindingGroups order, each difference with the call it is in.
 func (c *CaseResult) ByGroup() []GroupFindings {
 	by := map[string][]KeyedDiff{}
 	for _, call := range c.Calls {
@@ -77,7 +75,7 @@ func (c *CaseResult) ByGroup() []GroupFindings {
 		}
 	}
 	var out []GroupFindings
-	for _, g := range conformance.Groups {
+	for _, g := range matcher.FindingGroups {
 		if len(by[g]) > 0 {
 			out = append(out, GroupFindings{Group: g, Diffs: by[g]})
 		}
@@ -93,6 +91,6 @@ type GroupFindings struct {
 
 // KeyedDiff is one difference and the model call it was found in.
 type KeyedDiff struct {
-	Key  conformance.Key
+	Key  matcher.ConformanceKey
 	Diff string
 }

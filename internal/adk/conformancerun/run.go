@@ -21,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/adk/drive"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -133,7 +134,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // startProxy serves the cassettes on a loopback port, replaying strictly
 // with conformance keying.
 func startProxy(dir string, log *slog.Logger) (*proxy.Server, string, func(), error) {
-	px, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Match: proxy.MatchConformance, Dir: dir, Logger: log})
+	px, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, ConformanceKeys: true, Dir: dir, Logger: log})
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("serving the imported cassettes: %w", err)
 	}
@@ -331,7 +332,7 @@ func (r *runner) collect(c *caseRun, seen int) {
 			continue
 		}
 		switch o.Outcome {
-		case proxy.OutcomeMatched, proxy.OutcomeMismatched:
+		case matcher.OutcomeMatched, matcher.OutcomeMismatched:
 			if o.Conformance != nil && len(o.Findings) > 0 {
 				c.res.Calls = append(c.res.Calls, CallFindings{Key: *o.Conformance, Findings: o.Findings})
 			}
@@ -345,7 +346,7 @@ func (r *runner) collect(c *caseRun, seen int) {
 				note += ": " + o.Message
 			}
 			c.res.Notes = append(c.res.Notes, note)
-			if o.Outcome == proxy.OutcomeUnmatched && c.unmatched == "" {
+			if o.Outcome == matcher.OutcomeUnmatched && c.unmatched == "" {
 				c.unmatched = where
 			}
 		}

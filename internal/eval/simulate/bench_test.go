@@ -64,6 +64,6 @@ func BenchmarkReplayedConversations(b *testing.B) {
 	up.Close()
 	b.ResetTimer()
 	for b.Loop() {
-		runOnce(proxy.Config{Mode: proxy.ModeReplay, ReplayMode: proxy.ReplayLenient, Dir: simDir})
+		runOnce(proxy.Config{Mode: proxy.ModeReplay, Lenient: true, Dir: simDir})
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -185,7 +184,7 @@ func (p *player) next(ctx context.Context, n int) (*genai.Content, Status, error
 			return nil, StatusFailed, err
 		}
 		count := p.r.missCount()
-		var before []proxy.Outcome
+		var before []matcher.Outcome
 		if count != 0 {
 			before = p.r.missesOf(p.c.ID)
 		}

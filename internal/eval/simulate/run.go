@@ -17,6 +17,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
+	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -39,7 +40,7 @@ type Options struct {
 	// did not match (proxy.Server.Misses): a new one after a turn's call
 	// is that turn's divergence. Stats (proxy.Server.Stats) counts them
 	// cheaply, so the list is read only when the count moved.
-	Misses func() []proxy.Outcome
+	Misses func() []matcher.Outcome
 	Stats  func() proxy.Stats
 }
 
@@ -50,7 +51,7 @@ type Runner struct {
 	model  *userModel
 	cfg    scenarios.SimulatorConfig
 	par    int
-	misses func() []proxy.Outcome
+	misses func() []matcher.Outcome
 	stats  func() proxy.Stats
 	prog   *progress
 }
@@ -142,11 +143,11 @@ func (r *Runner) missCount() int64 {
 }
 
 // missesOf are the replay misses of a scenario's cassette so far.
-func (r *Runner) missesOf(scenario string) []proxy.Outcome {
+func (r *Runner) missesOf(scenario string) []matcher.Outcome {
 	if r.misses == nil {
 		return nil
 	}
-	var out []proxy.Outcome
+	var out []matcher.Outcome
 	for _, o := range r.misses() {
 		if o.Cassette == scenario {
 			out = append(out, o)

@@ -82,7 +82,7 @@ func play(t *testing.T, agent *fakeadk.Server, simDir string, upstream string) r
 	if err != nil {
 		t.Fatal(err)
 	}
-	pcfg := proxy.Config{Mode: proxy.ModeReplay, ReplayMode: proxy.ReplayLenient, Dir: simDir}
+	pcfg := proxy.Config{Mode: proxy.ModeReplay, Lenient: true, Dir: simDir}
 	if upstream != "" {
 		u, _ := url.Parse(upstream)
 		pcfg = proxy.Config{Mode: proxy.ModeRecord, Dir: simDir, Upstream: u}

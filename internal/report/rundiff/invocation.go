@@ -239,13 +239,11 @@ func (opt *Options) resultDiff(agent string, a, b call) []Change {
 	return out
 }
 
-// cleaned is a copy of m (never nil) with the ignore paths removed.
+// cleaned is a copy of m (never nil) with exact numbers (so that 3 and 3.0
+// are equal and 64.4 stays 64.4) and the ignore paths removed.
 func (opt *Options) cleaned(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
-	}
-	if len(opt.Ignore) == 0 && len(opt.ArgMatchers) == 0 {
-		return m // DiffJSON only reads
 	}
 	b, _ := json.Marshal(m)
 	v, _ := matcher.ParseJSON(b)

@@ -1,0 +1,54 @@
+package matcher
+
+// Outcome kinds, one per request (and one per recording never requested).
+const (
+	// OutcomeMatched: answered from the recording of this exact request.
+	OutcomeMatched = "matched"
+	// OutcomeMismatched: a recording exists at this request's place in the
+	// conversation (same agent, invocation and step) but the request
+	// differs from it; Diffs says how. Lenient replay served it anyway.
+	OutcomeMismatched = "mismatched"
+	// OutcomeUnmatched: nothing was recorded at this request's place.
+	OutcomeUnmatched = "unmatched"
+	// OutcomeUnused: a recording that no request asked for: the agent
+	// stopped early or skipped a step.
+	OutcomeUnused = "unused"
+	// OutcomeRecorded: forwarded upstream and recorded.
+	OutcomeRecorded = "recorded"
+	// OutcomeForwarded: forwarded upstream, not recorded (passthrough).
+	OutcomeForwarded = "forwarded"
+)
+
+// Outcome is what happened to one request, where it sits in the
+// conversation and, for a mismatch, how it differs from the recording.
+type Outcome struct {
+	Outcome    string       `json:"outcome"`
+	Cassette   string       `json:"cassette"`
+	Scheme     string       `json:"scheme,omitempty"` // tool requests only
+	Host       string       `json:"host,omitempty"`   // tool requests only
+	Method     string       `json:"method"`
+	Path       string       `json:"path"`
+	Session    int          `json:"session,omitempty"`
+	Invocation int          `json:"invocation,omitempty"`
+	User       string       `json:"user,omitempty"`
+	Step       *int         `json:"step,omitempty"`
+	Agent      string       `json:"agent,omitempty"`
+	Served     bool         `json:"served,omitempty"`
+	Diffs      []Difference `json:"diffs,omitempty"`
+	Message    string       `json:"message,omitempty"`
+	// Conformance is the key a model call was looked up by in
+	// conformance-keyed replay, and Findings how its body differs from the
+	// recording it was answered with, grouped.
+	Conformance *ConformanceKey `json:"conformance,omitempty"`
+	Findings    []Finding       `json:"findings,omitempty"`
+}
+
+// Report is what a replay or recording did with every request, the JSON
+// written by --report (proxy/report.schema.json describes it).
+type Report struct {
+	Mode     string         `json:"mode"`
+	Counts   map[string]int `json:"counts"`
+	Outcomes []Outcome      `json:"outcomes"`
+	// Truncated is how many outcomes were counted but not listed.
+	Truncated int `json:"truncated,omitempty"`
+}
