@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 func TestResponseMatchScoreHomeAutomation(t *testing.T) {
@@ -13,7 +15,7 @@ func TestResponseMatchScoreHomeAutomation(t *testing.T) {
 	}
 	actual := []Invocation{{
 		UserText:      "Turn off device_2 in the Bedroom.",
-		ToolCalls:     []ToolCall{engCall("set_device_info", "location", "Bedroom", "device_id", "device_2", "status", "OFF")},
+		ToolCalls:     []cassettes.ToolCall{engCall("set_device_info", "location", "Bedroom", "device_id", "device_2", "status", "OFF")},
 		FinalResponse: "I have turned off device_2.",
 	}}
 	c := Case{ID: "eval_case_id", Actual: actual, Expected: exp.Cases[0].Invocations}

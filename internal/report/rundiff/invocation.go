@@ -22,7 +22,7 @@ import (
 // (a tool exchange the forward proxy recorded) is a call too, so it aligns
 // and diffs like one: see httpCall.
 type call struct {
-	runview.ToolCall
+	cassettes.ToolCall
 	agent  string
 	result map[string]any
 	hasRes bool
@@ -62,7 +62,7 @@ func callsOf(inv *runview.Invocation) []call {
 func httpCall(h runview.HTTPCall, agent string) call {
 	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
 	query, _ := url.ParseQuery(h.Query)
-	return call{ToolCall: runview.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
+	return call{ToolCall: cassettes.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
 		result: map[string]any{"status": json.Number(strconv.Itoa(h.Status))}, hasRes: true}
 }
 
