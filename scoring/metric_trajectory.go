@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -201,7 +202,7 @@ func partialTrajectory(matchers ArgMatchers, cr *Criterion, c *Case, m *MetricRe
 			case TrajectoryRecall:
 				score = recall
 			default:
-				score = fMeasure(precision, recall)
+				score = rouge.FMeasure(precision, recall)
 			}
 		}
 		s := InvocationScore{Index: i, Score: Float(score)}

@@ -11,10 +11,10 @@ import (
 	"strconv"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // call is one tool call of an invocation with the agent that made it and
@@ -75,7 +75,7 @@ func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {
 	d.Tools, d.Changes = diffTools(callsOf(o), callsOf(n), opt)
 	or, nr := finalResponses(o, n)
 	if or != "" && nr != "" {
-		f := scoring.Rouge1(or, nr, scoring.UseStemmerFor(nr, or)).FMeasure
+		f := rouge.Rouge1(or, nr, rouge.UseStemmerFor(nr, or)).FMeasure
 		d.Similarity = &f
 	}
 	if or != nr {
