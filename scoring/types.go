@@ -94,6 +94,12 @@ type Case struct {
 	// invocation by the rubric-based judged metrics, as ADK copies
 	// EvalCase.rubrics onto every actual invocation.
 	Rubrics json.RawMessage
+	// Run is the case's run (from 1) when the eval set was played Runs
+	// times (PairRuns); 0 otherwise. Evaluate pools the runs of a case into
+	// one result, whose Case holds every run's invocations, in run order,
+	// and RunSessions the session of each run.
+	Run, Runs   int
+	RunSessions []*Session
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
