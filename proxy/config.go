@@ -22,10 +22,13 @@ const DefaultMaxBody = 64 << 20
 const defaultDir = "testdata/cassettes"
 
 // Config configures a Server. The zero Config is a valid, strict replay of
-// the cassettes in ./testdata/cassettes: New loads them all and the Server
-// never contacts an upstream. Every field's zero value is a default stated
-// on the field. New refuses a Config whose fields contradict each other
-// (such as Lenient with a record mode) with an error naming the field.
+// the cassettes in ./testdata/cassettes, each read when a request first
+// names it (with CheckAll, all of them by New); the Server never contacts
+// an upstream. Every field's zero value is a default stated on the field.
+// The hooks (BeforeSave, BeforeReplay, Passthrough, Match) change what one
+// stage does, in the manner of go-vcr's recorder hooks. New refuses a
+// Config whose fields contradict each other (such as Lenient with a record
+// mode) with an error naming the field.
 type Config struct {
 	// Mode is what the Server does with each request; zero is ModeReplay.
 	Mode Mode
@@ -38,6 +41,13 @@ type Config struct {
 	// ModeReplay; the modes that write cassettes refuse an empty Dir
 	// rather than write into the working folder.
 	Dir string
+	// CheckAll (replay only) reads every cassette in Dir when the server
+	// is made, so a cassette that does not load fails New before any test
+	// runs, and recordings of cassettes no request opened count as unused.
+	// The zero value opens a cassette when a request first names it: a
+	// run pays only for its own cassettes, and one broken cassette fails
+	// only the requests for it.
+	CheckAll bool
 	// DefaultCassette is the cassette of requests that name none (by
 	// HeaderCassette or HeaderTestName); empty means "default". The
 	// control API can change it while serving.
@@ -103,6 +113,10 @@ type Config struct {
 	// ControlToken, when set, lets peers that send it as a bearer token use
 	// the control API (ControlPrefix); empty means only loopback peers may.
 	ControlToken string
+	// Faults answer chosen requests instead of their recordings, as specs
+	// "WHERE: WHAT" (faults.go), in any mode that answers from cassettes;
+	// SetFaults replaces them while serving. Nil means none.
+	Faults []string
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette
 	// was replaced (or removed, with its file), else the reason, naming
@@ -111,6 +125,40 @@ type Config struct {
 	// under or else the one its path gives. It runs on Watch's goroutine.
 	// Nil hears nothing.
 	OnReload func(name string, err error)
+
+	// The hooks, by stage. Each runs on the goroutine serving the request,
+	// so concurrently with itself; nil skips the stage.
+
+	// BeforeSave sees each exchange a record mode is about to keep (after
+	// secrets are removed, before it reaches the journal or the cassette)
+	// and may edit it: what it leaves is what is saved. Returning ErrDrop
+	// keeps nothing of it; any other error also keeps nothing, is logged,
+	// reported, and fails the run (Server.Failure). The client's answer is
+	// not changed: for a stream it has already been sent. Not called for
+	// what is only forwarded (ModePassthrough, Passthrough).
+	BeforeSave func(*cassettes.Exchange) error
+	// BeforeReplay sees a copy of each recording about to answer a request
+	// and may edit it: its Response is what the client gets (Request is
+	// what was recorded). The cassette is not changed. An error answers the
+	// request with a 500 Gemini error instead. Live API connections are
+	// replayed as recorded, without it.
+	BeforeReplay func(*cassettes.Exchange) error
+	// Passthrough, when it returns true for a request (model or tool
+	// traffic; its body can be read again), sends it upstream and keeps
+	// nothing, in every mode: the one way ModeReplay contacts an upstream,
+	// which a replay Server then keeps a Transport for. Nil passes nothing
+	// through.
+	Passthrough func(*http.Request) bool
+	// Match, when set, decides which recordings may answer a request in
+	// place of the matcher's canonical comparison: a replaying cassette
+	// answers with the first unused recording, in file order, for which
+	// Match(request, recorded) is true (tool requests are compared only
+	// with tool recordings). request is the request as it would be
+	// stored, without its headers (a tool request keeps Content-Type):
+	// secrets removed, Body the bytes sent. A request that Match pairs
+	// with none is unmatched. Not with ConformanceKeys, and not for ModeRecord or
+	// ModePassthrough, which replay nothing.
+	Match func(request, recorded *cassettes.Request) bool
 }
 
 func (c *Config) setDefaults() error {
@@ -130,7 +178,7 @@ func (c *Config) setDefaults() error {
 	if _, err := cassettes.FileName(c.DefaultCassette); err != nil {
 		return fmt.Errorf("default cassette: %w", err)
 	}
-	if c.Mode == ModeReplay {
+	if c.Mode == ModeReplay && c.Passthrough == nil {
 		// Replay answers from cassettes only: no upstream, no client.
 		c.Upstream, c.VertexUpstream, c.Transport = nil, nil, nil
 	} else {

@@ -116,7 +116,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
 	s.report.add(o)
-	s.serve(w, r, &e.x.Response)
+	s.serveRecorded(w, r, e.x)
 	return true
 }
 

@@ -76,6 +76,14 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
+	if t.replaying && s.faults.active() {
+		if what, done := s.liveFault(w, r, t, &req); done {
+			return
+		} else if what != nil {
+			s.replayLiveFault(w, r, t, &req, what)
+			return
+		}
+	}
 	if t.replaying {
 		if e, usedUp := t.takeLive(&req, s.cfg.AllowRepeats); e != nil {
 			s.replayLive(w, r, t, e, &req)
@@ -180,6 +188,9 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 // keepLive scrubs, records and reports a finished connection.
 func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 	s.cfg.Redactor.Exchange(x)
+	if !s.beforeSave(t, x, &x.Request) {
+		return
+	}
 	if t.persist {
 		if err := cassettes.StoreLiveBlobs(s.cfg.Dir, t.path, x); err != nil {
 			// The frames keep every byte: the media stays in the cassette.

@@ -73,11 +73,14 @@ func (c *Config) checkModes() error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"ConformanceKeys", c.ConformanceKeys}, {"AllowRepeats", c.AllowRepeats}, {"ReplayTiming", c.ReplayTiming}} {
+		}{{"ConformanceKeys", c.ConformanceKeys}, {"AllowRepeats", c.AllowRepeats}, {"ReplayTiming", c.ReplayTiming}, {"Match", c.Match != nil}} {
 			if f.set {
 				return fmt.Errorf("proxy: Config.%s applies to recordings being replayed; Mode %s replays none", f.name, c.Mode)
 			}
 		}
+	}
+	if c.Match != nil && c.ConformanceKeys {
+		return errors.New("proxy: Config.Match and Config.ConformanceKeys both say how to match: set one")
 	}
 	if c.Dir == "" && c.Mode != ModeReplay && c.Mode != ModePassthrough {
 		return fmt.Errorf("proxy: Config.Dir is empty: Mode %s writes cassettes and needs their folder (only ModeReplay defaults to %s)", c.Mode, defaultDir)
@@ -136,10 +139,14 @@ func (c *Config) reportMode() string {
 // has none fails the run, and so does, once Close has counted them, any
 // recording no request used. Lenient replay and the other record modes
 // never fail a run here. In every mode an answer over MaxBody, passed on
-// but not recorded, fails the run. It returns nil, or an error wrapping
+// but not recorded, fails the run, and so does an exchange BeforeSave
+// failed on. It returns nil, or an error wrapping
 // ErrRunFailed with the counts.
 func (s *Server) Failure() error {
 	if err := s.oversized.failure(s.cfg.Hints.TooLarge); err != nil {
+		return err
+	}
+	if err := s.refused.failure(); err != nil {
 		return err
 	}
 	if !s.cfg.roleFor(true).strict {

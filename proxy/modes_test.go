@@ -29,6 +29,8 @@ func TestConfigRefusesContradictions(t *testing.T) {
 		{proxy.Config{Mode: proxy.ModePassthrough, AllowRepeats: true}, "Config.AllowRepeats applies to recordings being replayed; Mode passthrough replays none"},
 		{proxy.Config{Mode: proxy.ModeRecord, ConformanceKeys: true, Dir: dir}, "Config.ConformanceKeys applies"},
 		{proxy.Config{Mode: proxy.ModeRecord, ReplayTiming: true, Dir: dir}, "Config.ReplayTiming applies"},
+		{proxy.Config{Mode: proxy.ModePassthrough, Match: anyRecording}, "Config.Match applies"},
+		{proxy.Config{Dir: dir, ConformanceKeys: true, Match: anyRecording}, "Config.Match and Config.ConformanceKeys both say how to match"},
 	} {
 		_, err := proxy.New(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -45,6 +47,8 @@ func TestConfigRefusesContradictions(t *testing.T) {
 		}
 	}
 }
+
+func anyRecording(_, _ *cassettes.Request) bool { return true }
 
 // TestRecordNeedsDir: the modes that write cassettes refuse an empty Dir,
 // naming the field, rather than write into the working folder; passthrough

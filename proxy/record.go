@@ -128,6 +128,9 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	t.org.Interacted(x)
 	s.cfg.Redactor.Exchange(x)
+	if !s.beforeSave(t, x, stored) {
+		return
+	}
 	if err := s.storeUpload(t, x); err != nil {
 		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())
 	}

@@ -67,7 +67,7 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
 		t.answered(e)
-		s.serve(w, r, &e.x.Response)
+		s.serveRecorded(w, r, e.x)
 		return
 	}
 	t.markContested(e)
@@ -78,7 +78,7 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 func (s *Server) replayed(w http.ResponseWriter, r *http.Request, name string, e *entry, body []byte) {
 	s.report.matched(name, e.x)
 	s.log.Debug("replayed", "cassette", name, "method", e.x.Request.Method, "path", e.x.Request.Path, "host", e.x.Request.Host)
-	s.serve(w, r, &e.x.Response)
+	s.serveRecorded(w, r, e.x)
 	releaseBody(body) // answered from the recording: nothing keeps the request
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
+	"golang.org/x/sync/singleflight"
 )
 
 // Server is adkproxy's HTTP handler. Create it with New, serve it with any
@@ -35,6 +36,7 @@ type Server struct {
 
 	report    reportLog
 	oversized oversizedLog // answers over MaxBody, passed on unrecorded
+	refused   refusedSaves // exchanges BeforeSave failed on (hooks.go)
 	gate      bodyGate     // large request bodies in replay (gate.go)
 	journals  openJournals // recording tapes' journals kept open (journals.go)
 	paths     sync.Map     // cassette name -> its file, for names already checked
@@ -42,27 +44,42 @@ type Server struct {
 	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
+	faults          faultInjector   // faults injected in replay (faults.go)
+
+	// opening makes one load per cassette name however many first
+	// requests wait for it (lazy replay, lazy.go).
+	opening singleflight.Group
 }
 
-// New prepares a server. In replay mode it loads every cassette in the
-// folder up front, so a corrupt file is reported before any test runs.
+// New prepares a server. In replay mode the cassette folder must exist;
+// its cassettes are read when a request first names them, or all of them
+// now with Config.CheckAll.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
 	s.report.mode = cfg.reportMode()
-	if cfg.Mode == ModeReplay {
-		loaded, err := cassettes.LoadDir(cfg.Dir)
-		if err != nil {
-			return nil, err
-		}
-		for name, c := range loaded {
-			s.logWarnings(c)
-			t := newTape(name, c.File, s.m, c.Exchanges)
-			t.role = cfg.roleFor(true)
-			s.tapes[name] = t
-		}
+	armed, err := parseFaults(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	s.faults.armed = armed
+	if cfg.Mode != ModeReplay {
+		return s, nil
+	}
+	if !cfg.CheckAll {
+		return s, cassettes.CheckFolder(cfg.Dir)
+	}
+	loaded, err := cassettes.LoadDir(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for name, c := range loaded {
+		s.logWarnings(c)
+		t := newTape(name, c.File, s.m, c.Exchanges)
+		t.role = cfg.roleFor(true)
+		s.tapes[name] = t
 	}
 	return s, nil
 }
@@ -74,11 +91,19 @@ func (s *Server) Err() error {
 	return s.fatal
 }
 
-// Cassettes lists the names of the cassettes the server holds.
+// Cassettes lists the names of the cassettes the server holds: in replay,
+// every cassette in the folder (read from the top of each file, not
+// loaded), in record modes those opened so far.
 func (s *Server) Cassettes() []string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Sorted(maps.Keys(s.tapes))
+	names := maps.Clone(s.tapes)
+	s.mu.Unlock()
+	if s.cfg.Mode == ModeReplay && !s.cfg.CheckAll {
+		for name := range s.folderNames() {
+			names[name] = nil
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 func (s *Server) allTapes() []*tape {
@@ -123,7 +148,7 @@ func (s *Server) Close() error {
 	s.lives.end() // a Live connection is kept when it ends
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
-		for _, e := range t.unused() {
+		for _, e := range t.unused(s.cfg.CheckAll) {
 			o := outcomeFor(matcher.OutcomeUnused, t.name, &e.x.Request, e.x.Place)
 			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
@@ -167,6 +192,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer leave()
 	req := s.capture(r, body)
+	if s.passes(r, body) {
+		s.forward(w, r, s.passthroughTape(name), body, req)
+		return
+	}
 	t, ok := s.openTape(w, name, path)
 	if !ok {
 		return
@@ -180,10 +209,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
 		return
 	}
+	if t.replaying && s.faults.active() && s.modelFault(w, r, t, &req) {
+		return
+	}
 	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {
 		return
 	}
-	if t.replaying {
+	if t.replaying && s.cfg.Match != nil {
+		if e, usedUp := s.takeMatching(t, &req); e != nil {
+			t.answered(e)
+			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording {
+			s.verifyMatching(w, t, &req, usedUp)
+			return
+		}
+	} else if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
 			t.answered(e)
 			s.replayed(w, r, name, e, body)
@@ -248,12 +289,15 @@ func (s *Server) openTape(w http.ResponseWriter, name, path string) (t *tape, ok
 	return t, true
 }
 
-// tapeFor returns the cassette a request goes to, opening it on first use
-// in record modes. In replay a nil tape means no such cassette.
+// tapeFor returns the cassette a request goes to, opening it on first
+// use. In replay a nil tape means no such cassette.
 func (s *Server) tapeFor(name, path string) (*tape, error) {
+	if s.cfg.Mode == ModeReplay {
+		return s.replayTape(name, path)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t := s.tapes[name]; t != nil || s.cfg.Mode == ModeReplay {
+	if t := s.tapes[name]; t != nil {
 		return t, nil
 	}
 	if err := s.checkCase(name, path); err != nil {

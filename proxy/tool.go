@@ -39,15 +39,30 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Values("Content-Type"); len(ct) > 0 {
 		req.Header = http.Header{"Content-Type": ct}
 	}
-	t, ok := s.openTape(w, name, path)
-	if !ok {
+	var t *tape
+	if s.passes(r, body) {
+		t = s.passthroughTape(name)
+	} else {
+		if t, ok = s.openTape(w, name, path); !ok {
+			return
+		}
+		if t == nil {
+			s.refuseTool(w, name, &req, "there is no such cassette")
+			return
+		}
+	}
+	if t.replaying && s.faults.active() && s.toolFault(w, r, t, &req) {
 		return
 	}
-	if t == nil {
-		s.refuseTool(w, name, &req, "there is no such cassette")
-		return
-	}
-	if t.replaying {
+	if t.replaying && s.cfg.Match != nil {
+		if e, usedUp := s.takeMatching(t, &req); e != nil {
+			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording {
+			s.verifyMatching(w, t, &req, usedUp)
+			return
+		}
+	} else if t.replaying {
 		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
 			s.replayed(w, r, name, e, body)
 			return

@@ -163,7 +163,7 @@ func (cfg *Config) evaluated() []Criterion {
 		for _, c := range out {
 			seen[c.Metric] = true
 		}
-		for _, m := range runMetricNames {
+		for _, m := range runMetricNames() {
 			if !seen[m] {
 				out = append(out, Criterion{Metric: m, Informational: true, Adkproxy: true, Stat: "mean"})
 			}

@@ -6,9 +6,7 @@ package scoring
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 )
 
@@ -64,11 +62,11 @@ type Criterion struct {
 func (cfg *Config) parseADKCriterion(metric string, n node) (Criterion, error) {
 	_, custom := cfg.CustomMetrics[metric]
 	if !custom {
-		if _, ok := adkMetrics[metric]; !ok && !isMultiTurnMetric(metric) {
-			if _, ours := adkproxyMetrics[metric]; ours {
+		if !isADKMetric(metric) && !isMultiTurnMetric(metric) {
+			if _, ours := adkproxyMetric(metric); ours {
 				return Criterion{}, n.errorf("%s is adkproxy's metric, not ADK's: put it under \"adkproxy\": {\"criteria\": …} (ADK would reject it here)", metric)
 			}
-			return Criterion{}, n.errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(slices.Sorted(maps.Keys(adkMetrics)), ", "))
+			return Criterion{}, n.errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(adkMetricNames(), ", "))
 		}
 	}
 	cr := Criterion{Metric: metric}
@@ -140,9 +138,9 @@ func parseMatchType(n node) (MatchType, error) {
 }
 
 func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
-	spec, ok := adkproxyMetrics[metric]
+	spec, ok := adkproxyMetric(metric)
 	if !ok {
-		if _, adk := adkMetrics[metric]; adk {
+		if isADKMetric(metric) {
 			return Criterion{}, n.errorf("%s is ADK's metric: put it under the top-level \"criteria\"", metric)
 		}
 		return Criterion{}, n.errorf("unknown metric; known adkproxy metrics: %s", strings.Join(KnownMetrics(), ", "))

@@ -115,20 +115,15 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 		judge(&m, cr, false)
 		return m
 	}
-	needsExpected := false
-	if why, ok := adkMetrics[cr.Metric]; ok && !cr.Adkproxy {
-		if why != "" {
-			m.Status, m.Reason = NotEvaluated, fmt.Sprintf("%s is not computed by adkproxy: %s", cr.Metric, why)
-			return m
-		}
-		needsExpected = true
+	def, computed := metrics[cr.Metric]
+	if why, ok := adkNotComputed[cr.Metric]; ok && !cr.Adkproxy {
+		m.Status, m.Reason = NotEvaluated, fmt.Sprintf("%s is not computed by adkproxy: %s", cr.Metric, why)
+		return m
 	} else if isMultiTurnMetric(cr.Metric) && !cr.Adkproxy {
 		m.Status, m.Reason = NotEvaluated, fmt.Sprintf("%s is not computed by adkproxy: it needs Vertex AI's Gen AI Evaluation service", cr.Metric)
 		return m
-	} else {
-		needsExpected = adkproxyMetrics[cr.Metric].needsExpected
 	}
-	if needsExpected {
+	if computed && def.kind == compared {
 		switch {
 		case c.Failure != "":
 			m.Status, m.Reason = NotEvaluated, "not compared: "+c.Failure
@@ -141,16 +136,9 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 			return m
 		}
 	}
-	switch cr.Metric {
-	case ToolTrajectoryAvgScore:
-		toolTrajectory(cr, c, &m)
-	case ResponseMatchScore:
-		responseMatch(c, &m)
-	case TrajectoryPrecision, TrajectoryRecall, TrajectoryF1:
-		partialTrajectory(cfg.Adkproxy.ArgMatchers, cr, c, &m)
-	case SingleToolUse:
-		singleToolUse(cr, c, &m)
-	default:
+	if computed && def.kind != run {
+		def.compute(cfg, cr, c, &m)
+	} else {
 		runMetric(cfg, cr, c, &m)
 		goldenRunMetric(cfg, cr, c, &m)
 	}

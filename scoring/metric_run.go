@@ -14,7 +14,8 @@ import (
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
-// runMetric computes a run metric (see RunMetrics).
+// runMetric computes a run metric (see RunMetrics) from c's recorded
+// model calls.
 func runMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
 	if len(c.Actual) == 0 {
 		m.Reason = "no invocations"
@@ -28,17 +29,27 @@ func runMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
 		m.Reason = "no recorded model calls: run metrics need a recording, not eval set invocations"
 		return
 	}
-	m.PerInvocation = make([]InvocationScore, 0, len(c.Actual))
-	per := func(f func(i int, inv *Invocation) *float64) {
-		for i := range c.Actual {
-			m.PerInvocation = append(m.PerInvocation, InvocationScore{Index: i, Score: f(i, &c.Actual[i])})
-		}
+	d, ok := metrics[cr.Metric]
+	if !ok || d.kind != run {
+		m.Reason = "unknown metric " + cr.Metric
+		return
 	}
-	switch cr.Metric {
-	case PromptTokens, CandidatesTokens, CachedTokens, ThoughtsTokens, ToolUseTokens, TotalTokens:
-		field := tokenField(cr.Metric)
+	m.PerInvocation = make([]InvocationScore, 0, len(c.Actual))
+	d.compute(cfg, cr, c, m)
+}
+
+// perInvocation scores each actual invocation with f, in order.
+func perInvocation(c *Case, m *MetricResult, f func(i int, inv *Invocation) *float64) {
+	for i := range c.Actual {
+		m.PerInvocation = append(m.PerInvocation, InvocationScore{Index: i, Score: f(i, &c.Actual[i])})
+	}
+}
+
+// tokenSum is a metric summing one usage count over the model calls.
+func tokenSum(field func(Usage) int64) func(*Config, *Criterion, *Case, *MetricResult) {
+	return func(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
 		var total int64
-		per(func(_ int, inv *Invocation) *float64 {
+		perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
 			var n int64
 			for _, s := range inv.Steps {
 				n += field(s.Usage)
@@ -47,36 +58,15 @@ func runMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
 			return Float(float64(n))
 		})
 		m.Score = Float(float64(total))
-	case CostUSD:
-		cost(cfg.Adkproxy.Prices, c, m)
-	case LatencyCallMS:
-		var all []float64
-		per(func(_ int, inv *Invocation) *float64 {
-			var ms []float64
-			for _, s := range inv.Steps {
-				ms = append(ms, millis(s.Latency))
-			}
-			all = append(all, ms...)
-			return statOf(cr.Stat, ms)
-		})
-		m.Score = statOf(cr.Stat, all)
-		m.Details = statDetails(cr.Stat, all, "model calls")
-	case LatencyInvocationMS:
-		var all []float64
-		per(func(_ int, inv *Invocation) *float64 {
-			var d time.Duration
-			for _, s := range inv.Steps {
-				d += s.Latency
-			}
-			all = append(all, millis(d))
-			return Float(millis(d))
-		})
-		m.Score = statOf(cr.Stat, all)
-		m.Details = statDetails(cr.Stat, all, "invocations")
-	case CacheHitRate, ThinkingRatio:
-		num, den := ratioFields(cr.Metric)
+	}
+}
+
+// tokenRatio is a metric dividing two sums of usage counts; noDenominator
+// is the reason when the divisor is 0.
+func tokenRatio(num, den func(Usage) int64, noDenominator string) func(*Config, *Criterion, *Case, *MetricResult) {
+	return func(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
 		var tn, td int64
-		per(func(_ int, inv *Invocation) *float64 {
+		perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
 			var n, d int64
 			for _, s := range inv.Steps {
 				n += num(s.Usage)
@@ -87,120 +77,160 @@ func runMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
 		})
 		m.Score = ratio(tn, td)
 		if m.Score == nil {
-			m.Reason = "no tokens to divide by"
-			if cr.Metric == CacheHitRate {
-				m.Reason = "no prompt tokens recorded"
-			} else {
-				m.Reason = "no output tokens recorded"
+			m.Reason = noDenominator
+		}
+	}
+}
+
+func latencyCall(_ *Config, cr *Criterion, c *Case, m *MetricResult) {
+	var all []float64
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		var ms []float64
+		for _, s := range inv.Steps {
+			ms = append(ms, millis(s.Latency))
+		}
+		all = append(all, ms...)
+		return statOf(cr.Stat, ms)
+	})
+	m.Score = statOf(cr.Stat, all)
+	m.Details = statDetails(cr.Stat, all, "model calls")
+}
+
+func latencyInvocation(_ *Config, cr *Criterion, c *Case, m *MetricResult) {
+	var all []float64
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		var d time.Duration
+		for _, s := range inv.Steps {
+			d += s.Latency
+		}
+		all = append(all, millis(d))
+		return Float(millis(d))
+	})
+	m.Score = statOf(cr.Stat, all)
+	m.Details = statDetails(cr.Stat, all, "invocations")
+}
+
+// countCalls scores each invocation by its tool calls (only
+// transfer_to_agent ones with handoffs; distinct names with unique) and
+// returns the calls per tool name and their total.
+func countCalls(c *Case, m *MetricResult, handoffs, unique bool) (map[string]int, int) {
+	counts := map[string]int{}
+	var total int
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		local := map[string]bool{}
+		n := 0
+		for _, call := range inv.ToolCalls {
+			if handoffs && call.Name != "transfer_to_agent" {
+				continue
+			}
+			counts[call.Name]++
+			local[call.Name] = true
+			n++
+		}
+		total += n
+		if unique {
+			return Float(float64(len(local)))
+		}
+		return Float(float64(n))
+	})
+	return counts, total
+}
+
+func toolCallCount(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	counts, total := countCalls(c, m, false, false)
+	m.Score = Float(float64(total))
+	m.Details = map[string]any{"calls_per_tool": counts}
+}
+
+func uniqueToolCount(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	counts, _ := countCalls(c, m, false, true)
+	m.Score = Float(float64(len(counts)))
+	m.Details = map[string]any{"calls_per_tool": counts}
+}
+
+func agentHandoffs(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	_, total := countCalls(c, m, true, false)
+	m.Score = Float(float64(total))
+	var targets []string
+	for _, inv := range c.Actual {
+		for _, call := range inv.ToolCalls {
+			if call.Name == "transfer_to_agent" {
+				if a, ok := call.Args["agent_name"].(string); ok {
+					targets = append(targets, a)
+				}
 			}
 		}
-	case ToolCalls, UniqueTools, AgentHandoffs:
-		counts := map[string]int{}
-		var total int
-		per(func(_ int, inv *Invocation) *float64 {
-			local := map[string]bool{}
-			n := 0
-			for _, call := range inv.ToolCalls {
-				if cr.Metric == AgentHandoffs && call.Name != "transfer_to_agent" {
-					continue
+	}
+	if len(targets) > 0 {
+		m.Details = map[string]any{"to": targets}
+	}
+}
+
+func toolErrorRate(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	var errs, results int
+	var failing []string
+	perInvocation(c, m, func(i int, inv *Invocation) *float64 {
+		e := 0
+		for _, r := range inv.ToolResults {
+			if toolFailed(r) {
+				e++
+				failing = append(failing, r.Name)
+			}
+		}
+		errs += e
+		results += len(inv.ToolResults)
+		return ratio(int64(e), int64(len(inv.ToolResults)))
+	})
+	m.Score = ratio(int64(errs), int64(results))
+	m.Details = map[string]any{"errors": errs, "results": results}
+	if len(failing) > 0 {
+		m.Details["failed_tools"] = failing
+	}
+	if m.Score == nil {
+		m.Reason = "no tool results recorded"
+	}
+	for i := range m.PerInvocation {
+		if s := m.PerInvocation[i].Score; s != nil && *s > 0 {
+			var names []string
+			for _, r := range c.Actual[i].ToolResults {
+				if toolFailed(r) {
+					names = append(names, r.Name)
 				}
-				counts[call.Name]++
-				local[call.Name] = true
+			}
+			m.PerInvocation[i].Reason = fmt.Sprintf("invocation %d: failed tool results: %s", i+1, strings.Join(names, ", "))
+		}
+	}
+}
+
+func contextSaturation(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	var top int64
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		var n int64
+		for _, s := range inv.Steps {
+			n = max(n, s.Usage.Prompt)
+		}
+		top = max(top, n)
+		return Float(float64(n))
+	})
+	m.Score = Float(float64(top))
+}
+
+func outputDensity(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	var sum, calls int64
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		var s, n int64
+		for _, st := range inv.Steps {
+			if st.Status == 0 || st.Status/100 == 2 {
+				s += st.Usage.Candidates
 				n++
 			}
-			total += n
-			if cr.Metric == UniqueTools {
-				return Float(float64(len(local)))
-			}
-			return Float(float64(n))
-		})
-		switch cr.Metric {
-		case UniqueTools:
-			m.Score = Float(float64(len(counts)))
-			m.Details = map[string]any{"calls_per_tool": counts}
-		case ToolCalls:
-			m.Score = Float(float64(total))
-			m.Details = map[string]any{"calls_per_tool": counts}
-		default:
-			m.Score = Float(float64(total))
-			var targets []string
-			for _, inv := range c.Actual {
-				for _, call := range inv.ToolCalls {
-					if call.Name == "transfer_to_agent" {
-						if a, ok := call.Args["agent_name"].(string); ok {
-							targets = append(targets, a)
-						}
-					}
-				}
-			}
-			if len(targets) > 0 {
-				m.Details = map[string]any{"to": targets}
-			}
 		}
-	case ToolErrorRate:
-		var errs, results int
-		var failing []string
-		per(func(i int, inv *Invocation) *float64 {
-			e := 0
-			for _, r := range inv.ToolResults {
-				if toolFailed(r) {
-					e++
-					failing = append(failing, r.Name)
-				}
-			}
-			errs += e
-			results += len(inv.ToolResults)
-			return ratio(int64(e), int64(len(inv.ToolResults)))
-		})
-		m.Score = ratio(int64(errs), int64(results))
-		m.Details = map[string]any{"errors": errs, "results": results}
-		if len(failing) > 0 {
-			m.Details["failed_tools"] = failing
-		}
-		if m.Score == nil {
-			m.Reason = "no tool results recorded"
-		}
-		for i := range m.PerInvocation {
-			if s := m.PerInvocation[i].Score; s != nil && *s > 0 {
-				var names []string
-				for _, r := range c.Actual[i].ToolResults {
-					if toolFailed(r) {
-						names = append(names, r.Name)
-					}
-				}
-				m.PerInvocation[i].Reason = fmt.Sprintf("invocation %d: failed tool results: %s", i+1, strings.Join(names, ", "))
-			}
-		}
-	case ContextSaturation:
-		var top int64
-		per(func(_ int, inv *Invocation) *float64 {
-			var n int64
-			for _, s := range inv.Steps {
-				n = max(n, s.Usage.Prompt)
-			}
-			top = max(top, n)
-			return Float(float64(n))
-		})
-		m.Score = Float(float64(top))
-	case OutputDensity:
-		var sum, calls int64
-		per(func(_ int, inv *Invocation) *float64 {
-			var s, n int64
-			for _, st := range inv.Steps {
-				if st.Status == 0 || st.Status/100 == 2 {
-					s += st.Usage.Candidates
-					n++
-				}
-			}
-			sum, calls = sum+s, calls+n
-			return ratio(s, n)
-		})
-		m.Score = ratio(sum, calls)
-		if m.Score == nil {
-			m.Reason = "no successful model calls"
-		}
-	default:
-		m.Reason = "unknown metric " + cr.Metric
+		sum, calls = sum+s, calls+n
+		return ratio(s, n)
+	})
+	m.Score = ratio(sum, calls)
+	if m.Score == nil {
+		m.Reason = "no successful model calls"
 	}
 }
 
@@ -253,29 +283,6 @@ func RunOf(cfg *Config, c *Case) SessionRun {
 		}
 	}
 	return out
-}
-
-func tokenField(metric string) func(Usage) int64 {
-	switch metric {
-	case PromptTokens:
-		return func(u Usage) int64 { return u.Prompt }
-	case CandidatesTokens:
-		return func(u Usage) int64 { return u.Candidates }
-	case CachedTokens:
-		return func(u Usage) int64 { return u.Cached }
-	case ThoughtsTokens:
-		return func(u Usage) int64 { return u.Thoughts }
-	case ToolUseTokens:
-		return func(u Usage) int64 { return u.ToolUse }
-	}
-	return func(u Usage) int64 { return u.Total }
-}
-
-func ratioFields(metric string) (num, den func(Usage) int64) {
-	if metric == CacheHitRate {
-		return func(u Usage) int64 { return u.Cached }, func(u Usage) int64 { return u.Prompt }
-	}
-	return func(u Usage) int64 { return u.Thoughts }, func(u Usage) int64 { return u.Candidates + u.Thoughts }
 }
 
 func ratio(n, d int64) *float64 {

@@ -161,6 +161,12 @@ func argsHint(a, e ToolCall) string {
 
 // partialTrajectory computes TrajectoryPrecision, TrajectoryRecall and
 // TrajectoryF1 (see there).
+// partialTrajectoryMetric is trajectory_precision, _recall or _f1 with the
+// configured arg matchers.
+func partialTrajectoryMetric(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
+	partialTrajectory(cfg.Adkproxy.ArgMatchers, cr, c, m)
+}
+
 func partialTrajectory(matchers ArgMatchers, cr *Criterion, c *Case, m *MetricResult) {
 	n := min(len(c.Actual), len(c.Expected))
 	if n == 0 {

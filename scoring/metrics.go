@@ -4,7 +4,6 @@
 package scoring
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -89,11 +88,10 @@ const (
 	OutputDensity       = "output_density"
 )
 
-// adkMetrics are ADK's prebuilt metric names (newest ADK), with why
-// adkproxy does not compute the ones it does not ("" when it does).
-var adkMetrics = map[string]string{
-	ToolTrajectoryAvgScore:                   "",
-	ResponseMatchScore:                       "",
+// adkNotComputed are ADK's prebuilt metric names (newest ADK) that
+// adkproxy does not compute itself, with why (the judged ones are computed
+// when a judge is given).
+var adkNotComputed = map[string]string{
 	"response_evaluation_score":              "it needs Vertex AI's Gen AI Evaluation service",
 	"safety_v1":                              "it needs Vertex AI's Gen AI Evaluation service (SAFETY)",
 	"final_response_match_v2":                judgeMissing,
@@ -110,48 +108,6 @@ var adkMetrics = map[string]string{
 // releases, which are judged by Vertex AI like the ones listed.
 func isMultiTurnMetric(name string) bool {
 	return strings.HasPrefix(name, "multi_turn_") && strings.HasSuffix(name, "_v1")
-}
-
-type metricSpec struct {
-	// needsExpected: compares with expected invocations.
-	needsExpected bool
-	// lowerIsBetter: only a {"max": X} threshold makes sense.
-	lowerIsBetter bool
-	// hasStat: takes "stat" (latency).
-	hasStat bool
-	// run: a deterministic run metric, computed from the recorded steps.
-	run bool
-}
-
-var adkproxyMetrics = map[string]metricSpec{
-	TrajectoryPrecision: {needsExpected: true},
-	TrajectoryRecall:    {needsExpected: true},
-	TrajectoryF1:        {needsExpected: true},
-	SingleToolUse:       {},
-	PromptTokens:        {run: true, lowerIsBetter: true},
-	CandidatesTokens:    {run: true, lowerIsBetter: true},
-	CachedTokens:        {run: true},
-	ThoughtsTokens:      {run: true, lowerIsBetter: true},
-	ToolUseTokens:       {run: true, lowerIsBetter: true},
-	TotalTokens:         {run: true, lowerIsBetter: true},
-	CostUSD:             {run: true, lowerIsBetter: true},
-	LatencyCallMS:       {run: true, lowerIsBetter: true, hasStat: true},
-	LatencyInvocationMS: {run: true, lowerIsBetter: true, hasStat: true},
-	CacheHitRate:        {run: true},
-	ThinkingRatio:       {run: true},
-	ToolCalls:           {run: true},
-	UniqueTools:         {run: true},
-	ToolErrorRate:       {run: true, lowerIsBetter: true},
-	AgentHandoffs:       {run: true},
-	ContextSaturation:   {run: true, lowerIsBetter: true},
-	OutputDensity:       {run: true},
-}
-
-// runMetricNames is the report order of the run metrics.
-var runMetricNames = []string{
-	PromptTokens, CandidatesTokens, CachedTokens, ThoughtsTokens, ToolUseTokens, TotalTokens,
-	CostUSD, LatencyCallMS, LatencyInvocationMS, CacheHitRate, ThinkingRatio,
-	ToolCalls, UniqueTools, ToolErrorRate, AgentHandoffs, ContextSaturation, OutputDensity,
 }
 
 // RunMetrics lists the deterministic run metrics, in report order. They
@@ -192,9 +148,16 @@ var runMetricNames = []string{
 // carry mean, p50, max and n for the latencies, per-tool counts, per-model
 // costs and the price date. Token-, cost- and latency-like metrics and
 // tool_error_rate take only {"max": X} thresholds.
-func RunMetrics() []string { return append([]string(nil), runMetricNames...) }
+func RunMetrics() []string { return runMetricNames() }
 
 // KnownMetrics lists adkproxy's own metric names (adkproxy.criteria).
 func KnownMetrics() []string {
-	return slices.Sorted(maps.Keys(adkproxyMetrics))
+	var names []string
+	for _, d := range metricTable {
+		if !d.adk {
+			names = append(names, d.name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

@@ -6,16 +6,29 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 )
 
 // bashCompletion asks adkproxy itself for the words that fit at the cursor
 // (after urfave/cli's autocomplete/bash_autocomplete, without its need for
-// the bash-completion package).
+// the bash-completion package). After "--" the words are the wrapped
+// command's: asking adkproxy there would run it, so bash completes them
+// itself (command names, then file names).
 const bashCompletion = `# adkproxy completion for bash: source <(adkproxy completion bash)
 _adkproxy_complete() {
-  local cur="${COMP_WORDS[COMP_CWORD]}"
+  local cur="${COMP_WORDS[COMP_CWORD]}" i
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    if [[ "${COMP_WORDS[i]}" == "--" ]]; then
+      if ((i + 1 == COMP_CWORD)); then
+        COMPREPLY=($(compgen -c -- "${cur}"))
+      else
+        COMPREPLY=()
+      fi
+      return 0
+    fi
+  done
   local words=("${COMP_WORDS[@]:0:COMP_CWORD}")
   local opts
   if [[ "$cur" == -* ]]; then
@@ -34,6 +47,10 @@ const zshCompletion = `#compdef adkproxy
 _adkproxy() {
   local -a opts
   local cur=${words[-1]}
+  if (( ${words[(I)--]} && ${words[(I)--]} < CURRENT )); then
+    _files  # the wrapped command's words: never ask adkproxy, which would run it
+    return
+  fi
   if [[ "$cur" == "-"* ]]; then
     opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion)}")
   else
@@ -47,6 +64,20 @@ _adkproxy() {
 }
 compdef _adkproxy adkproxy
 `
+
+// completionFlag is the hidden last argument with which the scripts ask
+// adkproxy for the words that fit.
+const completionFlag = "--generate-bash-completion"
+
+// completingWrappedCommand is true when a completion script asks about a
+// word after "--", a wrapped command's. urfave/cli would not complete there
+// but run the command line as typed, the wrapped command with it; adkproxy
+// answers nothing instead (for scripts installed before the bash script
+// stopped asking).
+func completingWrappedCommand(args []string) bool {
+	n := len(args)
+	return n > 0 && args[n-1] == completionFlag && slices.Contains(args[:n-1], "--")
+}
 
 func completionCommand() *cli.Command {
 	return &cli.Command{

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -19,7 +21,8 @@ func TestBashCompletionCompletesCommandsAndFlags(t *testing.T) {
 		want  string
 	}{
 		{"re", 1, "record replay"},
-		{"replay --al", 2, "--allow-repeats"},
+		{"replay --allow-r", 2, "--allow-repeats"},
+		{"record --allow-e", 2, "--allow-empty"},
 		{"record --vert", 2, "--vertex-upstream"},
 		{"he", 1, "health"},
 	} {
@@ -55,6 +58,26 @@ func TestCompletionScripts(t *testing.T) {
 	for _, args := range [][]string{{"completion", "powershell"}, {"completion"}} {
 		if r := adkproxy(t, nil, args...); r.code != exitUsage || !strings.Contains(r.stderr, "bash, zsh or fish") {
 			t.Errorf("adkproxy %v: %d %s, want 64 naming the shells", args, r.code, r.stderr)
+		}
+	}
+}
+
+// A completion request about the wrapped command's words (from a script
+// installed before the bash script stopped asking, or from zsh) answers
+// nothing and runs nothing.
+func TestCompletionRequestAfterDashDashRunsNothing(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	for _, cmd := range []string{"record", "replay"} {
+		r := adkproxy(t, nil, cmd, "--cassettes", filepath.Join(dir, "cas"), "--addr-file", filepath.Join(dir, "af"), "--",
+			"sh", "-c", "echo RAN; touch "+marker, "--generate-bash-completion")
+		if r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and nothing", cmd, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, f := range []string{marker, filepath.Join(dir, "af"), filepath.Join(dir, "cas")} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s exists: the request ran something", f)
 		}
 	}
 }
