@@ -4,6 +4,7 @@ package scoring
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +30,9 @@ func WriteTable(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	if r.EvalSetID != "" {
 		bw.WriteString("EVAL SET " + textfmt.OneLine(r.EvalSetID) + "\n")
+	}
+	if r.Label != "" {
+		bw.WriteString("LABEL " + textfmt.OneLine(r.Label) + "\n")
 	}
 	// One set of column widths for every metric row, so all cases line up.
 	header := []string{"METRIC", "SCORE", "THRESHOLD", "STATUS"}
@@ -69,6 +73,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		}
 		if c.Case != nil {
 			about = append(about, textfmt.Plural(len(c.Case.Actual), "invocation"))
+			if c.Case.Runs > 1 {
+				about = append(about, fmt.Sprintf("%d runs pooled", len(c.Case.RunSessions)))
+			}
 		}
 		if len(about) > 0 {
 			line += "  (" + strings.Join(about, ", ") + ")"
