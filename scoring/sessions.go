@@ -26,6 +26,20 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 			out = append(out, s)
 		}
 	}
+	agents := map[string]bool{}
+	for _, s := range out {
+		for _, inv := range s.Invocations {
+			for _, st := range inv.Steps {
+				if st.Agent != "" {
+					agents[st.Agent] = true
+				}
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(agents))
+	for i := range out {
+		out[i].RunAgents = names
+	}
 	return out
 }
 
@@ -44,6 +58,10 @@ func invocationOf(id string, view *runview.Invocation) Invocation {
 		}
 		for _, r := range vs.ToolResults {
 			step.ToolResults = append(step.ToolResults, ToolResult(r))
+		}
+		step.Grounding = groundingOf(vs.Exchange)
+		for _, h := range vs.HTTPCalls {
+			step.ToolHTTP = append(step.ToolHTTP, ToolHTTPCall{Host: h.Host, Status: h.Status, Latency: h.Exchange.Response.Latency})
 		}
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)

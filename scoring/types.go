@@ -65,6 +65,27 @@ type Step struct {
 	ToolCalls   []ToolCall
 	ToolResults []ToolResult
 	Text        string
+	// Grounding is the answer's groundingMetadata, summed up.
+	Grounding Grounding
+	// ToolHTTP are the requests the step's tools made through the forward
+	// proxy, in order.
+	ToolHTTP []ToolHTTPCall
+}
+
+// Grounding counts an answer's grounding chunks: those returned
+// (groundingMetadata.groundingChunks) and those cited (distinct indices in
+// groundingSupports[].groundingChunkIndices).
+type Grounding struct {
+	Chunks int `json:"chunks"`
+	Cited  int `json:"cited"`
+}
+
+// ToolHTTPCall is one request a tool made to another host, with how long
+// it took (from the request sent to the last byte of the answer).
+type ToolHTTPCall struct {
+	Host    string
+	Status  int
+	Latency time.Duration
 }
 
 // Usage is Gemini's usageMetadata. Prompt includes Cached.
@@ -82,6 +103,10 @@ type Session struct {
 	Cassette    string
 	ID          int
 	Invocations []Invocation
+	// RunAgents are the agents that answered model calls anywhere in the
+	// run the session was read with, sorted: an agent used as a tool (ADK's
+	// AgentTool) answers in a session of its own.
+	RunAgents []string
 }
 
 // Case is what one evaluation compares: a recorded session (the actual
