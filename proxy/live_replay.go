@@ -5,11 +5,13 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/fault"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/gorilla/websocket"
 )
@@ -21,6 +23,21 @@ import (
 // reported and passed over (lenient). When the recording is used up the
 // connection is closed, never left waiting.
 func (s *Server) replayLive(w http.ResponseWriter, r *http.Request, t *tape, e *entry, req *cassettes.Request) {
+	s.playLive(w, r, t, e, req, nil)
+}
+
+// replayLiveFault plays the connection the next one would get, unused, up
+// to the fault, which ends it: a close with its code, or a goAway frame
+// and a close. A connection with no recording gets the fault at once.
+func (s *Server) replayLiveFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, what *fault.What) {
+	e := t.peek(t.lives, liveKey(t.m, req))
+	if e == nil {
+		e = &entry{x: &cassettes.Exchange{Request: *req, Live: &cassettes.Live{}}}
+	}
+	s.playLive(w, r, t, e, req, what)
+}
+
+func (s *Server) playLive(w http.ResponseWriter, r *http.Request, t *tape, e *entry, req *cassettes.Request, what *fault.What) {
 	answer := http.Header{}
 	if p := e.x.Response.Header.Get("Sec-WebSocket-Protocol"); p != "" {
 		answer.Set("Sec-WebSocket-Protocol", p)
@@ -31,10 +48,11 @@ func (s *Server) replayLive(w http.ResponseWriter, r *http.Request, t *tape, e *
 		return
 	}
 	defer conn.Close()
+	s.limitLive(conn) // live_limits.go
 	defer s.lives.enter(func() { goingAway(conn) })()
-	p := &livePlayer{s: s, t: t, e: e, req: req, conn: conn, ctx: r.Context()}
+	p := &livePlayer{s: s, t: t, e: e, req: req, conn: conn, ctx: r.Context(), fault: what}
 	p.play()
-	if !p.differed {
+	if !p.differed && what == nil {
 		s.report.matched(t.name, e.x) // a connection is one outcome: matched, or the mismatch
 	}
 }
@@ -53,6 +71,10 @@ type livePlayer struct {
 	clientClose *websocket.CloseError
 	// differed: a client frame differed from the recording (reported).
 	differed bool
+	// fault, when set, ends the connection after fault.Frames server
+	// frames (faults.go); sent counts them.
+	fault *fault.What
+	sent  int
 }
 
 func (p *livePlayer) play() {
@@ -62,6 +84,9 @@ func (p *livePlayer) play() {
 		return nil
 	})
 	for i, f := range p.e.x.Live.Frames {
+		if p.faultNow() {
+			return
+		}
 		if f.FromClient {
 			if !p.expect(i, f) {
 				return
@@ -79,10 +104,31 @@ func (p *livePlayer) play() {
 		if !p.send(f) {
 			return
 		}
+		p.sent++
+	}
+	if p.fault != nil {
+		p.sent = p.fault.Frames // the recording ends before the fault's frame count
+		p.faultNow()
+		return
 	}
 	if !p.closed {
 		p.close(websocket.CloseNormalClosure, "adkproxy: the recording of this connection ends here")
 	}
+}
+
+// faultNow ends the connection with the fault once its frames are sent.
+func (p *livePlayer) faultNow() bool {
+	f := p.fault
+	if f == nil || p.sent < f.Frames {
+		return false
+	}
+	if f.Kind == fault.GoAway {
+		p.conn.WriteMessage(websocket.BinaryMessage, []byte(`{"goAway": {"timeLeft": "0s"}}`))
+		p.close(websocket.CloseNormalClosure, "adkproxy fault: goAway")
+		return true
+	}
+	p.close(f.Code, fmt.Sprintf("adkproxy fault: close %d", f.Code))
+	return true
 }
 
 // send writes a recorded server frame; false when the connection is gone.
@@ -112,6 +158,10 @@ func (p *livePlayer) expect(i int, want cassettes.Frame) bool {
 		return want.Kind == cassettes.FrameClose // already read
 	}
 	kind, data, err := p.conn.ReadMessage()
+	if errors.Is(err, websocket.ErrReadLimit) {
+		p.s.liveTooBig(p.t.name, p.req, true) // the library has closed it with 1009
+		return false
+	}
 	if err != nil {
 		if want.Kind == cassettes.FrameClose && p.clientClose != nil {
 			return true
@@ -123,6 +173,9 @@ func (p *livePlayer) expect(i int, want cassettes.Frame) bool {
 			"the recording has the client closing the connection here")
 		return false
 	}
+	// The recording holds the frame scrubbed: compare it scrubbed, and
+	// never echo a secret in a message.
+	data = p.s.cfg.Redactor.Bytes(data)
 	diffs := p.s.m.DiffFrame(want.Data, data)
 	if gotKind := frameKind(kind); gotKind != want.Kind && len(diffs) == 0 {
 		diffs = []matcher.Difference{{Path: "opcode", Kind: matcher.Changed, Recorded: string(want.Kind), Got: string(gotKind)}}

@@ -324,3 +324,22 @@ func waitForFile(t *testing.T, path string) string {
 	t.Fatalf("%s never appeared", path)
 	return ""
 }
+
+// snapshot is a folder's file names, sizes, times and contents (and its
+// folders' names: a lock file coming and going may change their times).
+func snapshot(t *testing.T, dir string) string {
+	var b strings.Builder
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			fmt.Fprintf(&b, "%s/; ", path)
+			return nil
+		}
+		data, _ := os.ReadFile(path)
+		fmt.Fprintf(&b, "%s %d %s %q; ", path, info.Size(), info.ModTime(), data)
+		return nil
+	})
+	return b.String()
+}
