@@ -57,7 +57,7 @@ func toolSuccessRate(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
 }
 
 // resultOf finds call's result among results not used yet, marking it.
-func resultOf(call ToolCall, results []ToolResult, used []bool) *ToolResult {
+func resultOf(call cassettes.ToolCall, results []cassettes.ToolResult, used []bool) *cassettes.ToolResult {
 	pick := -1
 	for j, r := range results {
 		if !used[j] && call.ID != "" && r.ID == call.ID {
@@ -139,11 +139,9 @@ func toolLatency(_ *Config, cr *Criterion, c *Case, m *MetricResult) {
 	hosts := map[string]int{}
 	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
 		var ms []float64
-		for _, s := range inv.Steps {
-			for _, h := range s.ToolHTTP {
-				ms = append(ms, millis(h.Latency))
-				hosts[h.Host]++
-			}
+		for _, h := range inv.ToolHTTP {
+			ms = append(ms, millis(h.Latency))
+			hosts[h.Host]++
 		}
 		all = append(all, ms...)
 		return statOf(cr.Stat, ms)

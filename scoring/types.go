@@ -35,6 +35,9 @@ type Invocation struct {
 	// Rubrics are the invocation's own rubrics from the eval set (ADK's
 	// Invocation.rubrics, as JSON), for the rubric-based judged metrics.
 	Rubrics json.RawMessage
+	// ToolHTTP are the requests the invocation's tools made to other hosts
+	// through the forward proxy, in file order.
+	ToolHTTP []ToolHTTPCall
 }
 
 // AuthoredText is a piece of text and the agent that wrote it.
@@ -55,9 +58,6 @@ type Step struct {
 	Text        string
 	// Grounding is the answer's groundingMetadata, summed up.
 	Grounding Grounding
-	// ToolHTTP are the requests the step's tools made through the forward
-	// proxy, in order.
-	ToolHTTP []ToolHTTPCall
 }
 
 // Grounding counts an answer's grounding chunks: those returned
