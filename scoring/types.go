@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 )
 
@@ -20,8 +21,8 @@ type Invocation struct {
 	UserText string
 	// ToolCalls are every function call of the invocation, in order, across
 	// agents (transfer_to_agent included, as ADK records it).
-	ToolCalls   []ToolCall
-	ToolResults []ToolResult
+	ToolCalls   []cassettes.ToolCall
+	ToolResults []cassettes.ToolResult
 	// FinalResponse is the text of the last model answer that made no tool
 	// call: what the user was told.
 	FinalResponse string
@@ -37,20 +38,6 @@ type Invocation struct {
 	Rubrics json.RawMessage
 }
 
-// ToolCall is a function call. IDs never take part in comparisons.
-type ToolCall struct {
-	ID   string         `json:"id,omitempty"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args"`
-}
-
-// ToolResult is a function response sent back to the model.
-type ToolResult struct {
-	ID       string         `json:"id,omitempty"`
-	Name     string         `json:"name"`
-	Response map[string]any `json:"response"`
-}
-
 // AuthoredText is a piece of text and the agent that wrote it.
 type AuthoredText struct {
 	Author string `json:"author"`
@@ -64,8 +51,8 @@ type Step struct {
 	Status      int // HTTP status of the call
 	Latency     time.Duration
 	Usage       Usage
-	ToolCalls   []ToolCall
-	ToolResults []ToolResult
+	ToolCalls   []cassettes.ToolCall
+	ToolResults []cassettes.ToolResult
 	Text        string
 }
 
