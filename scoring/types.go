@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 )
 
 // Invocation is one user turn and what the agent did about it, in the shape
@@ -125,6 +126,10 @@ type Case struct {
 	// and RunSessions the session of each run.
 	Run, Runs   int
 	RunSessions []*Session
+	// SessionInput is the eval case's session_input (nil without one):
+	// the user and state of the session, for the result's session_details
+	// and user_id.
+	SessionInput *scenarios.SessionInput
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
@@ -210,6 +215,10 @@ type Result struct {
 	// Label names the run (score --label: "baseline", "exp_v2"); every
 	// output format writes it.
 	Label string
+	// App is the agent's app name the result is written for (score
+	// --history: its folder's name); session_details name it, else the
+	// eval case's session_input app_name.
+	App string
 	// RequireAll makes ResultStatus demand that every criterion PASSED,
 	// not only every case (adkproxy score --require-all).
 	RequireAll bool
