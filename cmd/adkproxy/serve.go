@@ -144,9 +144,12 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, err
 	}
-	logger, err := clilog.New(c.App.ErrWriter, c.String("log-format"), c.String("log-level"))
+	logger, err := clilog.New(c.App.ErrWriter, logFormat(c), c.String("log-level"))
 	if err != nil {
 		return proxy.Config{}, withCode(exitUsage, err)
+	}
+	if c.Args().Present() && !c.IsSet("log-format") { // the summary says these once, at the end (quiet.go)
+		logger = clilog.Without(logger, inTheSummary)
 	}
 	if _, err := cassettes.FileName(c.String("cassette")); err != nil {
 		return proxy.Config{}, usageErrorf("--cassette: %v", err)
