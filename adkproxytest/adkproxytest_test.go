@@ -255,3 +255,30 @@ func TestStartIsUnaffectedByABrokenNeighbour(t *testing.T) {
 		t.Errorf("a neighbour's broken cassette failed the test:\n%s", errs)
 	}
 }
+
+// TestRecordFromAFakeNeedsNoKey: recording from an Upstream that is not
+// Google's works with no key set (the client gets replay's placeholder);
+// from Google's API the client gets no made-up key.
+func TestRecordFromAFakeNeedsNoKey(t *testing.T) {
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	rec := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/fake"}
+	p := adkproxytest.Start(rec, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
+		t.Errorf("recording from a fake with no key: %q, %v", got, err)
+	}
+	if key := p.ClientConfig().APIKey; key != proxy.ReplayPlaceholderKey {
+		t.Errorf("key %q, want the placeholder", key)
+	}
+	if errs := rec.end(); errs != "" {
+		t.Errorf("the recording failed:\n%s", errs)
+	}
+	google := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/google"}
+	if key := adkproxytest.Start(google, dir, adkproxytest.Record(true)).ClientConfig().APIKey; key != "" {
+		t.Errorf("recording from Google's API: key %q, want none", key)
+	}
+	google.end()
+}
