@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +68,7 @@ func recordCase(t *testing.T, questions ...string) (dir, name string) {
 	defer up.Close()
 	t.Setenv("GOOGLE_API_KEY", testutil.SecretAPIKey)
 	t.Run("case", func(t *testing.T) {
-		p := adkproxytest.Start(t, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
+		p := adkproxytest.Start(t, dir, adkproxytest.Record(true), upstream(t, up.URL))
 		if !p.Recording() {
 			t.Fatal("Record(true) did not record")
 		}
@@ -202,7 +203,7 @@ func TestRecordEnvironmentVariable(t *testing.T) {
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	t.Setenv(adkproxytest.RecordEnv, "1")
-	p, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Upstream(up.URL))
+	p, err := adkproxytest.New(t.TempDir(), "x", upstream(t, up.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,4 +221,13 @@ func TestRecordEnvironmentVariable(t *testing.T) {
 	if _, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Record(false), adkproxytest.Configure(func(c *proxy.Config) { c.Mode = "loose" })); err == nil {
 		t.Error("Configure with an unknown mode was accepted")
 	}
+}
+
+// upstream sends what is recorded to a fake API at baseURL.
+func upstream(t *testing.T, baseURL string) adkproxytest.Option {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adkproxytest.Configure(func(c *proxy.Config) { c.Upstream = u })
 }

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
 func init() { proxiedClients["genai-env-key"] = genaiEnvKeyClient }
@@ -31,7 +31,7 @@ func genaiEnvKeyClient() int {
 // and setting GEMINI_API_KEY as well makes them warn on every client.
 func TestReplayPlaceholderKeyQuietsTheGoClient(t *testing.T) {
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", t.TempDir()}, self("genai-env-key")...)...)
-	if r.code != 0 || r.stdout != proxy.ReplayPlaceholderKey {
+	if r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey {
 		t.Fatalf("exit %d, key %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if strings.Contains(r.stderr, "Both GOOGLE_API_KEY and GEMINI_API_KEY") {
