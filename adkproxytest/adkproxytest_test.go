@@ -231,3 +231,22 @@ func upstream(t *testing.T, baseURL string) adkproxytest.Option {
 	}
 	return adkproxytest.Configure(func(c *proxy.Config) { c.Upstream = u })
 }
+
+// TestStartIsUnaffectedByABrokenNeighbour: a test reads only its own
+// cassette, so another test's broken cassette in the folder neither fails
+// it nor is read.
+func TestStartIsUnaffectedByABrokenNeighbour(t *testing.T) {
+	dir, name := recordCase(t, "What is the weather in Paris?")
+	if err := os.WriteFile(filepath.Join(dir, "TestOther.yaml"), []byte("name: TestOther\nsessions: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOOGLE_API_KEY", "")
+	replay := &asTest{TB: t, name: name}
+	p := adkproxytest.Start(replay, dir)
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
+		t.Errorf("replay answered %q, %v", got, err)
+	}
+	if errs := replay.end(); errs != "" {
+		t.Errorf("a neighbour's broken cassette failed the test:\n%s", errs)
+	}
+}

@@ -105,22 +105,32 @@ func NameFromPath(dir, path string) string {
 	return strings.TrimSuffix(filepath.ToSlash(rel), Extension)
 }
 
+// CheckFolder returns nil when dir is a folder that can hold cassettes,
+// else an error matching ErrNotFound (a *MissingFolderError when it does
+// not exist).
+func CheckFolder(dir string) error {
+	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &MissingFolderError{Dir: dir}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: cassette folder %s: %v", ErrNotFound, dir, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%w: %s is not a folder", ErrNotFound, dir)
+	}
+	return nil
+}
+
 // Files lists the cassette files LoadDir reads below dir, in walk order:
 // every YAML file outside hidden folders, and the cassette a leftover
 // journal stands for when its YAML was never written.
 func Files(dir string) ([]string, error) {
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &MissingFolderError{Dir: dir}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: cassette folder %s: %v", ErrNotFound, dir, err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%w: %s is not a folder", ErrNotFound, dir)
+	if err := CheckFolder(dir); err != nil {
+		return nil, err
 	}
 	var paths []string
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -23,11 +23,13 @@ const DefaultMaxBody = 64 << 20
 const defaultDir = "testdata/cassettes"
 
 // Config configures a Server. The zero Config is a valid, strict replay of
-// the cassettes in ./testdata/cassettes: New loads them all and the Server
-// never contacts an upstream. Every field's zero value is a default stated
-// on the field. The hooks (BeforeSave, BeforeReplay, Passthrough, Match)
-// change what one stage does, in the manner of go-vcr's recorder hooks. New refuses a Config whose fields contradict each other
-// (such as Lenient with a record mode) with an error naming the field.
+// the cassettes in ./testdata/cassettes, each read when a request first
+// names it (with CheckAll, all of them by New); the Server never contacts
+// an upstream. Every field's zero value is a default stated on the field.
+// The hooks (BeforeSave, BeforeReplay, Passthrough, Match) change what one
+// stage does, in the manner of go-vcr's recorder hooks. New refuses a
+// Config whose fields contradict each other (such as Lenient with a record
+// mode) with an error naming the field.
 type Config struct {
 	// Mode is what the Server does with each request; zero is ModeReplay.
 	Mode Mode
@@ -40,6 +42,13 @@ type Config struct {
 	// ModeReplay; the modes that write cassettes refuse an empty Dir
 	// rather than write into the working folder.
 	Dir string
+	// CheckAll (replay only) reads every cassette in Dir when the server
+	// is made, so a cassette that does not load fails New before any test
+	// runs, and recordings of cassettes no request opened count as unused.
+	// The zero value opens a cassette when a request first names it: a
+	// run pays only for its own cassettes, and one broken cassette fails
+	// only the requests for it.
+	CheckAll bool
 	// DefaultCassette is the cassette of requests that name none (by
 	// HeaderCassette or HeaderTestName); empty means "default". The
 	// control API can change it while serving.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
+	"golang.org/x/sync/singleflight"
 )
 
 // Server is adkproxy's HTTP handler. Create it with New, serve it with any
@@ -43,27 +44,36 @@ type Server struct {
 	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
+
+	// opening makes one load per cassette name however many first
+	// requests wait for it (lazy replay, lazy.go).
+	opening singleflight.Group
 }
 
-// New prepares a server. In replay mode it loads every cassette in the
-// folder up front, so a corrupt file is reported before any test runs.
+// New prepares a server. In replay mode the cassette folder must exist;
+// its cassettes are read when a request first names them, or all of them
+// now with Config.CheckAll.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
 	s.report.mode = cfg.reportMode()
-	if cfg.Mode == ModeReplay {
-		loaded, err := cassettes.LoadDir(cfg.Dir)
-		if err != nil {
-			return nil, err
-		}
-		for name, c := range loaded {
-			s.logWarnings(c)
-			t := newTape(name, c.File, s.m, c.Exchanges)
-			t.role = cfg.roleFor(true)
-			s.tapes[name] = t
-		}
+	if cfg.Mode != ModeReplay {
+		return s, nil
+	}
+	if !cfg.CheckAll {
+		return s, cassettes.CheckFolder(cfg.Dir)
+	}
+	loaded, err := cassettes.LoadDir(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for name, c := range loaded {
+		s.logWarnings(c)
+		t := newTape(name, c.File, s.m, c.Exchanges)
+		t.role = cfg.roleFor(true)
+		s.tapes[name] = t
 	}
 	return s, nil
 }
@@ -75,11 +85,19 @@ func (s *Server) Err() error {
 	return s.fatal
 }
 
-// Cassettes lists the names of the cassettes the server holds.
+// Cassettes lists the names of the cassettes the server holds: in replay,
+// every cassette in the folder (read from the top of each file, not
+// loaded), in record modes those opened so far.
 func (s *Server) Cassettes() []string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Sorted(maps.Keys(s.tapes))
+	names := maps.Clone(s.tapes)
+	s.mu.Unlock()
+	if s.cfg.Mode == ModeReplay && !s.cfg.CheckAll {
+		for name := range s.folderNames() {
+			names[name] = nil
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 func (s *Server) allTapes() []*tape {
@@ -124,7 +142,7 @@ func (s *Server) Close() error {
 	s.lives.end() // a Live connection is kept when it ends
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
-		for _, e := range t.unused() {
+		for _, e := range t.unused(s.cfg.CheckAll) {
 			o := outcomeFor(matcher.OutcomeUnused, t.name, &e.x.Request, e.x.Place)
 			o.Message = unusedMessage(t.name, e, refused)
 			s.report.add(o)
@@ -262,12 +280,15 @@ func (s *Server) openTape(w http.ResponseWriter, name, path string) (t *tape, ok
 	return t, true
 }
 
-// tapeFor returns the cassette a request goes to, opening it on first use
-// in record modes. In replay a nil tape means no such cassette.
+// tapeFor returns the cassette a request goes to, opening it on first
+// use. In replay a nil tape means no such cassette.
 func (s *Server) tapeFor(name, path string) (*tape, error) {
+	if s.cfg.Mode == ModeReplay {
+		return s.replayTape(name, path)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t := s.tapes[name]; t != nil || s.cfg.Mode == ModeReplay {
+	if t := s.tapes[name]; t != nil {
 		return t, nil
 	}
 	if err := s.checkCase(name, path); err != nil {

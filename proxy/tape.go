@@ -368,11 +368,12 @@ func (t *tape) requests() []*cassettes.Request {
 	return out
 }
 
-// unused lists the recordings no request used, when the tape answered any.
-func (t *tape) unused() []*entry {
+// unused lists the recordings no request used, when the tape answered any
+// (or evenUntouched: replay with Config.CheckAll).
+func (t *tape) unused(evenUntouched bool) []*entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.touched || !t.replaying || t.recording {
+	if !t.touched && !evenUntouched || !t.replaying || t.recording {
 		return nil
 	}
 	var out []*entry

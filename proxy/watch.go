@@ -156,10 +156,12 @@ func (w *watcher) start() error {
 		if !strings.HasSuffix(path, cassettes.Extension) {
 			return nil
 		}
-		// New loaded these already; read them again only for their names.
+		// Watching serves the last good version of a cassette whose edit
+		// does not load, so every cassette is read now rather than on
+		// first use (New did already with CheckAll).
 		c, err := cassettes.Load(path)
 		if err != nil {
-			w.s.log.Error("cassette not watched: it changed since the start and does not load", "error", err.Error())
+			w.s.log.Error("cassette not watched: it does not load", "error", err.Error())
 			return nil
 		}
 		name := w.nameOf(path, c)
@@ -168,6 +170,13 @@ func (w *watcher) start() error {
 			return nil
 		}
 		w.remember(path, name)
+		w.s.mu.Lock()
+		if w.s.tapes[name] == nil {
+			t := newTape(name, path, w.s.m, c.Exchanges)
+			t.role = w.s.cfg.roleFor(true)
+			w.s.tapes[name] = t
+		}
+		w.s.mu.Unlock()
 		return nil
 	})
 }

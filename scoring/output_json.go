@@ -73,6 +73,7 @@ func (o JSONOptions) Write(w io.Writer, r *Result) error {
 		EvalSetID:         r.EvalSetID,
 		EvalCaseResults:   []outEvalCaseResult{},
 		CreationTimestamp: ts,
+		Label:             r.Label,
 	}
 	for _, c := range r.Cases {
 		doc.EvalCaseResults = append(doc.EvalCaseResults, outCaseJSON(outEvalSetID(r, c), c))
@@ -98,6 +99,8 @@ type outEvalSetResult struct {
 	EvalSetID         string              `json:"eval_set_id"`
 	EvalCaseResults   []outEvalCaseResult `json:"eval_case_results"`
 	CreationTimestamp float64             `json:"creation_timestamp"`
+	// Label is score --label, a key ADK keeps (its models allow extra).
+	Label string `json:"label,omitempty"`
 }
 
 type outEvalCaseResult struct {

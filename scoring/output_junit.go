@@ -38,6 +38,9 @@ func WriteJUnit(w io.Writer, r *Result) error {
 		class = "adkproxy"
 	}
 	suite := junitxml.Suite{Name: class}
+	if r.Label != "" {
+		suite.Properties = []junitxml.Property{{Name: "label", Value: r.Label}}
+	}
 	add := func(name string, f *junitxml.Failure) {
 		suite.Cases = append(suite.Cases, junitxml.Case{Classname: class, Name: name, Failure: f})
 		suite.Tests++

@@ -22,6 +22,9 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	if r.EvalSetID != "" {
 		title += ": " + mdEscape(r.EvalSetID)
 	}
+	if r.Label != "" {
+		title += " (" + mdEscape(r.Label) + ")"
+	}
 	bw.WriteString("## " + mdIcon(ResultStatus(r)) + " " + title + "\n\n")
 	bw.WriteString(mdEscape(Summary(r)) + "\n")
 	for _, c := range r.Cases {

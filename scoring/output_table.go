@@ -30,6 +30,9 @@ func WriteTable(w io.Writer, r *Result) error {
 	if r.EvalSetID != "" {
 		bw.WriteString("EVAL SET " + textfmt.OneLine(r.EvalSetID) + "\n")
 	}
+	if r.Label != "" {
+		bw.WriteString("LABEL " + textfmt.OneLine(r.Label) + "\n")
+	}
 	// One set of column widths for every metric row, so all cases line up.
 	header := []string{"METRIC", "SCORE", "THRESHOLD", "STATUS"}
 	widths := make([]int, len(header))

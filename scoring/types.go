@@ -188,6 +188,9 @@ type Result struct {
 	// Unpaired lists eval cases and recorded sessions that could not be
 	// paired, each with the reason; they are reported, never dropped.
 	Unpaired []string
+	// Label names the run (score --label: "baseline", "exp_v2"); every
+	// output format writes it.
+	Label string
 	// RequireAll makes ResultStatus demand that every criterion PASSED,
 	// not only every case (adkproxy score --require-all).
 	RequireAll bool

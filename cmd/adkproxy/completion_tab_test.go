@@ -110,20 +110,6 @@ func TestTabAfterDashDashRunsNothing(t *testing.T) {
 	}
 }
 
-// snapshot is a folder's file names, sizes, times and contents.
-func snapshot(t *testing.T, dir string) string {
-	var b strings.Builder
-	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		data, _ := os.ReadFile(path)
-		fmt.Fprintf(&b, "%s %d %s %q; ", path, info.Size(), info.ModTime(), data)
-		return nil
-	})
-	return b.String()
-}
-
 // screen is what a terminal shows, read as it comes.
 type screen struct {
 	mu  sync.Mutex

@@ -21,7 +21,8 @@ func TestBashCompletionCompletesCommandsAndFlags(t *testing.T) {
 		want  string
 	}{
 		{"re", 1, "record replay"},
-		{"replay --al", 2, "--allow-repeats"},
+		{"replay --allow-r", 2, "--allow-repeats"},
+		{"record --allow-e", 2, "--allow-empty"},
 		{"record --vert", 2, "--vertex-upstream"},
 		{"he", 1, "health"},
 	} {

@@ -16,6 +16,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/report/rundiff"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
+	"github.com/adkproxy/adkproxy/internal/report/scorediff"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
@@ -43,6 +44,9 @@ func diffCommand() *cli.Command {
 			"arguments, tool results that differ, the final response (word diff and ROUGE-1 F), what each\n" +
 			"agent's model was sent (model, generation config, system instruction, tool declarations) and the\n" +
 			"cost in tokens, model calls and latency. A summary line goes to stderr. See docs/diff.md.\n\n" +
+			"OLD and NEW may instead be two score results ('adkproxy score --format json --label NAME'):\n" +
+			"then diff prints, per criterion, each run's mean score and pass rate and their change\n" +
+			"(text, json or markdown).\n\n" +
 			diffExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("format", "text", "output `FORMAT`: text, json, markdown or html"),
@@ -98,6 +102,16 @@ func runDiff(c *cli.Context) error {
 		opt.ArgMatchers = cfg.Adkproxy.ArgMatchers
 	}
 	oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
+	if oldResult, newResult := scorediff.IsResultFile(oldPath), scorediff.IsResultFile(newPath); oldResult || newResult {
+		if !oldResult || !newResult {
+			result, other := oldPath, newPath
+			if newResult {
+				result, other = newPath, oldPath
+			}
+			return usageErrorf("diff: %s is a score result and %s is not: compare two score results (score --format json) or two recorded runs", result, other)
+		}
+		return diffScores(c, oldPath, newPath, format)
+	}
 	old, oldFile, err := loadRun(oldPath)
 	if err != nil {
 		return withCode(exitDataErr, fmt.Errorf("OLD: %w", err))
@@ -160,4 +174,41 @@ func colorFor(when string, stdout io.Writer, toFile bool) bool {
 		return false
 	}
 	return !toFile && paletteFor(stdout).on
+}
+
+// diffScores compares two score result files by criterion.
+func diffScores(c *cli.Context, oldPath, newPath, format string) error {
+	for _, f := range []string{"fail-on", "min-rouge", "ignore", "config"} {
+		if c.IsSet(f) {
+			return usageErrorf("diff: --%s compares recorded runs, not score results", f)
+		}
+	}
+	old, err := scorediff.Load(oldPath)
+	if err != nil {
+		return withCode(exitDataErr, fmt.Errorf("OLD: %w", err))
+	}
+	new, err := scorediff.Load(newPath)
+	if err != nil {
+		return withCode(exitDataErr, fmt.Errorf("NEW: %w", err))
+	}
+	report := scorediff.Compare(old, new)
+	var out bytes.Buffer
+	switch format {
+	case "json":
+		err = scorediff.WriteJSON(&out, report)
+	case "markdown":
+		err = scorediff.WriteMarkdown(&out, report)
+	case "html":
+		return usageErrorf("diff: --format html: two score results are compared as text, json or markdown")
+	default:
+		err = scorediff.WriteText(&out, report)
+	}
+	if err != nil {
+		return fmt.Errorf("diff: writing %s: %w", format, err)
+	}
+	if err := writeOutput(c, c.String("out"), out.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintln(c.App.ErrWriter, scorediff.SummaryLine(report))
+	return nil
 }

@@ -68,5 +68,6 @@ const exitStatusHelp = `EXIT STATUS:
    73   a cassette could not be written, or would have contained a secret
    75   another adkproxy is recording into the cassettes folder (named with its PID)
    76   strict replay (or record --mode once on a cassette that exists) saw a mismatched or
-        unmatched request, or left a recording unused, while COMMAND exited 0
+        unmatched request, or left a recording unused, while COMMAND exited 0; or COMMAND
+        sent no request to record, or to strict replay while cassettes exist (--allow-empty)
    127  COMMAND could not be started`

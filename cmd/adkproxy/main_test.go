@@ -232,8 +232,9 @@ func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
 	if r.code != exitDataErr || !strings.Contains(r.stderr, "default.yaml:5:") {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
 	}
+	// --check reads every cassette before serving: no command, no request.
 	os.WriteFile(filepath.Join(dir, "default.yaml"), []byte("version: 7\n"), 0o644)
-	if r := adkproxy(t, nil, "replay", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "upgrade adkproxy") {
+	if r := adkproxy(t, nil, "replay", "--check", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "upgrade adkproxy") {
 		t.Fatalf("unknown version: exit %d, stderr %s", r.code, r.stderr)
 	}
 	if r := adkproxy(t, nil, "replay", "--cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr || !strings.Contains(r.stderr, "does not exist") ||
@@ -322,4 +323,23 @@ func waitForFile(t *testing.T, path string) string {
 	}
 	t.Fatalf("%s never appeared", path)
 	return ""
+}
+
+// snapshot is a folder's file names, sizes, times and contents (and its
+// folders' names: a lock file coming and going may change their times).
+func snapshot(t *testing.T, dir string) string {
+	var b strings.Builder
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			fmt.Fprintf(&b, "%s/; ", path)
+			return nil
+		}
+		data, _ := os.ReadFile(path)
+		fmt.Fprintf(&b, "%s %d %s %q; ", path, info.Size(), info.ModTime(), data)
+		return nil
+	})
+	return b.String()
 }

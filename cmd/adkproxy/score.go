@@ -47,7 +47,9 @@ func scoreCommand() *cli.Command {
 			"\"command\" run that command.\n\n" +
 			"--format table (default) is for people; json is ADK's EvalSetResult; junit is for CI test\n" +
 			"reports; markdown is for pull request comments and job summaries; html is one self-contained\n" +
-			"page with each invocation's scores and reasons beside the recorded and expected trajectories.\n" +
+			"page with each invocation's scores and reasons beside the recorded and expected trajectories;\n" +
+			"csv and jsonl are a row per case (scores, statuses, run metrics) for DuckDB, BigQuery or a\n" +
+			"spreadsheet, with the columns of simulate's sessions.csv (see docs/scoring.md).\n" +
 			"Sessions and eval cases that could not be paired are listed on stderr and in the output, and\n" +
 			"are not scored.\n\n" +
 			scoreExitStatusHelp,
@@ -55,7 +57,8 @@ func scoreCommand() *cli.Command {
 			stringFlag("cassettes", "", "`PATH` of the recorded cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			stringFlag("config", "", "eval config `FILE` (ADK's test_config.json, with an optional \"adkproxy\" object); default: ADK's default criteria"),
 			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
-			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown or html (a page: each invocation's verdicts beside its trajectory)"),
+			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown, html (a page: each invocation's verdicts beside its trajectory), csv or jsonl (a row per case)"),
+			stringFlag("label", "", "`NAME` of this run (baseline, exp_v2), written into every output; 'adkproxy diff' of two json results compares them by it"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
 		}, judgeFlags()...),
@@ -74,8 +77,8 @@ func runScore(c *cli.Context) error {
 	}
 	format := c.String("format")
 	write, ok := scoreWriters[format]
-	if !ok && format != "html" {
-		return usageErrorf("score: --format %q: want table, json, junit, markdown or html", format)
+	if !ok && format != "html" && format != "csv" && format != "jsonl" {
+		return usageErrorf("score: --format %q: want table, json, junit, markdown, html, csv or jsonl", format)
 	}
 	cfg := scoring.DefaultConfig()
 	if path := c.String("config"); path != "" {
@@ -103,6 +106,7 @@ func runScore(c *cli.Context) error {
 		result.EvalSetID = exp.EvalSetID
 	}
 	result.Unpaired = append(result.Unpaired, unpaired...)
+	result.Label = c.String("label")
 	result.RequireAll = c.Bool("require-all")
 	stopProgress()
 	for _, u := range result.Unpaired {
@@ -119,10 +123,15 @@ func runScore(c *cli.Context) error {
 		}
 	}
 
-	if format == "html" {
+	switch format {
+	case "html":
 		write = func(w io.Writer, r *scoring.Result) error {
 			return htmlreport.WriteScores(w, r, runview.Build(dir, loaded))
 		}
+	case "csv":
+		write = func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteCSV(w) }
+	case "jsonl":
+		write = func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteJSONL(w) }
 	}
 	var out bytes.Buffer
 	if err := write(&out, result); err != nil {

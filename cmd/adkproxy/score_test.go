@@ -201,7 +201,7 @@ func TestScoreExitStatuses(t *testing.T) {
 		lines int    // most stderr lines
 	}{
 		{exitUsage, []string{"score"}, "--cassettes PATH is required", 1},
-		{exitUsage, append(base, "--format", "xml"), `--format "xml": want table, json, junit, markdown or html`, 1},
+		{exitUsage, append(base, "--format", "xml"), `--format "xml": want table, json, junit, markdown, html, csv or jsonl`, 1},
 		{exitUsage, append(base, "extra"), "name different cassettes", 1},
 		{exitUsage, append(base, "--bogus"), "flag provided but not defined", 1},
 		{exitDataErr, []string{"score", "--cassettes", filepath.Join(tmp, "missing")}, "does not exist", 1},

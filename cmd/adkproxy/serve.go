@@ -111,7 +111,12 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	flushErr := srv.Close()
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
-	if mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 {
+	empty := nothingReached(c, mode, srv, report, "http://"+addr) // empty.go
+	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0
+	if empty != nil && runErr != nil && !keyless { // the command's status wins; the likelier cause is said below
+		fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), empty)
+	}
+	if keyless {
 		fmt.Fprintf(stderr, "adkproxy: no API key reached adkproxy: none of the requests carried %s. "+
 			"Set GOOGLE_API_KEY or GEMINI_API_KEY (the variables the Gemini SDKs read) for adkproxy record, which passes them on to the command, or give the client a key.\n",
 			cassettes.CredentialPlaces)
@@ -128,6 +133,8 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return withCode(exitDataErr, srv.Err())
 	case runErr != nil:
 		return runErr
+	case empty != nil:
+		return withCode(exitUnmatched, empty)
 	default:
 		return srv.Failure() // proxy.ErrRunFailed: exit 76
 	}
@@ -193,6 +200,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
+		cfg.CheckAll = c.Bool("check")
 	}
 	proxyopt.SetHints(&cfg, hintsFor(mode, cfg.Lenient))
 	return cfg, nil

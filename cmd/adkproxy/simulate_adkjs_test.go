@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,9 +154,13 @@ func TestSimulateADKJSRecordReplayDiverge(t *testing.T) {
 func scenarioIDs(t *testing.T, path string) []string {
 	t.Helper()
 	rows, _ := csv.NewReader(strings.NewReader(readFile(t, path))).ReadAll()
+	col := slices.Index(rows[0], "eval_id")
+	if col < 0 {
+		t.Fatalf("%s has no eval_id column: %q", path, rows[0])
+	}
 	var ids []string
 	for _, r := range rows[1:] {
-		ids = append(ids, r[0])
+		ids = append(ids, r[col])
 	}
 	return ids
 }

@@ -6,7 +6,6 @@ package simulate
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -129,11 +128,19 @@ func (r *Report) evalSet() ([]byte, error) {
 	return textfmt.IndentedJSON(doc)
 }
 
-// row is one session's line in sessions.csv and sessions.jsonl.
-type row struct {
-	t      *Transcript
-	run    scoring.SessionRun
-	scores []*float64 // by r.metrics()
+// rows are sessions.csv and sessions.jsonl: scoring's table (the same
+// columns as score --format csv), with agent_name and stop_status.
+func (r *Report) rows() *scoring.Rows {
+	rows := &scoring.Rows{Criteria: r.metrics(), Config: r.Config}
+	for i, t := range r.Transcripts {
+		row := scoring.Row{EvalSetID: EvalSetID, EvalID: t.Case.ID, SessionID: t.SessionID, Case: &r.Cases[i],
+			Extra: []scoring.Cell{{Column: "agent_name", Value: t.AgentName}, {Column: "stop_status", Value: string(t.Status)}}}
+		if r.Scores != nil {
+			row.Result = &r.Scores.Cases[i]
+		}
+		rows.Rows = append(rows.Rows, row)
+	}
+	return rows
 }
 
 // metrics are the scored metrics, in the config's order.
@@ -148,115 +155,20 @@ func (r *Report) metrics() []string {
 	return out
 }
 
-func (r *Report) rows() []row {
-	metrics := r.metrics()
-	out := make([]row, len(r.Transcripts))
-	for i, t := range r.Transcripts {
-		out[i] = row{t: t, run: scoring.RunOf(r.Config, &r.Cases[i])}
-		if r.Scores != nil {
-			for _, name := range metrics {
-				var s *float64
-				for _, m := range r.Scores.Cases[i].Metrics {
-					if m.Metric == name {
-						s = m.Score
-					}
-				}
-				out[i].scores = append(out[i].scores, s)
-			}
-		}
-	}
-	return out
-}
-
-// columns are the table's columns: see docs/scenarios.md.
-func (r *Report) columns() []string {
-	cols := []string{"eval_id", "session_id", "agent_name"}
-	for _, m := range r.metrics() {
-		cols = append(cols, "score."+m)
-	}
-	return append(cols, "metric.duration_sec", "metric.total_tokens", "metric.cache_hit_rate", "metric.turn_count",
-		"metric.tool_calls", "metric.tool_errors", "metric.unique_tools", "final_response", "stop_status")
-}
-
-// values are a row's cells, nil for none.
-func (w row) values() []any {
-	v := []any{w.t.Case.ID, w.t.SessionID, w.t.AgentName}
-	for _, s := range w.scores {
-		v = append(v, s)
-	}
-	return append(v, round(w.run.Duration.Seconds(), 3), w.run.TotalTokens, w.run.CacheHitRate, w.run.TurnCount,
-		w.run.ToolCalls, w.run.ToolErrors, w.run.UniqueTools, w.t.finalResponse(), string(w.t.Status))
-}
-
 func round(f float64, decimals int) float64 {
 	s := strconv.FormatFloat(f, 'f', decimals, 64)
 	r, _ := strconv.ParseFloat(s, 64)
 	return r
 }
 
-// finalResponse is the agent's last final response.
-func (t *Transcript) finalResponse() string {
-	invs := t.invocations()
-	for i := len(invs) - 1; i >= 0; i-- {
-		if invs[i].final != nil {
-			return text(invs[i].final.Content)
-		}
-	}
-	return ""
-}
-
 func (r *Report) sessionsCSV() ([]byte, error) {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	if err := w.Write(r.columns()); err != nil {
-		return nil, err
-	}
-	for _, row := range r.rows() {
-		var cells []string
-		for _, v := range row.values() {
-			cells = append(cells, cell(v))
-		}
-		if err := w.Write(cells); err != nil {
-			return nil, err
-		}
-	}
-	w.Flush()
-	return b.Bytes(), w.Error()
-}
-
-func cell(v any) string {
-	switch x := v.(type) {
-	case *float64:
-		if x == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*x, 'f', -1, 64)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	default:
-		return fmt.Sprint(x)
-	}
+	err := r.rows().WriteCSV(&b)
+	return b.Bytes(), err
 }
 
 func (r *Report) sessionsJSONL() ([]byte, error) {
 	var b bytes.Buffer
-	cols := r.columns()
-	for _, row := range r.rows() {
-		b.WriteByte('{')
-		for i, v := range row.values() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			k, _ := json.Marshal(cols[i])
-			val, err := json.Marshal(v)
-			if err != nil {
-				return nil, err
-			}
-			b.Write(k)
-			b.WriteByte(':')
-			b.Write(val)
-		}
-		b.WriteString("}\n")
-	}
-	return b.Bytes(), nil
+	err := r.rows().WriteJSONL(&b)
+	return b.Bytes(), err
 }

@@ -3,12 +3,14 @@ package simulate_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -215,6 +217,16 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 	if inv := exp.Cases[0].Invocations[1]; len(inv.ToolCalls) != 1 || inv.ToolCalls[0].Name != "get_weather" ||
 		inv.FinalResponse != "It is 21°C and sunny in Paris." || inv.UserText != "The weather in Paris, please." {
 		t.Errorf("invocation 2 reads back as %+v", inv)
+	}
+
+	// sessions.csv has score --format csv's columns (less the label), then
+	// simulate's own.
+	header, _ := csv.NewReader(strings.NewReader(read(t, filepath.Join(rec.out, simulate.SessionsCSV)))).Read()
+	want := append([]string{"eval_set_id", "eval_id", "session_id", "status", "tool_calls", "tool_calls.status",
+		"total_tokens", "total_tokens.status"}, scoring.RunColumns()...)
+	want = append(want, "final_response", "agent_name", "stop_status")
+	if !slices.Equal(header, want) {
+		t.Errorf("sessions.csv columns\n%q\nwant\n%q", header, want)
 	}
 
 	rep := play(t, &fakeadk.Server{Weather: "sunny"}, simDir, "")

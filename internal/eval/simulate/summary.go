@@ -64,19 +64,19 @@ func (r *Report) summary() ([]byte, error) {
 	doc := summaryDoc{EvalSetID: EvalSetID, Scenarios: len(r.Transcripts), Means: map[string]float64{},
 		Tokens:  summaryTokens{Agent: map[string]scoring.Usage{}, SimulatedUser: map[string]scoring.Usage{}},
 		WallSec: round(r.Wall.Seconds(), 3), PerScenario: []summaryScenario{}}
-	cols := r.columns()
+	rows := r.rows()
+	cols := rows.Columns()
 	sums, counts := map[string]float64{}, map[string]int{}
 	var turnMS, userMS, replayMS []float64
 	replayed := false
-	for i, row := range r.rows() {
-		t := row.t
+	for i, t := range r.Transcripts {
 		if t.Failed() {
 			doc.Failed++
 		}
 		if len(t.Divergences) > 0 {
 			doc.Diverged++
 		}
-		for j, v := range row.values() {
+		for j, v := range rows.Values(i) {
 			var f float64
 			switch x := v.(type) {
 			case *float64:

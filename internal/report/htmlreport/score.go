@@ -22,6 +22,9 @@ func WriteScores(w io.Writer, r *scoring.Result, run runview.Run) error {
 	if r.EvalSetID != "" {
 		p.Title += ": " + r.EvalSetID
 	}
+	if r.Label != "" {
+		p.Title += " (" + r.Label + ")"
+	}
 	for _, c := range r.Cases {
 		b := Block{Title: "case ?", Status: statusClass(c.Status)}
 		if c.Case != nil && c.Case.ID != "" {

@@ -22,13 +22,15 @@ type Suites struct {
 
 // Suite is one <testsuite>.
 type Suite struct {
-	Name      string `xml:"name,attr"`
-	Tests     int    `xml:"tests,attr"`
-	Failures  int    `xml:"failures,attr"`
-	Errors    int    `xml:"errors,attr"`
-	Skipped   int    `xml:"skipped,attr"`
-	Cases     []Case `xml:"testcase"`
-	SystemErr string `xml:"system-err,omitempty"`
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	// Properties describe the run (a label); none writes no element.
+	Properties []Property `xml:"properties>property,omitempty"`
+	Cases      []Case     `xml:"testcase"`
+	SystemErr  string     `xml:"system-err,omitempty"`
 }
 
 // Case is one <testcase>: passed when it has neither Failure nor Skipped.
@@ -64,4 +66,10 @@ func Write(w io.Writer, doc Suites) error {
 	buf.WriteString("\n")
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// Property is one <property name="…" value="…"/> of a suite.
+type Property struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }

@@ -1,0 +1,61 @@
+// A run no request reached: the agent bypassed adkproxy (a base URL of its
+// own, a client that ignores the variables), so a green run proves nothing.
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/urfave/cli/v2"
+)
+
+// allowEmptyFlag lets a wrapped command send nothing.
+func allowEmptyFlag() cli.Flag {
+	return boolFlag("allow-empty", "let the wrapped COMMAND send no request (by default a record run that recorded nothing, or a strict replay run no request reached while cassettes exist, fails with 76)")
+}
+
+// requestsSeen counts the requests that reached the proxy in any way.
+func requestsSeen(r matcher.Report, st proxy.Stats) int {
+	n := int(st.Failed)
+	for outcome, count := range r.Counts {
+		if outcome != matcher.OutcomeUnused {
+			n += count
+		}
+	}
+	return n
+}
+
+// nothingReached is the failure of a wrapped command that sent adkproxy no
+// request: in record (nothing to write) and in strict replay while the
+// folder holds cassettes. It is nil when a request came, when the run
+// allows that (--allow-empty, lenient replay, no command), and in replay
+// of an empty folder.
+func nothingReached(c *cli.Context, mode proxy.Mode, srv *proxy.Server, report matcher.Report, base string) error {
+	if len(c.Args().Slice()) == 0 || c.Bool("allow-empty") || requestsSeen(report, srv.Stats()) > 0 {
+		return nil
+	}
+	var what string
+	switch {
+	case mode == proxy.ModeRecord:
+		what = "nothing was recorded: no request reached adkproxy (the cassettes are as they were)"
+	case c.String("mode") == "strict" && len(srv.Cassettes()) > 0:
+		what = fmt.Sprintf("no request reached adkproxy, but %s holds %d cassette(s): the command ran without the agent talking to it",
+			c.String("cassettes"), len(srv.Cassettes()))
+	default:
+		return nil
+	}
+	vars := "GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL (and HTTPS_PROXY)"
+	if c.Bool("no-forward-proxy") {
+		vars = "GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL"
+	}
+	return errors.New(strings.Join([]string{what + ".",
+		"  The command had " + vars + " set to " + base + ".",
+		"  Check that its client reads them (the table 'Pointing a client at adkproxy' in the README), that no base URL",
+		"  or endpoint in its code or config overrides them, and that the command runs the agent at all.",
+		"  --allow-empty accepts a run that sends nothing.",
+	}, "\n"))
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An agent that bypasses adkproxy must not go green: a strict replay no
+// request reached while cassettes exist fails with 76, and so does a
+// record run that recorded nothing, each saying what to check; a run
+// that sends nothing on purpose passes with --allow-empty.
+func TestRunThatNoRequestReachedFails(t *testing.T) {
+	cas := filepath.Join(t.TempDir(), "cas")
+	os.CopyFS(cas, os.DirFS("../../examples/weather/cassettes"))
+	before := snapshot(t, cas)
+	bypass := []string{"--", "sh", "-c", "echo the agent talked to someone else"}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		says string
+	}{
+		{"strict replay", append([]string{"replay", "--cassettes", cas}, bypass...), 76, "no request reached adkproxy, but " + cas + " holds 1 cassette(s)"},
+		{"record", append([]string{"record", "--cassettes", cas, "--upstream", "http://127.0.0.1:9"}, bypass...), 76, "nothing was recorded: no request reached adkproxy"},
+		{"strict replay, command failed", append([]string{"replay", "--cassettes", cas}, "--", "sh", "-c", "exit 3"), 3, "no request reached adkproxy"},
+		{"lenient replay", append([]string{"replay", "--mode", "lenient", "--cassettes", cas}, bypass...), 0, ""},
+		{"replay --allow-empty", append([]string{"replay", "--allow-empty", "--cassettes", cas}, bypass...), 0, ""},
+		{"record --allow-empty", append([]string{"record", "--allow-empty", "--cassettes", cas, "--upstream", "http://127.0.0.1:9"}, bypass...), 0, ""},
+		{"replay of an empty folder", append([]string{"replay", "--cassettes", t.TempDir()}, bypass...), 0, ""},
+	} {
+		r := adkproxy(t, nil, c.args...)
+		if r.code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s", c.name, r.code, c.code, r.stderr)
+		}
+		if c.says == "" {
+			if strings.Contains(r.stderr, "--allow-empty") {
+				t.Errorf("%s: warned of an empty run:\n%s", c.name, r.stderr)
+			}
+			continue
+		}
+		for _, want := range []string{c.says, "GOOGLE_GEMINI_BASE_URL", "Pointing a client at adkproxy", "--allow-empty"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.name, want, r.stderr)
+			}
+		}
+		if strings.Contains(r.stderr, "no API key reached adkproxy") {
+			t.Errorf("%s: blames the key for a run that sent nothing:\n%s", c.name, r.stderr)
+		}
+	}
+	if after := snapshot(t, cas); after != before {
+		t.Errorf("a run that recorded nothing changed the cassettes")
+	}
+
+	// A run that did reach adkproxy is not empty.
+	if r := adkproxy(t, []string{"QUESTION=What is the weather in Paris?"}, append([]string{"replay", "--mode", "lenient", "--cassettes", cas}, self("ask")...)...); r.code != 0 || strings.Contains(r.stderr, "no request reached") {
+		t.Errorf("a replay that was reached: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,206 @@
+// Reading a score result file: only what the comparison needs.
+
+package scorediff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Run is one result file: its label and each case's criteria.
+type Run struct {
+	// Label is the file's "label" (score --label), else its base name.
+	Label string
+	Path  string
+	Cases []Case
+}
+
+// Case is one eval case's verdicts.
+type Case struct {
+	ID      string
+	Status  int // ADK's: 1 PASSED, 2 FAILED, 3 NOT_EVALUATED
+	Metrics []Metric
+}
+
+// Metric is one criterion's verdict on a case.
+type Metric struct {
+	Name          string
+	Score         *float64
+	Status        int
+	Informational bool
+}
+
+// IsResultFile tells whether path is a file holding an EvalSetResult (a
+// JSON object, or a JSON string holding one as ADK up to 1.21 wrote it,
+// with "eval_case_results"), rather than a cassette or a folder.
+func IsResultFile(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil || info.IsDir() {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || (t[0] != '{' && t[0] != '"') {
+		return false
+	}
+	_, err = decode(t)
+	return err == nil
+}
+
+// resultDoc is the part of an EvalSetResult the comparison reads.
+type resultDoc struct {
+	Label   string    `json:"label"`
+	Cases   []rawCase `json:"eval_case_results"`
+	CasesCC []rawCase `json:"evalCaseResults"`
+}
+
+func decode(b []byte) (*resultDoc, error) {
+	var doc resultDoc
+	if err := unwrap(b, &doc); err != nil {
+		return nil, fmt.Errorf("not a score result (adkproxy score --format json): %w", err)
+	}
+	if doc.Cases == nil {
+		doc.Cases = doc.CasesCC
+	}
+	if doc.Cases == nil {
+		return nil, fmt.Errorf("no eval_case_results: not a score result (adkproxy score --format json)")
+	}
+	return &doc, nil
+}
+
+// unwrap decodes b into v, first decoding a JSON string holding the
+// document (ADK's double encoding up to v1.21).
+func unwrap(b []byte, v any) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var inner string
+		if err := json.Unmarshal(b, &inner); err != nil {
+			return err
+		}
+		b = []byte(inner)
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Load reads a result file. Keys are read in snake_case or camelCase, as
+// ADK's pydantic models accept them.
+func Load(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run := &Run{Label: strings.TrimSpace(doc.Label), Path: path}
+	if run.Label == "" {
+		run.Label = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	for i, rc := range doc.Cases {
+		c, err := rc.read()
+		if err != nil {
+			return nil, fmt.Errorf("%s: eval_case_results[%d]: %w", path, i, err)
+		}
+		run.Cases = append(run.Cases, c)
+	}
+	return run, nil
+}
+
+type rawCase struct {
+	EvalID    string      `json:"eval_id"`
+	EvalIDCC  string      `json:"evalId"`
+	Status    status      `json:"final_eval_status"`
+	StatusCC  status      `json:"finalEvalStatus"`
+	Overall   []rawMetric `json:"overall_eval_metric_results"`
+	OverallCC []rawMetric `json:"overallEvalMetricResults"`
+}
+
+type rawMetric struct {
+	Name     string         `json:"metric_name"`
+	NameCC   string         `json:"metricName"`
+	Score    *float64       `json:"score"`
+	Status   status         `json:"eval_status"`
+	StatusCC status         `json:"evalStatus"`
+	Details  map[string]any `json:"details"`
+}
+
+func (rc rawCase) read() (Case, error) {
+	c := Case{ID: first(rc.EvalID, rc.EvalIDCC)}
+	if st := firstInt(rc.Status.v, rc.StatusCC.v); st != nil {
+		c.Status = *st
+	}
+	metrics := rc.Overall
+	if metrics == nil {
+		metrics = rc.OverallCC
+	}
+	for j, rm := range metrics {
+		m := Metric{Name: first(rm.Name, rm.NameCC), Score: rm.Score}
+		if m.Name == "" {
+			return Case{}, fmt.Errorf("overall_eval_metric_results[%d]: no metric_name", j)
+		}
+		if st := firstInt(rm.Status.v, rm.StatusCC.v); st != nil {
+			m.Status = *st
+		}
+		m.Informational, _ = rm.Details["informational"].(bool)
+		m.Informational = m.Informational || rm.Status.info || rm.StatusCC.info
+		c.Metrics = append(c.Metrics, m)
+	}
+	return c, nil
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func firstInt(a, b *int) *int {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// status is an EvalStatus as ADK writes it (an integer), also read from
+// 1.0 or from its name ("PASSED").
+type status struct {
+	v    *int
+	info bool // "INFORMATIONAL"
+}
+
+func (s *status) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err == nil {
+		if f != float64(int(f)) {
+			return fmt.Errorf("status %s: want 1 (PASSED), 2 (FAILED) or 3 (NOT_EVALUATED)", b)
+		}
+		n := int(f)
+		s.v = &n
+		return nil
+	}
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return fmt.Errorf("status %s: want 1 (PASSED), 2 (FAILED) or 3 (NOT_EVALUATED)", b)
+	}
+	n, ok := map[string]int{"PASSED": passed, "FAILED": 2, "NOT_EVALUATED": 3}[strings.ToUpper(name)]
+	if !ok {
+		n = 0 // another status: not a pass
+		s.info = strings.EqualFold(name, "INFORMATIONAL")
+	}
+	s.v = &n
+	return nil
+}
+
+const passed = 1
