@@ -111,6 +111,10 @@ type Config struct {
 	// ControlToken, when set, lets peers that send it as a bearer token use
 	// the control API (ControlPrefix); empty means only loopback peers may.
 	ControlToken string
+	// Faults answer chosen requests instead of their recordings, as specs
+	// "WHERE: WHAT" (faults.go), in any mode that answers from cassettes;
+	// SetFaults replaces them while serving. Nil means none.
+	Faults []string
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette
 	// was replaced (or removed, with its file), else the reason, naming

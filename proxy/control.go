@@ -95,6 +95,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		if allow(w, r, http.MethodGet, http.MethodPut) {
 			s.serveCassette(w, r)
 		}
+	case ControlFaults:
+		if allow(w, r, http.MethodGet, http.MethodPut) {
+			s.serveFaults(w, r)
+		}
 	case ControlFlush:
 		if allow(w, r, http.MethodPost) {
 			if err := s.Flush(); err != nil {
@@ -104,8 +108,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 		}
 	default:
-		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s and POST %s",
-			r.URL.Path, ControlHealth, ControlReport, ControlCassette, ControlFlush))
+		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s, GET|PUT %s and POST %s",
+			r.URL.Path, ControlHealth, ControlReport, ControlCassette, ControlFaults, ControlFlush))
 	}
 }
 

@@ -75,6 +75,14 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.hints.Record))
 		return
 	}
+	if t.replaying && s.faults.active() {
+		if what, done := s.liveFault(w, r, t, &req); done {
+			return
+		} else if what != nil {
+			s.replayLiveFault(w, r, t, &req, what)
+			return
+		}
+	}
 	if t.replaying {
 		if e, usedUp := t.takeLive(&req, s.cfg.AllowRepeats); e != nil {
 			s.replayLive(w, r, t, e, &req)

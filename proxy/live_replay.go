@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/fault"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/gorilla/websocket"
 )
@@ -21,6 +22,21 @@ import (
 // reported and passed over (lenient). When the recording is used up the
 // connection is closed, never left waiting.
 func (s *Server) replayLive(w http.ResponseWriter, r *http.Request, t *tape, e *entry, req *cassettes.Request) {
+	s.playLive(w, r, t, e, req, nil)
+}
+
+// replayLiveFault plays the connection the next one would get, unused, up
+// to the fault, which ends it: a close with its code, or a goAway frame
+// and a close. A connection with no recording gets the fault at once.
+func (s *Server) replayLiveFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, what *fault.What) {
+	e := t.peek(t.lives, liveKey(t.m, req))
+	if e == nil {
+		e = &entry{x: &cassettes.Exchange{Request: *req, Live: &cassettes.Live{}}}
+	}
+	s.playLive(w, r, t, e, req, what)
+}
+
+func (s *Server) playLive(w http.ResponseWriter, r *http.Request, t *tape, e *entry, req *cassettes.Request, what *fault.What) {
 	answer := http.Header{}
 	if p := e.x.Response.Header.Get("Sec-WebSocket-Protocol"); p != "" {
 		answer.Set("Sec-WebSocket-Protocol", p)
@@ -32,9 +48,9 @@ func (s *Server) replayLive(w http.ResponseWriter, r *http.Request, t *tape, e *
 	}
 	defer conn.Close()
 	defer s.lives.enter(func() { goingAway(conn) })()
-	p := &livePlayer{s: s, t: t, e: e, req: req, conn: conn, ctx: r.Context()}
+	p := &livePlayer{s: s, t: t, e: e, req: req, conn: conn, ctx: r.Context(), fault: what}
 	p.play()
-	if !p.differed {
+	if !p.differed && what == nil {
 		s.report.matched(t.name, e.x) // a connection is one outcome: matched, or the mismatch
 	}
 }
@@ -53,6 +69,10 @@ type livePlayer struct {
 	clientClose *websocket.CloseError
 	// differed: a client frame differed from the recording (reported).
 	differed bool
+	// fault, when set, ends the connection after fault.Frames server
+	// frames (faults.go); sent counts them.
+	fault *fault.What
+	sent  int
 }
 
 func (p *livePlayer) play() {
@@ -62,6 +82,9 @@ func (p *livePlayer) play() {
 		return nil
 	})
 	for i, f := range p.e.x.Live.Frames {
+		if p.faultNow() {
+			return
+		}
 		if f.FromClient {
 			if !p.expect(i, f) {
 				return
@@ -79,10 +102,31 @@ func (p *livePlayer) play() {
 		if !p.send(f) {
 			return
 		}
+		p.sent++
+	}
+	if p.fault != nil {
+		p.sent = p.fault.Frames // the recording ends before the fault's frame count
+		p.faultNow()
+		return
 	}
 	if !p.closed {
 		p.close(websocket.CloseNormalClosure, "adkproxy: the recording of this connection ends here")
 	}
+}
+
+// faultNow ends the connection with the fault once its frames are sent.
+func (p *livePlayer) faultNow() bool {
+	f := p.fault
+	if f == nil || p.sent < f.Frames {
+		return false
+	}
+	if f.Kind == fault.GoAway {
+		p.conn.WriteMessage(websocket.BinaryMessage, []byte(`{"goAway": {"timeLeft": "0s"}}`))
+		p.close(websocket.CloseNormalClosure, "adkproxy fault: goAway")
+		return true
+	}
+	p.close(f.Code, fmt.Sprintf("adkproxy fault: close %d", f.Code))
+	return true
 }
 
 // send writes a recorded server frame; false when the connection is gone.

@@ -103,7 +103,7 @@ func (s *Server) Report() matcher.Report {
 	for i, g := range l.listed {
 		outcomes[i] = g.outcome()
 	}
-	return matcher.Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated}
+	return matcher.Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated, Faults: s.faults.outcomes()}
 }
 
 // Stats counts what the proxy did with requests.

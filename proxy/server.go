@@ -44,6 +44,7 @@ type Server struct {
 	uploads   uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette // changed through the control API
+	faults          faultInjector   // faults injected in replay (faults.go)
 
 	// opening makes one load per cassette name however many first
 	// requests wait for it (lazy replay, lazy.go).
@@ -59,6 +60,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, m: cfg.Matcher, tapes: map[string]*tape{}, gate: gateFor(cfg.Mode, cfg.MaxBody), journals: openJournals{max: maxOpenJournals}}
 	s.report.mode = cfg.reportMode()
+	armed, err := parseFaults(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	s.faults.armed = armed
 	if cfg.Mode != ModeReplay {
 		return s, nil
 	}
@@ -201,6 +207,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
+		return
+	}
+	if t.replaying && s.faults.active() && s.modelFault(w, r, t, &req) {
 		return
 	}
 	if t.replaying && s.cfg.ConformanceKeys && s.replayKeyed(w, r, t, &req) {

@@ -41,6 +41,7 @@ func Summary(r matcher.Report, st Stats, more string) string {
 	}
 	b.WriteByte('\n')
 	b.WriteString(findingsLine(r.Outcomes))
+	b.WriteString(faultLines(r.Faults))
 	follows := followOns(r.Outcomes)
 	caused := make([]int, len(r.Outcomes)) // how many later mismatches each one explains
 	for _, at := range follows {

@@ -51,6 +51,9 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if t.replaying && s.faults.active() && s.toolFault(w, r, t, &req) {
+		return
+	}
 	if t.replaying && s.cfg.Match != nil {
 		if e, usedUp := s.takeMatching(t, &req); e != nil {
 			s.replayed(w, r, name, e, body)

@@ -61,6 +61,8 @@ func replayCommand() *cli.Command {
 			boolFlag("replay-timing", "wait the recorded delays before answers and between SSE events (default: instant)"),
 			allowEmptyFlag(),
 			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),
+			&cli.StringSliceFlag{Name: "fault", Usage: "answer one request with a fault instead of its recording, as `'WHERE: WHAT'` (e.g. 'call 1: 429', 'invocation 2 step 0: reset after 1 events'; docs/resilience.md); repeatable", EnvVars: envFor("fault")},
+			stringFlag("faults", "", "read more faults from `FILE`, a YAML \"faults:\" list of 'WHERE: WHAT' specs"),
 			boolFlag("check", "read every cassette in the folder at start: one that does not load fails the run before COMMAND starts, and recordings of cassettes no request opened are reported unused (default: each cassette is read when a request first names it)"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },

@@ -198,6 +198,9 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		if cfg.ConformanceKeys, err = conformanceKeysFor(c.String("match")); err != nil {
 			return cfg, usageErrorf("--match: %v", err)
 		}
+		if cfg.Faults, err = faultSpecs(c); err != nil {
+			return proxy.Config{}, err
+		}
 		cfg.AllowRepeats = c.Bool("allow-repeats")
 		cfg.ReplayTiming = c.Bool("replay-timing")
 		cfg.CheckAll = c.Bool("check")

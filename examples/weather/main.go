@@ -2,13 +2,16 @@
 // it answers two user turns about the weather, calling a local get_weather
 // tool whenever the model asks for it. It talks to whatever
 // GOOGLE_GEMINI_BASE_URL points at (adkproxy sets it), using the official
-// Go client exactly as a real agent would.
+// Go client exactly as a real agent would. WEATHER_RETRIES=N lets the
+// client retry a failed call N times (a 429 or 5xx answer, a broken
+// connection), as docs/resilience.md shows with injected faults.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"google.golang.org/genai"
@@ -41,7 +44,12 @@ func main() {
 }
 
 func run(ctx context.Context, turns []string) error {
-	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI})
+	cfg := &genai.ClientConfig{Backend: genai.BackendGeminiAPI}
+	if n, err := strconv.Atoi(os.Getenv("WEATHER_RETRIES")); err == nil && n > 0 {
+		attempts, delay := int32(n+1), 0.1 // seconds before the first retry
+		cfg.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: &attempts, InitialDelay: &delay}
+	}
+	client, err := genai.NewClient(ctx, cfg)
 	if err != nil {
 		return err
 	}

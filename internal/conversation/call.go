@@ -47,9 +47,9 @@ type Call struct {
 
 var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamGenerateContent)$`)
 
-// isModelCall reports whether a request path is a generateContent or
+// IsModelCall reports whether a request path is a generateContent or
 // streamGenerateContent call.
-func isModelCall(path string) bool { return generatePath.MatchString(path) }
+func IsModelCall(path string) bool { return generatePath.MatchString(path) }
 
 // ModelOfPath reads the model from a request path, for responses without a
 // modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.

@@ -256,7 +256,7 @@ func failed(r *cassettes.Response) bool {
 
 func anyUnplaced(exchanges []*cassettes.Exchange) bool {
 	for _, x := range exchanges {
-		if x.Place == nil && !x.IsTool() && isModelCall(x.Request.Path) {
+		if x.Place == nil && !x.IsTool() && IsModelCall(x.Request.Path) {
 			return true
 		}
 	}

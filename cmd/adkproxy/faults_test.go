@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildWeather builds the demo agent (examples/weather, the official Go
+// client) and returns its path.
+func buildWeather(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "weather-agent")
+	build := exec.Command("go", "build", "-o", bin, "../../examples/weather")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building examples/weather: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestReplayFaultWithTheExampleCassette: with the shipped cassette, a 429
+// at the first model call passes the agent that retries once and fails,
+// with 76, the one that does not (its harness ignoring the agent's
+// failure: only the recordings left unused tell), naming the fault.
+func TestReplayFaultWithTheExampleCassette(t *testing.T) {
+	weather := buildWeather(t)
+	dir := "../../examples/weather/cassettes"
+
+	r := adkproxy(t, []string{"WEATHER_RETRIES=1"}, "replay", "--cassettes", dir, "--fault", "call 1: 429", "--", weather)
+	if r.code != 0 || !strings.Contains(r.stdout, "agent: It is 24°C in Tokyo, clear.") ||
+		!strings.Contains(r.stderr, `fault "call 1: 429" injected at POST /v1beta/models/gemini-2.5-flash:generateContent (model call 1, cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 0, agent agent): recovered`) {
+		t.Errorf("retrying agent: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	report := filepath.Join(t.TempDir(), "report.json")
+	r = adkproxy(t, nil, "replay", "--cassettes", dir, "--fault", "call 1: 429", "--report", report, "--", "sh", "-c", weather+" || echo agent gave up")
+	if r.code != 76 || !strings.Contains(r.stdout, "agent gave up") || !strings.Contains(r.stderr, "Error 429") ||
+		!strings.Contains(r.stderr, "the agent did not recover") || !strings.Contains(r.stderr, "4 recording(s) unused") {
+		t.Errorf("agent without retries: exit %d (want 76)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), `"fault": "call 1: 429"`) || !strings.Contains(string(b), `"recovered": false`) {
+		t.Errorf("--report: %s, %v", b, err)
+	}
+}
+
+// TestFaultFlagsAndFile: --faults reads a YAML list (an unquoted spec
+// too); a bad spec or file exits 64 naming it.
+func TestFaultFlagsAndFile(t *testing.T) {
+	weather := buildWeather(t)
+	dir := "../../examples/weather/cassettes"
+	file := filepath.Join(t.TempDir(), "faults.yaml")
+	os.WriteFile(file, []byte("faults:\n  - call 1: 503\n  - 'call 2: reset'\n"), 0o644)
+	r := adkproxy(t, []string{"WEATHER_RETRIES=2"}, "replay", "--cassettes", dir, "--faults", file, "--", weather)
+	if r.code != 0 || strings.Count(r.stderr, ": recovered") != 2 {
+		t.Errorf("--faults: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	os.WriteFile(file, []byte("faults:\n  - call 1: 503\n  - call x: reset\n"), 0o644)
+	for _, args := range [][]string{{"--fault", "call 1: 299"}, {"--faults", file}, {"--faults", file + ".missing"}} {
+		r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, append(args, "--", "true")...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, args[0]+": ") {
+			t.Errorf("%v: exit %d, stderr %q; want 64 naming the flag", args, r.code, r.stderr)
+		}
+	}
+	if r := adkproxy(t, nil, "replay", "--cassettes", dir, "--faults", file, "--", "true"); !strings.Contains(r.stderr, "faults.yaml:3: faults[1]") {
+		t.Errorf("a bad spec in the file is not named by line: %s", r.stderr)
+	}
+}
