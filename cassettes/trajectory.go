@@ -28,18 +28,35 @@ type Trajectory struct {
 	Latency      time.Duration
 }
 
-// ToolCall is one function call in a model response.
+// ToolCall is one function call in a model response, the one type every
+// package passes tool calls around as. Args is nil when the call had none
+// (Python None to ADK). Its JSON is ADK's FunctionCall: {"id" (when set),
+// "name", "args"}.
 type ToolCall struct {
-	ID   string
-	Name string
-	Args map[string]any
+	ID   string         `json:"id,omitempty"`
+	Name string         `json:"name"`
+	Args map[string]any `json:"args"`
 }
 
-// ToolResult is one function response sent back to the model.
+// ToolResult is one function response sent back to the model. Its JSON
+// is ADK's FunctionResponse: {"id" (when set), "name", "response"}.
 type ToolResult struct {
-	ID       string
-	Name     string
-	Response map[string]any
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"`
+}
+
+// FinalStep is the index of the model call that gave an invocation's
+// final response, steps being its calls' trajectories in order: the last
+// one that answered with text and no tool call, what the user was told
+// (ADK's rule). It is -1 when no call did.
+func FinalStep(steps []Trajectory) int {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if s := steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // TrajectoryOf derives the trajectory of an exchange. Responses that are

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // ArgMatcher says how one argument of an actual tool call is compared with
@@ -57,7 +59,7 @@ func (m ArgMatchers) lookup(tool, arg string) ArgMatcher {
 // callsMatch reports whether an actual call matches an expected one under
 // the matchers: same name, and every argument present on either side
 // matches. With no matchers this is ADK's equality (null args ≠ {}).
-func (m ArgMatchers) callsMatch(actual, expected ToolCall) bool {
+func (m ArgMatchers) callsMatch(actual, expected cassettes.ToolCall) bool {
 	if actual.Name != expected.Name {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // engBenchCases builds sessions × perSession invocations of realistic size:
@@ -26,12 +28,12 @@ func engBenchCases(sessions, perSession int) []Case {
 			actual := Invocation{
 				ID:       fmt.Sprintf("s%d/i%d", s, i),
 				UserText: "What is the weather in " + city + " this afternoon, and should I take an umbrella?",
-				ToolCalls: []ToolCall{
+				ToolCalls: []cassettes.ToolCall{
 					{ID: "adk-1", Name: "get_weather", Args: map[string]any{"city": city, "units": "metric", "days": 2.0,
 						"fields": []any{"temp", "rain", "wind"}, "options": map[string]any{"lang": "en", "detail": true}}},
 					{ID: "adk-2", Name: "get_forecast", Args: map[string]any{"city": city, "hours": 12.0}},
 				},
-				ToolResults: []ToolResult{
+				ToolResults: []cassettes.ToolResult{
 					{ID: "adk-1", Name: "get_weather", Response: map[string]any{"temp_c": 18.0, "sky": "clear", "wind_kph": 9.0}},
 					{ID: "adk-2", Name: "get_forecast", Response: map[string]any{"rain": false}},
 				},
@@ -48,7 +50,7 @@ func engBenchCases(sessions, perSession int) []Case {
 			expected := Invocation{
 				ID:       fmt.Sprintf("e%d/%d", s, i),
 				UserText: actual.UserText,
-				ToolCalls: []ToolCall{
+				ToolCalls: []cassettes.ToolCall{
 					{Name: "get_weather", Args: map[string]any{"city": city, "units": "metric", "days": 2.0,
 						"fields": []any{"temp", "rain", "wind"}, "options": map[string]any{"lang": "en", "detail": true}}},
 					{Name: "get_forecast", Args: map[string]any{"city": city, "hours": float64(12 + i%2)}},

@@ -3,13 +3,17 @@
 
 package scoring
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
 
 // content is what adkproxy reads from a genai Content.
 type content struct {
 	texts   []string
-	calls   []ToolCall
-	results []ToolResult
+	calls   []cassettes.ToolCall
+	results []cassettes.ToolResult
 }
 
 // text is ADK's text of a content: "\n".join of its non-empty text parts.
@@ -71,12 +75,12 @@ func parseParts(n node) (content, error) {
 	return c, nil
 }
 
-func parseFunctionCall(n node) (ToolCall, error) {
+func parseFunctionCall(n node) (cassettes.ToolCall, error) {
 	o, err := n.object()
 	if err != nil {
-		return ToolCall{}, err
+		return cassettes.ToolCall{}, err
 	}
-	var c ToolCall
+	var c cassettes.ToolCall
 	if idn, ok := n.field(o, "id"); ok {
 		if c.ID, err = idn.optStr(); err != nil {
 			return c, err
@@ -96,12 +100,12 @@ func parseFunctionCall(n node) (ToolCall, error) {
 	return c, nil
 }
 
-func parseFunctionResponse(n node) (ToolResult, error) {
+func parseFunctionResponse(n node) (cassettes.ToolResult, error) {
 	o, err := n.object()
 	if err != nil {
-		return ToolResult{}, err
+		return cassettes.ToolResult{}, err
 	}
-	var r ToolResult
+	var r cassettes.ToolResult
 	if idn, ok := n.field(o, "id"); ok {
 		if r.ID, err = idn.optStr(); err != nil {
 			return r, err

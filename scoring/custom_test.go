@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // engSelfCommand is the argv that runs this test binary as a custom metric.
@@ -27,14 +29,14 @@ func engCustomCase() Case {
 		ID: "weather/1",
 		Actual: []Invocation{
 			{ID: "a1", UserText: "Weather in Paris?", FinalResponse: "Sunny in Paris.",
-				ToolCalls:             []ToolCall{{ID: "adk-1", Name: "get_weather", Args: map[string]any{"city": "Paris"}}},
-				ToolResults:           []ToolResult{{ID: "adk-1", Name: "get_weather", Response: map[string]any{"sky": "clear"}}},
+				ToolCalls:             []cassettes.ToolCall{{ID: "adk-1", Name: "get_weather", Args: map[string]any{"city": "Paris"}}},
+				ToolResults:           []cassettes.ToolResult{{ID: "adk-1", Name: "get_weather", Response: map[string]any{"sky": "clear"}}},
 				IntermediateResponses: []AuthoredText{{Author: "root", Text: "Checking."}}},
-			{ID: "a2", UserText: "And Rome?", ToolCalls: []ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Milan"}}}},
+			{ID: "a2", UserText: "And Rome?", ToolCalls: []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Milan"}}}},
 		},
 		Expected: []Invocation{
-			{ID: "e1", UserText: "Weather in Paris?", FinalResponse: "It is sunny in Paris.", ToolCalls: []ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Paris"}}}},
-			{ID: "e2", UserText: "And Rome?", ToolCalls: []ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Rome"}}}},
+			{ID: "e1", UserText: "Weather in Paris?", FinalResponse: "It is sunny in Paris.", ToolCalls: []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Paris"}}}},
+			{ID: "e2", UserText: "And Rome?", ToolCalls: []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Rome"}}}},
 		},
 	}
 }

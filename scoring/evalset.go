@@ -62,7 +62,22 @@ type ExpectedCase struct {
 //     where each recorded session becomes a case whose ID is the cassette
 //     name, or "name/<session id>" when the cassette holds several
 //     sessions; the eval set id is the folder's (or file's) name.
+//
+// As in adk eval, "PATH:ID,ID…" keeps only the eval cases with those
+// eval_ids (an unknown id is an error naming it).
 func LoadExpected(path string) (*Expected, error) {
+	path, ids := splitCaseSelection(path)
+	e, err := loadExpected(path)
+	if err != nil || ids == nil {
+		return e, err
+	}
+	if err := e.selectCases(path, ids); err != nil {
+		return nil, fmt.Errorf("expectations: %w", err)
+	}
+	return e, nil
+}
+
+func loadExpected(path string) (*Expected, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("expectations: %w", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -28,7 +29,7 @@ func TestLoadHomeAutomationEvalSet(t *testing.T) {
 		ID:            "b7982664-0ab6-47cc-ab13-326656afdf75",
 		UserText:      "Turn off device_2 in the Bedroom.",
 		FinalResponse: "I have set the device_2 status to off.",
-		ToolCalls: []ToolCall{{Name: "set_device_info", Args: map[string]any{
+		ToolCalls: []cassettes.ToolCall{{Name: "set_device_info", Args: map[string]any{
 			"location": "Bedroom", "device_id": "device_2", "status": "OFF"}}},
 	}
 	if !reflect.DeepEqual(inv, want) {
@@ -56,7 +57,7 @@ func TestLoadDiceRollerEvalSetCamelCaseInvocationEvents(t *testing.T) {
 	}
 	// Form B: every function_call part of every event, in order.
 	inv := conv[1]
-	wantCalls := []ToolCall{
+	wantCalls := []cassettes.ToolCall{
 		{ID: "adk-1", Name: "roll_die", Args: map[string]any{"sides": json.Number("10")}},
 		{Name: "roll_die", Args: map[string]any{"sides": json.Number("10")}},
 		{Name: "check_prime", Args: map[string]any{"nums": []any{json.Number("9")}}},
@@ -90,7 +91,7 @@ func TestLoadLegacyTestFiles(t *testing.T) {
 	}
 	inv := exp.Cases[0].Invocations[1]
 	if inv.UserText != "What's the status of device_3 in the Kitchen?" || inv.FinalResponse != "Status of device_3 is ON." ||
-		!reflect.DeepEqual(inv.ToolCalls, []ToolCall{{Name: "get_device_info", Args: map[string]any{"device_id": "device_3"}}}) {
+		!reflect.DeepEqual(inv.ToolCalls, []cassettes.ToolCall{{Name: "get_device_info", Args: map[string]any{"device_id": "device_3"}}}) {
 		t.Fatalf("turn %+v", inv)
 	}
 

@@ -53,6 +53,7 @@ func Evaluate(ctx context.Context, cfg *Config, cases []Case) *Result {
 	}
 	close(next)
 	wg.Wait()
+	res.Cases = poolRuns(criteria, res.Cases)
 	for i, c := range cases {
 		if i == 0 {
 			res.EvalSetID = c.EvalSetID

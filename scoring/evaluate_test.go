@@ -99,7 +99,7 @@ func TestEvaluateDiceRollerFromADKDocs(t *testing.T) {
 	sessions := []Session{{Cassette: "roll_and_check", ID: 1, Invocations: []Invocation{
 		{UserText: "What can you do?", FinalResponse: "I can roll dice of different sizes and check if numbers are prime."},
 		{UserText: "Roll a 10 sided dice twice and then check if 9 is a prime or not",
-			ToolCalls: []ToolCall{
+			ToolCalls: []cassettes.ToolCall{
 				{ID: "adk-x", Name: "check_prime", Args: map[string]any{"nums": []any{9.0}}},
 				{ID: "adk-y", Name: "roll_die", Args: map[string]any{"sides": 10.0}},
 				{ID: "adk-z", Name: "roll_die", Args: map[string]any{"sides": 10.0}},

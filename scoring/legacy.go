@@ -6,6 +6,8 @@ package scoring
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // parseLegacyList reads the list formats of older ADK releases.
@@ -114,7 +116,7 @@ func parseLegacyTurn(n node) (Invocation, error) {
 			if err != nil {
 				return inv, err
 			}
-			var c ToolCall
+			var c cassettes.ToolCall
 			nn, ok := cn.field(co, "tool_name")
 			if !ok {
 				return inv, nn.errorf("missing")

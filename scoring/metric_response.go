@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -20,9 +21,9 @@ func responseMatch(c *Case, m *MetricResult) {
 	m.PerInvocation = make([]InvocationScore, 0, n)
 	for i := range n {
 		actual, expected := c.Actual[i].FinalResponse, c.Expected[i].FinalResponse
-		stem := UseStemmerFor(actual, expected)
-		expTokens, actTokens := tokenize(expected, stem), tokenize(actual, stem)
-		r := rouge1OfTokens(expTokens, actTokens)
+		stem := rouge.UseStemmerFor(actual, expected)
+		expTokens, actTokens := rouge.Tokenize(expected, stem), rouge.Tokenize(actual, stem)
+		r := rouge.Rouge1Tokens(expTokens, actTokens)
 		s := InvocationScore{Index: i, Score: Float(r.FMeasure)}
 		if r.FMeasure < 1 {
 			s.Reason = fmt.Sprintf("invocation %d: ROUGE-1 F %s (precision %s, recall %s): expected %q, got %q%s",

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -333,7 +334,7 @@ func statDetails(stat string, values []float64, of string) map[string]any {
 
 // toolFailed: a response with a non-null "error" key (ADK reports tool
 // exceptions as {"error": "…"}) or with "status": "error".
-func toolFailed(r ToolResult) bool {
+func toolFailed(r cassettes.ToolResult) bool {
 	if e, ok := r.Response["error"]; ok && e != nil {
 		return true
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -19,7 +21,7 @@ func toolTrajectory(cr *Criterion, c *Case, m *MetricResult) {
 		m.Reason = "no invocations to compare"
 		return
 	}
-	eq := func(a, e ToolCall) bool {
+	eq := func(a, e cassettes.ToolCall) bool {
 		return a.Name == e.Name && (cr.IgnoreArgs || ArgsEqual(a.Args, e.Args))
 	}
 	m.PerInvocation = make([]InvocationScore, 0, n)
@@ -46,7 +48,7 @@ func toolTrajectory(cr *Criterion, c *Case, m *MetricResult) {
 	m.Score = meanOf(m.PerInvocation)
 }
 
-func exactMatch(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, string) {
+func exactMatch(actual, expected []cassettes.ToolCall, eq func(a, e cassettes.ToolCall) bool) (bool, string) {
 	if len(actual) != len(expected) {
 		return false, "expected " + countedCalls(expected) + ", got " + countedCalls(actual)
 	}
@@ -63,14 +65,14 @@ func exactMatch(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool,
 }
 
 // countedCalls: "no tool calls", "1 tool call [a()]", "2 tool calls [a(), b()]".
-func countedCalls(calls []ToolCall) string {
+func countedCalls(calls []cassettes.ToolCall) string {
 	if len(calls) == 0 {
 		return "no tool calls"
 	}
 	return textfmt.Plural(len(calls), "tool call") + " " + formatCalls(calls)
 }
 
-func inOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, string) {
+func inOrder(actual, expected []cassettes.ToolCall, eq func(a, e cassettes.ToolCall) bool) (bool, string) {
 	if len(expected) == 0 {
 		return true, ""
 	}
@@ -90,14 +92,14 @@ func inOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, st
 		formatCalls(expected), formatCalls(actual), formatCall(expected[k]), k+1, len(expected), afterWhat(k, expected))
 }
 
-func afterWhat(k int, expected []ToolCall) string {
+func afterWhat(k int, expected []cassettes.ToolCall) string {
 	if k == 0 {
 		return ""
 	}
 	return " after " + formatCall(expected[k-1])
 }
 
-func anyOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, string) {
+func anyOrder(actual, expected []cassettes.ToolCall, eq func(a, e cassettes.ToolCall) bool) (bool, string) {
 	if len(expected) == 0 {
 		return true, ""
 	}
@@ -123,7 +125,7 @@ func anyOrder(actual, expected []ToolCall, eq func(a, e ToolCall) bool) (bool, s
 
 // closest names an unused actual call of the same tool, if any, to point
 // at the arguments that differ.
-func closest(e ToolCall, actual []ToolCall, used []bool) string {
+func closest(e cassettes.ToolCall, actual []cassettes.ToolCall, used []bool) string {
 	for i, a := range actual {
 		if a.Name == e.Name && !used[i] {
 			return " (closest: " + formatCall(a) + argsHint(a, e) + ")"
@@ -134,7 +136,7 @@ func closest(e ToolCall, actual []ToolCall, used []bool) string {
 
 // argsHint names the arguments that differ between two calls of the same
 // tool: "; args differ: city", or "; args null vs {}".
-func argsHint(a, e ToolCall) string {
+func argsHint(a, e cassettes.ToolCall) string {
 	if a.Name != e.Name {
 		return ""
 	}
@@ -200,7 +202,7 @@ func partialTrajectory(matchers ArgMatchers, cr *Criterion, c *Case, m *MetricRe
 			case TrajectoryRecall:
 				score = recall
 			default:
-				score = fMeasure(precision, recall)
+				score = rouge.FMeasure(precision, recall)
 			}
 		}
 		s := InvocationScore{Index: i, Score: Float(score)}
@@ -212,9 +214,9 @@ func partialTrajectory(matchers ArgMatchers, cr *Criterion, c *Case, m *MetricRe
 	m.Score = meanOf(m.PerInvocation)
 }
 
-func matchingReason(actual, expected []ToolCall, pairs []int, matched int) string {
+func matchingReason(actual, expected []cassettes.ToolCall, pairs []int, matched int) string {
 	usedExp := make([]bool, len(expected))
-	var extra []ToolCall
+	var extra []cassettes.ToolCall
 	for i, p := range pairs {
 		if p >= 0 {
 			usedExp[p] = true
@@ -222,7 +224,7 @@ func matchingReason(actual, expected []ToolCall, pairs []int, matched int) strin
 			extra = append(extra, actual[i])
 		}
 	}
-	var missing []ToolCall
+	var missing []cassettes.ToolCall
 	for j, used := range usedExp {
 		if !used {
 			missing = append(missing, expected[j])
@@ -241,7 +243,7 @@ func matchingReason(actual, expected []ToolCall, pairs []int, matched int) strin
 // maxMatching pairs actual calls with expected ones one to one, as many as
 // possible (augmenting paths; the lists are short). pairs[i] is the
 // expected index matched with actual[i], or -1.
-func maxMatching(actual, expected []ToolCall, match func(a, e ToolCall) bool) []int {
+func maxMatching(actual, expected []cassettes.ToolCall, match func(a, e cassettes.ToolCall) bool) []int {
 	pairs := make([]int, len(actual))
 	owner := make([]int, len(expected))
 	for i := range pairs {
@@ -317,10 +319,10 @@ func singleToolUse(cr *Criterion, c *Case, m *MetricResult) {
 
 // formatCall renders a tool call for reasons: get_weather(city="London")
 // (see textfmt.Call; long values cut at 60 runes).
-func formatCall(c ToolCall) string { return textfmt.Call(c.Name, c.Args, 60) }
+func formatCall(c cassettes.ToolCall) string { return textfmt.Call(c.Name, c.Args, 60) }
 
 // formatCalls renders a list of calls: [a(x=1), b()], or "no tool calls".
-func formatCalls(calls []ToolCall) string {
+func formatCalls(calls []cassettes.ToolCall) string {
 	if len(calls) == 0 {
 		return "no tool calls"
 	}

@@ -33,11 +33,11 @@ const (
 
 	// ResponseMatchScore is ADK's response_match_score
 	// (final_response_match_v1.py): per invocation the ROUGE-1 F-measure
-	// (Rouge1) of the actual final response against the expected one as the
+	// (rouge.Rouge1) of the actual final response against the expected one as the
 	// reference, the text of a response being "\n".join of its text parts
 	// ("" without any); the overall score is the sum divided by the number
 	// of invocations. Stemming follows newer ADK: the Porter stemmer is used
-	// only when both texts are mostly Latin script (UseStemmerFor); older
+	// only when both texts are mostly Latin script (rouge.UseStemmerFor); older
 	// releases always stem (the two differ only for other scripts).
 	ResponseMatchScore = "response_match_score"
 )

@@ -3,11 +3,13 @@ package scoring
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 func TestFormatCall(t *testing.T) {
 	for _, tc := range []struct {
-		call ToolCall
+		call cassettes.ToolCall
 		want string
 	}{
 		{engCall("get_weather", "city", "London"), `get_weather(city="London")`},

@@ -3,6 +3,8 @@ package scoring
 import (
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // outSampleResult is a run with every kind of verdict the writers show: a
@@ -13,14 +15,14 @@ func outSampleResult() *Result {
 	session := &Session{Cassette: "default", ID: 1}
 	paris := Invocation{
 		ID: "default/1/1", UserText: "What is the weather in Paris?",
-		ToolCalls:             []ToolCall{{ID: "call-1", Name: "get_weather", Args: map[string]any{"city": "Paris"}}},
-		ToolResults:           []ToolResult{{Name: "get_weather", Response: map[string]any{"city": "Paris", "temp_c": 18.0}}},
+		ToolCalls:             []cassettes.ToolCall{{ID: "call-1", Name: "get_weather", Args: map[string]any{"city": "Paris"}}},
+		ToolResults:           []cassettes.ToolResult{{Name: "get_weather", Response: map[string]any{"city": "Paris", "temp_c": 18.0}}},
 		IntermediateResponses: []AuthoredText{{Author: "agent", Text: "Let me check."}},
 		FinalResponse:         "It is 18°C in Paris, clear.",
 	}
 	london := paris
 	london.ID = "e-2"
-	london.ToolCalls = []ToolCall{{Name: "get_weather", Args: map[string]any{"city": "London"}}}
+	london.ToolCalls = []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": "London"}}}
 	london.ToolResults, london.IntermediateResponses = nil, nil
 	expected1 := paris
 	expected1.ID, expected1.ToolResults, expected1.IntermediateResponses = "e-1", nil, nil

@@ -6,12 +6,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 func TestOutputEvalSet(t *testing.T) {
 	inv := Invocation{ID: "c/1/1", UserText: "hi",
-		ToolCalls:             []ToolCall{{ID: "adk-123", Name: "f", Args: map[string]any{"x": 1.0}}, {Name: "g"}},
-		ToolResults:           []ToolResult{{ID: "adk-123", Name: "f", Response: map[string]any{"ok": true}}},
+		ToolCalls:             []cassettes.ToolCall{{ID: "adk-123", Name: "f", Args: map[string]any{"x": 1.0}}, {Name: "g"}},
+		ToolResults:           []cassettes.ToolResult{{ID: "adk-123", Name: "f", Response: map[string]any{"ok": true}}},
 		IntermediateResponses: []AuthoredText{{Author: "helper", Text: "working"}},
 		FinalResponse:         "done"}
 	sessions := []Session{

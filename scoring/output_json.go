@@ -10,6 +10,8 @@ import (
 	"maps"
 	"strings"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // JSONOptions fixes what WriteJSON otherwise takes from the clock, for
@@ -156,9 +158,9 @@ type outPart struct {
 }
 
 type outIntermediate struct {
-	ToolUses              []ToolCall   `json:"tool_uses"`
-	ToolResponses         []ToolResult `json:"tool_responses"`
-	IntermediateResponses [][2]any     `json:"intermediate_responses"`
+	ToolUses              []cassettes.ToolCall   `json:"tool_uses"`
+	ToolResponses         []cassettes.ToolResult `json:"tool_responses"`
+	IntermediateResponses [][2]any               `json:"intermediate_responses"`
 }
 
 // outADKInvocation is inv as ADK writes an Invocation. Without keepIDs the
@@ -172,8 +174,8 @@ func outADKInvocation(inv *Invocation, keepIDs bool) *outInvocation {
 		InvocationID: inv.ID,
 		UserContent:  outContent{Parts: []outPart{{Text: inv.UserText}}, Role: "user"},
 		IntermediateData: outIntermediate{
-			ToolUses:              make([]ToolCall, 0, len(inv.ToolCalls)),
-			ToolResponses:         make([]ToolResult, 0, len(inv.ToolResults)),
+			ToolUses:              make([]cassettes.ToolCall, 0, len(inv.ToolCalls)),
+			ToolResponses:         make([]cassettes.ToolResult, 0, len(inv.ToolResults)),
 			IntermediateResponses: make([][2]any, 0, len(inv.IntermediateResponses)),
 		},
 	}

@@ -4,6 +4,7 @@ package scoring
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -72,6 +73,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		}
 		if c.Case != nil {
 			about = append(about, textfmt.Plural(len(c.Case.Actual), "invocation"))
+			if c.Case.Runs > 1 {
+				about = append(about, fmt.Sprintf("%d runs pooled", len(c.Case.RunSessions)))
+			}
 		}
 		if len(about) > 0 {
 			line += "  (" + strings.Join(about, ", ") + ")"

@@ -41,6 +41,25 @@ import (
 // session without an expected case each get a line in the second result
 // (in expectation order, then session order).
 func Pair(sessions []Session, exp *Expected) ([]Case, []string) {
+	return PairRuns(sessions, exp, 1)
+}
+
+// PairRuns is Pair for an eval set played runs times (adkproxy drive or
+// simulate --num-runs): each expected case takes up to runs sessions by
+// the same rules — by name every session of the cassette named like the
+// case (however many it holds), then by text the next free sessions that
+// start with the case's first user turn — and comes out as one Case per
+// run (Case.Run from 1, Case.Runs = runs), which Evaluate pools into one
+// result. A case that found fewer sessions than runs is FAILED on its
+// first run, saying how many were found.
+func PairRuns(sessions []Session, exp *Expected, runs int) ([]Case, []string) {
+	if runs <= 1 {
+		return pairOnce(sessions, exp)
+	}
+	return pairRuns(sessions, exp, runs)
+}
+
+func pairOnce(sessions []Session, exp *Expected) ([]Case, []string) {
 	ids := sessionIDs(sessions)
 	if exp == nil {
 		cases := make([]Case, len(sessions))

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 )
 
 func TestResponseMatchScoreHomeAutomation(t *testing.T) {
@@ -13,7 +16,7 @@ func TestResponseMatchScoreHomeAutomation(t *testing.T) {
 	}
 	actual := []Invocation{{
 		UserText:      "Turn off device_2 in the Bedroom.",
-		ToolCalls:     []ToolCall{engCall("set_device_info", "location", "Bedroom", "device_id", "device_2", "status", "OFF")},
+		ToolCalls:     []cassettes.ToolCall{engCall("set_device_info", "location", "Bedroom", "device_id", "device_2", "status", "OFF")},
 		FinalResponse: "I have turned off device_2.",
 	}}
 	c := Case{ID: "eval_case_id", Actual: actual, Expected: exp.Cases[0].Invocations}
@@ -23,7 +26,7 @@ func TestResponseMatchScoreHomeAutomation(t *testing.T) {
 	// F = 2PR/(P+R) = 2/3.
 	m := ms[ResponseMatchScore]
 	engCheckScores(t, "rouge", m, 2.0/3, 2.0/3)
-	if want := Rouge1("I have set the device_2 status to off.", "I have turned off device_2.", true).FMeasure; *m.Score != want {
+	if want := rouge.Rouge1("I have set the device_2 status to off.", "I have turned off device_2.", true).FMeasure; *m.Score != want {
 		t.Errorf("score %v, Rouge1 says %v", *m.Score, want)
 	}
 	wantReason := `invocation 1: ROUGE-1 F 0.6667 (precision 0.8333, recall 0.5556): expected "I have set the device_2 status to off.", got "I have turned off device_2."; missing words: set the statu to; extra words: turn`

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // engRunCase is a recorded two-invocation session with hand-picked numbers:
@@ -18,16 +20,16 @@ import (
 func engRunCase() Case {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	inv1 := Invocation{
-		ToolCalls:   []ToolCall{engCall("get_device_info", "device_id", "device_1")},
-		ToolResults: []ToolResult{{Name: "get_device_info", Response: map[string]any{"status": "OFF"}}},
+		ToolCalls:   []cassettes.ToolCall{engCall("get_device_info", "device_id", "device_1")},
+		ToolResults: []cassettes.ToolResult{{Name: "get_device_info", Response: map[string]any{"status": "OFF"}}},
 		Steps: []Step{
 			{Model: "gemini-2.5-flash", Status: 200, Latency: ms(100), Usage: Usage{Prompt: 1000, Cached: 400, Candidates: 50, Thoughts: 150, Total: 1200}},
 			{Model: "gemini-2.5-flash-001", Status: 200, Latency: ms(300), Usage: Usage{Prompt: 1200, Cached: 1000, Candidates: 30, Total: 1230}},
 		},
 	}
 	inv2 := Invocation{
-		ToolCalls: []ToolCall{engCall("transfer_to_agent", "agent_name", "kitchen_agent"), engCall("set_device_info", "status", "ON")},
-		ToolResults: []ToolResult{
+		ToolCalls: []cassettes.ToolCall{engCall("transfer_to_agent", "agent_name", "kitchen_agent"), engCall("set_device_info", "status", "ON")},
+		ToolResults: []cassettes.ToolResult{
 			{Name: "set_device_info", Response: map[string]any{"error": "device offline"}},
 			{Name: "check", Response: map[string]any{"status": "error"}},
 			{Name: "check", Response: map[string]any{"status": "ok", "error": nil}},

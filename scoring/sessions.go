@@ -1,4 +1,5 @@
-// Recorded sessions in the shape scoring compares, read from the run view.
+// Recorded sessions in the shape scoring compares, read from the cassettes'
+// conversations and each model call's trajectory.
 
 package scoring
 
@@ -8,20 +9,21 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/report/runview"
+	"github.com/adkproxy/adkproxy/internal/conversation"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by
-// cassette name and session id, read as runview reads them (version 1
+// cassette name and session id, grouped as replay groups them (version 1
 // cassettes are organized first). Requests that are not model calls take
 // no part.
 func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 	var out []Session
 	for _, name := range slices.Sorted(maps.Keys(cs)) {
-		for _, vs := range runview.CassetteOf(name, "", cs[name]).Sessions {
-			s := Session{Cassette: name, ID: vs.ID}
-			for _, inv := range vs.Invocations {
-				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, vs.ID, inv.ID), &inv))
+		sessions, _ := conversation.Group(cs[name])
+		for _, rs := range sessions {
+			s := Session{Cassette: name, ID: rs.ID}
+			for _, inv := range rs.Invocations {
+				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, rs.ID, inv.ID), &inv))
 			}
 			out = append(out, s)
 		}
@@ -29,21 +31,32 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 	return out
 }
 
-// invocationOf reads an invocation from its steps, in recorded order.
-func invocationOf(id string, view *runview.Invocation) Invocation {
-	inv := Invocation{ID: id, UserText: view.User, FinalResponse: view.FinalResponse()}
-	final := view.FinalStep()
-	for i, vs := range view.Steps {
-		step := Step{Agent: vs.Agent, Model: vs.Model, Status: vs.Status, Latency: vs.Latency, Text: vs.Text}
-		if u := vs.Usage; u != nil {
-			step.Usage = Usage{Prompt: int64(u.Prompt), Candidates: int64(u.Candidates), Cached: int64(u.Cached),
-				Thoughts: int64(u.Thoughts), ToolUse: int64(u.ToolUse), Total: int64(u.Total)}
+// invocationOf reads an invocation from its model calls, in recorded order.
+func invocationOf(id string, recorded *conversation.Invocation) Invocation {
+	ts := make([]cassettes.Trajectory, len(recorded.Steps))
+	for i, x := range recorded.Steps {
+		ts[i] = cassettes.TrajectoryOf(x)
+	}
+	inv := Invocation{ID: id, UserText: recorded.User}
+	final := cassettes.FinalStep(ts)
+	if final >= 0 {
+		inv.FinalResponse = ts[final].Text
+	}
+	for i, t := range ts {
+		x := recorded.Steps[i]
+		step := Step{Agent: x.Place.Agent, Model: t.ModelVersion, Status: x.Response.Status, Latency: t.Latency, Text: t.Text}
+		if len(t.ToolCalls) > 0 {
+			step.ToolCalls = t.ToolCalls
 		}
-		for _, c := range vs.ToolCalls {
-			step.ToolCalls = append(step.ToolCalls, ToolCall(c)) // the same fields, scoring's JSON names
+		if len(t.ToolResults) > 0 {
+			step.ToolResults = t.ToolResults
 		}
-		for _, r := range vs.ToolResults {
-			step.ToolResults = append(step.ToolResults, ToolResult(r))
+		if step.Model == "" {
+			step.Model = conversation.ModelOfPath(x.Request.Path)
+		}
+		if u := t.Usage; u != nil {
+			step.Usage = Usage{Prompt: int64(u.PromptTokenCount), Candidates: int64(u.CandidatesTokenCount), Cached: int64(u.CachedContentTokenCount),
+				Thoughts: int64(u.ThoughtsTokenCount), ToolUse: int64(u.ToolUsePromptTokenCount), Total: int64(u.TotalTokenCount)}
 		}
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)

@@ -6,21 +6,23 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // engCall builds a call with args from key, value pairs; engCall("f") has
 // empty args ({}), engNullCall("f") null ones (Python None).
-func engCall(name string, kv ...any) ToolCall {
+func engCall(name string, kv ...any) cassettes.ToolCall {
 	args := map[string]any{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		args[kv[i].(string)] = kv[i+1]
 	}
-	return ToolCall{Name: name, Args: args}
+	return cassettes.ToolCall{Name: name, Args: args}
 }
 
-func engNullCall(name string) ToolCall { return ToolCall{Name: name} }
+func engNullCall(name string) cassettes.ToolCall { return cassettes.ToolCall{Name: name} }
 
-func engCalls(calls ...ToolCall) Invocation { return Invocation{ToolCalls: calls} }
+func engCalls(calls ...cassettes.ToolCall) Invocation { return Invocation{ToolCalls: calls} }
 
 // engEval evaluates one case with a config given as JSON and returns the
 // metric results by name.
@@ -161,34 +163,34 @@ func TestToolTrajectoryMatchTypesAndEmptyLists(t *testing.T) {
 	a1, a2 := engCall("a", "x", 1), engCall("a", "x", 2)
 	for _, tc := range []struct {
 		match            string
-		actual, expected []ToolCall
+		actual, expected []cassettes.ToolCall
 		want             float64
 		reason           string
 	}{
 		// ADK's empty-list rules.
 		{"EXACT", nil, nil, 1, ""},
-		{"EXACT", []ToolCall{a}, nil, 0, "invocation 1: expected no tool calls, got 1 tool call [a()]"},
+		{"EXACT", []cassettes.ToolCall{a}, nil, 0, "invocation 1: expected no tool calls, got 1 tool call [a()]"},
 		{"IN_ORDER", nil, nil, 1, ""},
-		{"IN_ORDER", []ToolCall{a}, nil, 1, ""},
-		{"IN_ORDER", nil, []ToolCall{a}, 0, "invocation 1: expected [a()] in order, got no tool calls"},
+		{"IN_ORDER", []cassettes.ToolCall{a}, nil, 1, ""},
+		{"IN_ORDER", nil, []cassettes.ToolCall{a}, 0, "invocation 1: expected [a()] in order, got no tool calls"},
 		{"ANY_ORDER", nil, nil, 1, ""},
-		{"ANY_ORDER", []ToolCall{a}, nil, 1, ""},
-		{"ANY_ORDER", nil, []ToolCall{a}, 0, "invocation 1: expected [a()] in any order, got no tool calls"},
+		{"ANY_ORDER", []cassettes.ToolCall{a}, nil, 1, ""},
+		{"ANY_ORDER", nil, []cassettes.ToolCall{a}, 0, "invocation 1: expected [a()] in any order, got no tool calls"},
 		// IN_ORDER: a greedy subsequence, others allowed between.
-		{"IN_ORDER", []ToolCall{a, b, c}, []ToolCall{a, c}, 1, ""},
-		{"IN_ORDER", []ToolCall{c, a}, []ToolCall{a, c}, 0,
+		{"IN_ORDER", []cassettes.ToolCall{a, b, c}, []cassettes.ToolCall{a, c}, 1, ""},
+		{"IN_ORDER", []cassettes.ToolCall{c, a}, []cassettes.ToolCall{a, c}, 0,
 			"invocation 1: expected [a(), c()] in order, got [c(), a()]: c() (expected call 2 of 2) not found after a()"},
-		{"IN_ORDER", []ToolCall{a1, a1, a2}, []ToolCall{a1, a2}, 1, ""},
-		{"IN_ORDER", []ToolCall{a2, a1}, []ToolCall{a1, a2}, 0,
+		{"IN_ORDER", []cassettes.ToolCall{a1, a1, a2}, []cassettes.ToolCall{a1, a2}, 1, ""},
+		{"IN_ORDER", []cassettes.ToolCall{a2, a1}, []cassettes.ToolCall{a1, a2}, 0,
 			"invocation 1: expected [a(x=1), a(x=2)] in order, got [a(x=2), a(x=1)]: a(x=2) (expected call 2 of 2) not found after a(x=1)"},
 		// ANY_ORDER: each expected call consumes one actual call.
-		{"ANY_ORDER", []ToolCall{b, a}, []ToolCall{a, b}, 1, ""},
-		{"ANY_ORDER", []ToolCall{a, b, a}, []ToolCall{a, a}, 1, ""},
-		{"ANY_ORDER", []ToolCall{a}, []ToolCall{a, a}, 0,
+		{"ANY_ORDER", []cassettes.ToolCall{b, a}, []cassettes.ToolCall{a, b}, 1, ""},
+		{"ANY_ORDER", []cassettes.ToolCall{a, b, a}, []cassettes.ToolCall{a, a}, 1, ""},
+		{"ANY_ORDER", []cassettes.ToolCall{a}, []cassettes.ToolCall{a, a}, 0,
 			"invocation 1: expected [a(), a()] in any order, got [a()]: a() not found"},
-		{"ANY_ORDER", []ToolCall{a1}, []ToolCall{a2}, 0,
+		{"ANY_ORDER", []cassettes.ToolCall{a1}, []cassettes.ToolCall{a2}, 0,
 			"invocation 1: expected [a(x=2)] in any order, got [a(x=1)]: a(x=2) not found (closest: a(x=1); args differ: x)"},
-		{"EXACT", []ToolCall{a, b}, []ToolCall{a, b}, 1, ""},
+		{"EXACT", []cassettes.ToolCall{a, b}, []cassettes.ToolCall{a, b}, 1, ""},
 	} {
 		c := Case{Actual: []Invocation{engCalls(tc.actual...)}, Expected: []Invocation{engCalls(tc.expected...)}}
 		_, ms := engEval(t, `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "`+tc.match+`"}}}`, c)
@@ -201,7 +203,7 @@ func TestToolTrajectoryMatchTypesAndEmptyLists(t *testing.T) {
 
 func TestToolTrajectoryPythonArgEquality(t *testing.T) {
 	for _, tc := range []struct {
-		actual, expected ToolCall
+		actual, expected cassettes.ToolCall
 		want             float64
 		reason           string
 	}{
@@ -215,7 +217,7 @@ func TestToolTrajectoryPythonArgEquality(t *testing.T) {
 		{engCall("f", "a", nil), engCall("f", "a", nil), 1, ""},
 		{engCall("f", "l", []any{1.0, 2.0}), engCall("f", "l", []any{json.Number("2"), json.Number("1")}), 0, `invocation 1: expected f(l=[2,1]), got f(l=[1,2]); args differ: l`},
 		{engCall("f", "d", map[string]any{"b": 2.0, "a": 1.0}), engCall("f", "d", map[string]any{"a": json.Number("1"), "b": json.Number("2")}), 1, ""},
-		{ToolCall{ID: "adk-123", Name: "f", Args: map[string]any{}}, engCall("f"), 1, ""},
+		{cassettes.ToolCall{ID: "adk-123", Name: "f", Args: map[string]any{}}, engCall("f"), 1, ""},
 	} {
 		c := Case{Actual: []Invocation{engCalls(tc.actual)}, Expected: []Invocation{engCalls(tc.expected)}}
 		_, ms := engEval(t, `{"criteria": {"tool_trajectory_avg_score": 1.0}}`, c)
@@ -304,10 +306,10 @@ func TestTrajectoryPartialCreditWithArgMatchers(t *testing.T) {
 	      "search": {"*": "superset"},
 	      "lookup": "ignore",
 	      "*": {"request_id": "ignore"}}}}`
-	gw := func(kv ...any) ToolCall { return engCall("get_weather", kv...) }
+	gw := func(kv ...any) cassettes.ToolCall { return engCall("get_weather", kv...) }
 	for _, tc := range []struct {
 		name             string
-		actual, expected ToolCall
+		actual, expected cassettes.ToolCall
 		want             float64
 	}{
 		{"all kinds match", gw("city", "Paris", "date", "2025-01-01", "query", "paris weather", "temp", 20.4, "filters", map[string]any{"unit": "C"}),

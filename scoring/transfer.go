@@ -6,6 +6,8 @@
 
 package scoring
 
+import "github.com/adkproxy/adkproxy/cassettes"
+
 // transferTool is ADK's tool for handing the conversation to another agent.
 const transferTool = "transfer_to_agent"
 
@@ -32,7 +34,7 @@ func transferResults(inv *Invocation) {
 			answered[r.ID] = true
 		}
 	}
-	results := make([]ToolResult, 0, len(inv.ToolResults))
+	results := make([]cassettes.ToolResult, 0, len(inv.ToolResults))
 	for _, s := range inv.Steps {
 		for _, r := range s.ToolResults {
 			if r.Name == transferTool && r.ID != "" && !calls[r.ID] {
@@ -49,7 +51,7 @@ func transferResults(inv *Invocation) {
 				continue
 			}
 			if c.ID == "" || !answered[c.ID] {
-				results = append(results, ToolResult{ID: c.ID, Name: transferTool, Response: map[string]any{}})
+				results = append(results, cassettes.ToolResult{ID: c.ID, Name: transferTool, Response: map[string]any{}})
 			}
 		}
 	}

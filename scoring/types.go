@@ -6,6 +6,8 @@ package scoring
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // Invocation is one user turn and what the agent did about it, in the shape
@@ -18,8 +20,8 @@ type Invocation struct {
 	UserText string
 	// ToolCalls are every function call of the invocation, in order, across
 	// agents (transfer_to_agent included, as ADK records it).
-	ToolCalls   []ToolCall
-	ToolResults []ToolResult
+	ToolCalls   []cassettes.ToolCall
+	ToolResults []cassettes.ToolResult
 	// FinalResponse is the text of the last model answer that made no tool
 	// call: what the user was told.
 	FinalResponse string
@@ -35,20 +37,6 @@ type Invocation struct {
 	Rubrics json.RawMessage
 }
 
-// ToolCall is a function call. IDs never take part in comparisons.
-type ToolCall struct {
-	ID   string         `json:"id,omitempty"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args"`
-}
-
-// ToolResult is a function response sent back to the model.
-type ToolResult struct {
-	ID       string         `json:"id,omitempty"`
-	Name     string         `json:"name"`
-	Response map[string]any `json:"response"`
-}
-
 // AuthoredText is a piece of text and the agent that wrote it.
 type AuthoredText struct {
 	Author string `json:"author"`
@@ -62,8 +50,8 @@ type Step struct {
 	Status      int // HTTP status of the call
 	Latency     time.Duration
 	Usage       Usage
-	ToolCalls   []ToolCall
-	ToolResults []ToolResult
+	ToolCalls   []cassettes.ToolCall
+	ToolResults []cassettes.ToolResult
 	Text        string
 }
 
@@ -106,6 +94,12 @@ type Case struct {
 	// invocation by the rubric-based judged metrics, as ADK copies
 	// EvalCase.rubrics onto every actual invocation.
 	Rubrics json.RawMessage
+	// Run is the case's run (from 1) when the eval set was played Runs
+	// times (PairRuns); 0 otherwise. Evaluate pools the runs of a case into
+	// one result, whose Case holds every run's invocations, in run order,
+	// and RunSessions the session of each run.
+	Run, Runs   int
+	RunSessions []*Session
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.

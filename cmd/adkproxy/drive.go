@@ -49,6 +49,7 @@ func driveCommand() *cli.Command {
 			stringFlag("evalset", "", "ADK eval set `PATH` (a file or a folder of them) with the turns"),
 			stringFlag("user", "user", "user `ID` the sessions belong to (an --evalset case's session_input user_id wins)"),
 			stringFlag("out", "", "write the session JSON to `FILE` (atomically) instead of stdout"),
+			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each conversation `N` times, each in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
 		},
@@ -100,6 +101,11 @@ func runDrive(c *cli.Context) error {
 		}
 	}
 
+	runs := c.Int("num-runs")
+	if runs < 1 {
+		return usageErrorf("drive: --num-runs %d: want 1 or more", runs)
+	}
+	convs = repeatConversations(convs, runs)
 	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming")}
 	var sessions []*api.Session
 	var runErr error
@@ -114,7 +120,7 @@ func runDrive(c *cli.Context) error {
 		}
 	}
 	var out any = sessions
-	if specPath != "" && len(sessions) == 1 {
+	if specPath != "" && len(sessions) == 1 && runs == 1 {
 		out = sessions[0]
 	}
 	if len(sessions) > 0 {
@@ -155,4 +161,21 @@ func waitForServer(ctx context.Context, client *api.Client, wait time.Duration) 
 		return fmt.Errorf("drive: the server did not answer within --wait %v: %w", wait, err)
 	}
 	return nil
+}
+
+// repeatConversations plays each conversation runs times in a row, so a
+// case's sessions stay together in the recording.
+func repeatConversations(convs []drive.Conversation, runs int) []drive.Conversation {
+	if runs == 1 {
+		return convs
+	}
+	out := make([]drive.Conversation, 0, len(convs)*runs)
+	for _, c := range convs {
+		for k := 1; k <= runs; k++ {
+			r := c
+			r.Name = fmt.Sprintf("%s (run %d of %d)", c.Name, k, runs)
+			out = append(out, r)
+		}
+	}
+	return out
 }

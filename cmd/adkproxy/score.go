@@ -60,6 +60,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown, html (a page: each invocation's verdicts beside its trajectory), csv or jsonl (a row per case)"),
 			stringFlag("label", "", "`NAME` of this run (baseline, exp_v2), written into every output; 'adkproxy diff' of two json results compares them by it"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
+			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "each eval case was played `N` times (drive or simulate --num-runs N): pair N sessions with each case and pool their results as adk eval does", EnvVars: envFor("num-runs")},
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
 		}, judgeFlags()...),
 		ArgsUsage:    "[PATH]",
@@ -81,9 +82,16 @@ func runScore(c *cli.Context) error {
 		return usageErrorf("score: --format %q: want table, json, junit, markdown, html, csv or jsonl", format)
 	}
 	cfg := scoring.DefaultConfig()
-	if path := c.String("config"); path != "" {
+	configPath := c.String("config")
+	if configPath == "" {
+		// ADK's rule for test files: the test_config.json beside them.
+		if configPath = scoring.ConfigBeside(c.String("expected")); configPath != "" {
+			fmt.Fprintf(c.App.ErrWriter, "adkproxy: config: %s (beside the eval set; --config overrides it)\n", configPath)
+		}
+	}
+	if configPath != "" {
 		var err error
-		if cfg, err = scoring.LoadConfig(path); err != nil {
+		if cfg, err = scoring.LoadConfig(configPath); err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 		}
 	}
@@ -93,7 +101,11 @@ func runScore(c *cli.Context) error {
 			return withCode(exitDataErr, fmt.Errorf("--expected: %w", err))
 		}
 	}
-	cases, unpaired := scoring.Pair(scoring.SessionsOf(loaded), exp)
+	runs := c.Int("num-runs")
+	if runs < 1 {
+		return usageErrorf("score: --num-runs %d: want 1 or more", runs)
+	}
+	cases, unpaired := scoring.PairRuns(scoring.SessionsOf(loaded), exp, runs)
 	jr, err := startJudge(c, cfg)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,5 +49,127 @@ func TestScoreSkipsNotEvaluatedAsADK(t *testing.T) {
 	r = adkproxy(t, []string{"ADKPROXY_REQUIRE_ALL=true"}, args...)
 	if r.code != exitFailure {
 		t.Errorf("ADKPROXY_REQUIRE_ALL=true: exit %d, want 1", r.code)
+	}
+}
+
+// twoCaseEvalSet is the demo's eval set with a second case, "other", that
+// no recorded session starts like.
+func twoCaseEvalSet(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(weatherEvalSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set map[string]any
+	if err := json.Unmarshal(data, &set); err != nil {
+		t.Fatal(err)
+	}
+	cases := set["eval_cases"].([]any)
+	other := map[string]any{"eval_id": "other", "conversation": []any{map[string]any{
+		"user_content": map[string]any{"parts": []any{map[string]any{"text": "Weather on Mars?"}}}}}}
+	set["eval_cases"] = append(cases, other)
+	out, _ := json.Marshal(set)
+	return writeTestFile(t, dir, "weather.evalset.json", string(out))
+}
+
+// ADK's "file.evalset.json:case_1,case_2" selects cases; an unknown id is
+// exit 65 naming it.
+func TestScoreSelectsCasesAsADK(t *testing.T) {
+	set := twoCaseEvalSet(t, t.TempDir())
+	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", set)
+	if r.code != 0 || !strings.Contains(r.stderr, `eval case "other"`) {
+		t.Fatalf("whole set: exit %d, want 0 with case other unpaired\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", set+":paris_then_tokyo")
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "CASE paris_then_tokyo  PASSED") || strings.Contains(r.stdout, "other") {
+		t.Errorf("selected: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", set+":paris_then_tokyo,nope")
+	if r.code != exitDataErr || !strings.Contains(r.stderr, `no eval case "nope"`) || !strings.Contains(r.stderr, set) {
+		t.Errorf("unknown id: exit %d, want 65 naming it\nstderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// Without --config, the test_config.json beside the eval set is used, as
+// ADK does for its test files; --config wins over it.
+func TestScoreUsesTestConfigBesideEvalSet(t *testing.T) {
+	dir := t.TempDir()
+	set := twoCaseEvalSet(t, dir)
+	cfg := writeTestFile(t, dir, "test_config.json", `{"criteria": {"response_match_score": 0.8}}`)
+	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", set+":paris_then_tokyo")
+	if r.code != 0 || !strings.Contains(r.stderr, "adkproxy: config: "+cfg+" (beside the eval set") ||
+		!strings.Contains(r.stdout, "response_match_score") || strings.Contains(r.stdout, "tool_trajectory_avg_score") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", set+":paris_then_tokyo", "--config", weatherConfig)
+	if r.code != 0 || strings.Contains(r.stderr, "beside the eval set") || !strings.Contains(r.stdout, "trajectory_f1") {
+		t.Errorf("--config: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Three runs of the demo case, the second answering about other cities; a
+// custom metric scores Paris and Tokyo 1, Osaka 0 and Nagoya not at all.
+// Runs 1 and 3 score [1, 1], run 2 [0, none]: ADK pools the invocations,
+// 4 of 5 = 0.8 ≥ 0.75, PASSED, where the mean of the runs' means, 2/3,
+// would fail. Every run's invocations are in the result.
+func TestScorePoolsRepeatedRunsAsADK(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	data, err := os.ReadFile(filepath.Join(weatherCassette, "default.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.NewReplacer(`"city": "Paris"`, `"city": "Osaka"`, `"city": "Tokyo"`, `"city": "Nagoya"`).Replace(string(data))
+	for name, body := range map[string]string{"run1": string(data), "run2": other, "run3": string(data)} {
+		writeTestFile(t, runs, name+".yaml", strings.Replace(body, "name: default", "name: "+name, 1))
+	}
+	writeTestFile(t, dir, "cities.py", `import json, sys
+req = json.load(sys.stdin)
+scores = {"Paris": 1.0, "Tokyo": 1.0, "Osaka": 0.0}
+per = []
+for inv in req["actual_invocations"]:
+    city = inv["intermediate_data"]["tool_uses"][0]["args"]["city"]
+    per.append({"score": scores.get(city)})
+vals = [p["score"] for p in per if p["score"] is not None]
+print(json.dumps({"overall_score": sum(vals) / len(vals) if vals else None, "per_invocation_results": per}))
+`)
+	cfg := writeTestFile(t, dir, "config.json", `{"criteria": {"cities": 0.75},
+	  "custom_metrics": {"cities": {"command": ["python3", "cities.py"]}}}`)
+	out := filepath.Join(dir, "result.json")
+	r := adkproxy(t, nil, "score", "--cassettes", runs, "--expected", weatherEvalSet, "--config", cfg, "--num-runs", "3")
+	if r.code != 0 || !strings.Contains(r.stdout, "CASE paris_then_tokyo  PASSED  (session run1/1, 6 invocations, 3 runs pooled)") ||
+		!strings.Contains(r.stdout, "cities  0.8") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = adkproxy(t, nil, "score", "--cassettes", runs, "--expected", weatherEvalSet, "--config", cfg, "--num-runs", "3", "--format", "json", "--out", out)
+	var doc struct {
+		Cases []struct {
+			PerInvocation []struct {
+				Actual  map[string]any `json:"actual_invocation"`
+				Metrics []struct {
+					Score *float64 `json:"score"`
+				} `json:"eval_metric_results"`
+			} `json:"eval_metric_result_per_invocation"`
+			Overall []struct {
+				Score   float64        `json:"score"`
+				Details map[string]any `json:"details"`
+			} `json:"overall_eval_metric_results"`
+		} `json:"eval_case_results"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, out)), &doc); err != nil || len(doc.Cases) != 1 {
+		t.Fatalf("%v\n%s", err, readFile(t, out))
+	}
+	c := doc.Cases[0]
+	if len(c.PerInvocation) != 6 || c.Overall[0].Score != 0.8 || len(c.Overall[0].Details["runs"].([]any)) != 3 {
+		t.Errorf("%d invocations, score %v, details %v", len(c.PerInvocation), c.Overall[0].Score, c.Overall[0].Details)
+	}
+	if len(c.PerInvocation) == 6 && (c.PerInvocation[2].Metrics[0].Score == nil || *c.PerInvocation[2].Metrics[0].Score != 0 || c.PerInvocation[3].Metrics[0].Score != nil) {
+		t.Errorf("run 2's invocations: %+v %+v", c.PerInvocation[2], c.PerInvocation[3])
+	}
+
+	// One session for three runs: the missing runs fail the case.
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--num-runs", "3")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "2 of 3 runs have no recorded session") {
+		t.Errorf("missing runs: exit %d\nstdout:\n%s", r.code, r.stdout)
 	}
 }

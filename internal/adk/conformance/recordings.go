@@ -6,6 +6,7 @@ package conformance
 import (
 	"fmt"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"gopkg.in/yaml.v3"
 )
 
@@ -44,21 +45,18 @@ type ToolRecording struct {
 	Response ToolResponse
 }
 
-// ToolCall is the call ADK made (its id is ADK's own, adk-<uuid>).
+// ToolCall is the call ADK made (its id is ADK's own, adk-<uuid>) and the
+// line it is on.
 type ToolCall struct {
 	Line int
-	ID   string
-	Name string
-	Args map[string]any
+	cassettes.ToolCall
 }
 
-// ToolResponse is what the tool returned; a result that is not a mapping
-// is wrapped as {result: ...} by ADK.
+// ToolResponse is what the tool returned, and the line it is on; a result
+// that is not a mapping is wrapped as {result: ...} by ADK.
 type ToolResponse struct {
-	Line     int
-	ID       string
-	Name     string
-	Response map[string]any
+	Line int
+	cassettes.ToolResult
 }
 
 // ReadRecordings reads a generated-recordings.yaml.

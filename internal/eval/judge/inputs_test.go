@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -12,8 +13,8 @@ import (
 // against the steps before that text only.
 func TestNLResponsesAndTheirContext(t *testing.T) {
 	inv := scoring.Invocation{UserText: "Weather in Paris?", FinalResponse: "It is sunny.", Steps: []scoring.Step{
-		{Agent: "a", Text: "Let me check.", ToolCalls: []scoring.ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Paris"}}}},
-		{Agent: "a", ToolResults: []scoring.ToolResult{{Name: "get_weather", Response: map[string]any{"sky": "sunny"}}}, Text: "It is sunny."},
+		{Agent: "a", Text: "Let me check.", ToolCalls: []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": "Paris"}}}},
+		{Agent: "a", ToolResults: []cassettes.ToolResult{{Name: "get_weather", Response: map[string]any{"sky": "sunny"}}}, Text: "It is sunny."},
 	}}
 	final := nlResponses(&inv, false)
 	if len(final) != 1 || final[0].Text != "It is sunny." || !strings.Contains(final[0].Context, `"sky": "sunny"`) ||

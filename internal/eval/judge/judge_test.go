@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/eval/judge"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
@@ -97,12 +98,12 @@ const configJSON = `{"criteria": {
 func weatherCase(id, city, final string) scoring.Case {
 	inv := scoring.Invocation{
 		UserText:      "What is the weather in " + city + "?",
-		ToolCalls:     []scoring.ToolCall{{Name: "get_weather", Args: map[string]any{"city": city}}},
-		ToolResults:   []scoring.ToolResult{{Name: "get_weather", Response: map[string]any{"report": "18°C in " + city}}},
+		ToolCalls:     []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": city}}},
+		ToolResults:   []cassettes.ToolResult{{Name: "get_weather", Response: map[string]any{"report": "18°C in " + city}}},
 		FinalResponse: final,
 		Steps: []scoring.Step{
-			{Agent: "weather", ToolCalls: []scoring.ToolCall{{Name: "get_weather", Args: map[string]any{"city": city}}}},
-			{Agent: "weather", ToolResults: []scoring.ToolResult{{Name: "get_weather", Response: map[string]any{"report": "18°C in " + city}}}, Text: final},
+			{Agent: "weather", ToolCalls: []cassettes.ToolCall{{Name: "get_weather", Args: map[string]any{"city": city}}}},
+			{Agent: "weather", ToolResults: []cassettes.ToolResult{{Name: "get_weather", Response: map[string]any{"report": "18°C in " + city}}}, Text: final},
 		},
 	}
 	exp := inv

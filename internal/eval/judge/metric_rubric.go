@@ -47,14 +47,14 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 		return nil
 	}
 	// The case's own rubrics apply to every invocation, after the
-	// criterion's (ADK copies EvalCase.rubrics onto every actual one).
-	shared := r.opts.Rubrics
+	// criterion's (ADK copies EvalCase.rubrics onto every actual one, so
+	// they are invocation-level rubrics).
+	var caseLevel []rubric
 	if len(r.c.Rubrics) > 0 {
-		own, err := decodeRubrics(r.c.Rubrics, "the eval case's rubrics")
-		if err != nil {
+		var err error
+		if caseLevel, err = decodeRubrics(r.c.Rubrics, "the eval case's rubrics"); err != nil {
 			return err
 		}
-		shared = append(append([]rubric(nil), shared...), own...)
 	}
 	// Every invocation's rubrics are checked before the first call: a bad
 	// rubric costs no judge call.
@@ -65,7 +65,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 			exp = &r.c.Expected[i]
 		}
 		var err error
-		if each[i], err = rubricsFor(r.metric, shared, exp, i+1); err != nil {
+		if each[i], err = rubricsFor(r.metric, r.opts.Rubrics, caseLevel, exp, i+1); err != nil {
 			return err
 		}
 	}

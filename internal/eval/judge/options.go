@@ -170,31 +170,36 @@ func decodeRubrics(raw json.RawMessage, where string) ([]rubric, error) {
 	return readRubrics(v, where)
 }
 
-// rubricType is the type a rubric of each rubric-based metric may have
-// (a rubric without a type goes to both).
+// rubricType is the type an invocation-level rubric of each rubric-based
+// metric may have (one without a type goes to both).
 var rubricType = map[string]string{
 	scoring.RubricBasedFinalResponseQualityV1: "FINAL_RESPONSE_QUALITY",
 	scoring.RubricBasedToolUseQualityV1:       "TOOL_USE_QUALITY",
 }
 
-// rubricsFor are the criterion's rubrics then the invocation's own, of
-// the metric's type; a duplicate id is an error (ADK's ValueError), and
-// so is having none.
-func rubricsFor(metric string, criterion []rubric, inv *scoring.Invocation, invN int) ([]rubric, error) {
-	all := append([]rubric(nil), criterion...)
+// rubricsFor are the criterion's rubrics, every one of them whatever its
+// type, then the invocation-level ones — the eval case's (caseLevel) and
+// the expected invocation's own — of the metric's type or of none: ADK
+// applies rubric_type to invocation-level rubrics only. A duplicate id is
+// an error (ADK's ValueError), and so is having none.
+func rubricsFor(metric string, criterion, caseLevel []rubric, inv *scoring.Invocation, invN int) ([]rubric, error) {
+	invocationLevel := append([]rubric(nil), caseLevel...)
 	if inv != nil && len(inv.Rubrics) > 0 {
 		own, err := decodeRubrics(inv.Rubrics, fmt.Sprintf("expected invocation %d: rubrics", invN))
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, own...)
+		invocationLevel = append(invocationLevel, own...)
+	}
+	all := append([]rubric(nil), criterion...)
+	for _, r := range invocationLevel {
+		if r.Type == "" || strings.EqualFold(strings.TrimSpace(r.Type), rubricType[metric]) {
+			all = append(all, r)
+		}
 	}
 	var out []rubric
 	seen := map[string]bool{}
 	for _, r := range all {
-		if r.Type != "" && !strings.EqualFold(strings.TrimSpace(r.Type), rubricType[metric]) {
-			continue
-		}
 		if seen[r.ID] {
 			return nil, fmt.Errorf("invocation %d: rubric id %q is used twice; ADK refuses duplicate rubric ids", invN, r.ID)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -111,9 +112,9 @@ func (t *Transcript) scoringInvocations() []scoring.Invocation {
 				switch {
 				case p == nil:
 				case p.FunctionCall != nil:
-					si.ToolCalls = append(si.ToolCalls, scoring.ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
+					si.ToolCalls = append(si.ToolCalls, cassettes.ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
 				case p.FunctionResponse != nil:
-					si.ToolResults = append(si.ToolResults, scoring.ToolResult{ID: p.FunctionResponse.ID, Name: p.FunctionResponse.Name, Response: p.FunctionResponse.Response})
+					si.ToolResults = append(si.ToolResults, cassettes.ToolResult{ID: p.FunctionResponse.ID, Name: p.FunctionResponse.Name, Response: p.FunctionResponse.Response})
 				}
 			}
 			if u, model, ok := eventUsage(&ev); ok {

@@ -15,6 +15,7 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 )
@@ -332,7 +333,7 @@ func newResponses(steps []runview.Step) *responses {
 	return &responses{steps: steps, used: map[[2]int]bool{}}
 }
 
-func (r *responses) of(k int, call runview.ToolCall) (runview.ToolResult, bool) {
+func (r *responses) of(k int, call cassettes.ToolCall) (cassettes.ToolResult, bool) {
 	for i := k + 1; i < len(r.steps); i++ {
 		for j, res := range r.steps[i].ToolResults {
 			key := [2]int{i, j}
@@ -343,7 +344,7 @@ func (r *responses) of(k int, call runview.ToolCall) (runview.ToolResult, bool) 
 			return res, true
 		}
 	}
-	return runview.ToolResult{}, false
+	return cassettes.ToolResult{}, false
 }
 
 func setStart(s *tracepb.Span, t time.Time) { s.StartTimeUnixNano = uint64(t.UnixNano()) }

@@ -6,7 +6,7 @@
 // classifies every difference as a Change of a fixed Kind. Argument and
 // result differences are JSON paths from matcher.DiffJSON, with ignore paths
 // (matcher syntax) and scoring's argument matchers deciding which count;
-// answers are compared with matcher.WordDiff and scoring.Rouge1.
+// answers are compared with matcher.WordDiff and rouge.Rouge1.
 //
 // The Report it builds is what every view of a diff renders: WriteText,
 // WriteJSON (schema.json), WriteMarkdown here, and the HTML page of package

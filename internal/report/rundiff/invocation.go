@@ -11,10 +11,10 @@ import (
 	"strconv"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // call is one tool call of an invocation with the agent that made it and
@@ -22,7 +22,7 @@ import (
 // (a tool exchange the forward proxy recorded) is a call too, so it aligns
 // and diffs like one: see httpCall.
 type call struct {
-	runview.ToolCall
+	cassettes.ToolCall
 	agent  string
 	result map[string]any
 	hasRes bool
@@ -62,7 +62,7 @@ func callsOf(inv *runview.Invocation) []call {
 func httpCall(h runview.HTTPCall, agent string) call {
 	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
 	query, _ := url.ParseQuery(h.Query)
-	return call{ToolCall: runview.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
+	return call{ToolCall: cassettes.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
 		result: map[string]any{"status": json.Number(strconv.Itoa(h.Status))}, hasRes: true}
 }
 
@@ -75,7 +75,7 @@ func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {
 	d.Tools, d.Changes = diffTools(callsOf(o), callsOf(n), opt)
 	or, nr := finalResponses(o, n)
 	if or != "" && nr != "" {
-		f := scoring.Rouge1(or, nr, scoring.UseStemmerFor(nr, or)).FMeasure
+		f := rouge.Rouge1(or, nr, rouge.UseStemmerFor(nr, or)).FMeasure
 		d.Similarity = &f
 	}
 	if or != nr {

@@ -46,7 +46,7 @@ func edited(t testing.TB) runview.Run {
 	}
 	invs := out.Cassettes[0].Sessions[0].Invocations
 	invs[0].Steps[0].ToolCalls[0].Args["units"] = "fahrenheit"
-	invs[1].Steps[0].ToolCalls = []runview.ToolCall{}
+	invs[1].Steps[0].ToolCalls = []cassettes.ToolCall{}
 	invs[1].Steps[1].Text = "Tokyo: 24°C and clear."
 	return out
 }

@@ -51,15 +51,15 @@ type Invocation struct {
 
 // Step is one model call, in file order within its invocation.
 type Step struct {
-	Step         int          `json:"step"`
-	Agent        string       `json:"agent"`
-	Status       int          `json:"status"`
-	ToolCalls    []ToolCall   `json:"tool_calls"`
-	ToolResults  []ToolResult `json:"tool_results"`
-	Text         string       `json:"text"`
-	FinishReason string       `json:"finish_reason"`
-	Usage        *Usage       `json:"usage"`
-	LatencyMs    float64      `json:"latency_ms"`
+	Step         int                    `json:"step"`
+	Agent        string                 `json:"agent"`
+	Status       int                    `json:"status"`
+	ToolCalls    []cassettes.ToolCall   `json:"tool_calls"`
+	ToolResults  []cassettes.ToolResult `json:"tool_results"`
+	Text         string                 `json:"text"`
+	FinishReason string                 `json:"finish_reason"`
+	Usage        *Usage                 `json:"usage"`
+	LatencyMs    float64                `json:"latency_ms"`
 	// HTTPCalls are the requests the step's tools made to other hosts
 	// (tool exchanges filed under this step), in file order.
 	HTTPCalls []HTTPCall `json:"http_calls"`
@@ -79,34 +79,31 @@ type Step struct {
 	Exchange *cassettes.Exchange `json:"-"`
 }
 
-// ToolCall is one function call a step answered with. Args is nil when
-// the call had none (Python None to ADK); JSON shows that as {}.
-type ToolCall struct {
-	ID   string         `json:"-"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args"`
-}
-
-// ToolResult is one function response a step was sent. Response is nil
-// when it had none; JSON shows that as {}.
-type ToolResult struct {
-	ID       string         `json:"-"`
-	Name     string         `json:"name"`
-	Response map[string]any `json:"response"`
-}
-
-// MarshalJSON writes absent arguments as {}.
-func (c ToolCall) MarshalJSON() ([]byte, error) {
-	type plain ToolCall
-	c.Args = nonNil(c.Args)
-	return marshal(plain(c))
-}
-
-// MarshalJSON writes an absent response as {}.
-func (r ToolResult) MarshalJSON() ([]byte, error) {
-	type plain ToolResult
-	r.Response = nonNil(r.Response)
-	return marshal(plain(r))
+// MarshalJSON writes a step's tool calls and results as the view shows
+// them: without their ids (they differ every run), absent arguments and
+// responses as {}.
+func (s Step) MarshalJSON() ([]byte, error) {
+	type call struct {
+		Name string         `json:"name"`
+		Args map[string]any `json:"args"`
+	}
+	type result struct {
+		Name     string         `json:"name"`
+		Response map[string]any `json:"response"`
+	}
+	type plain Step
+	out := struct {
+		plain
+		ToolCalls   []call   `json:"tool_calls"`
+		ToolResults []result `json:"tool_results"`
+	}{plain: plain(s), ToolCalls: []call{}, ToolResults: []result{}}
+	for _, c := range s.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, call{c.Name, nonNil(c.Args)})
+	}
+	for _, r := range s.ToolResults {
+		out.ToolResults = append(out.ToolResults, result{r.Name, nonNil(r.Response)})
+	}
+	return marshal(out)
 }
 
 // WriteJSON writes the run as the indented JSON document of 'adkproxy ls
@@ -192,7 +189,7 @@ func stepOf(x *cassettes.Exchange) Step {
 	t := cassettes.TrajectoryOf(x)
 	s := Step{
 		Step: x.Place.Step, Agent: x.Place.Agent, Status: x.Response.Status,
-		ToolCalls: []ToolCall{}, ToolResults: []ToolResult{}, HTTPCalls: []HTTPCall{},
+		ToolCalls: []cassettes.ToolCall{}, ToolResults: []cassettes.ToolResult{}, HTTPCalls: []HTTPCall{},
 		Text: t.Text, FinishReason: t.FinishReason,
 		LatencyMs: math.Round(float64(t.Latency)/float64(time.Microsecond)) / 1000,
 		Latency:   t.Latency,
@@ -203,12 +200,8 @@ func stepOf(x *cassettes.Exchange) Step {
 	if s.Model == "" {
 		s.Model = conversation.ModelOfPath(x.Request.Path)
 	}
-	for _, tc := range t.ToolCalls {
-		s.ToolCalls = append(s.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Name, Args: tc.Args})
-	}
-	for _, tr := range t.ToolResults {
-		s.ToolResults = append(s.ToolResults, ToolResult{ID: tr.ID, Name: tr.Name, Response: tr.Response})
-	}
+	s.ToolCalls = append(s.ToolCalls, t.ToolCalls...)
+	s.ToolResults = append(s.ToolResults, t.ToolResults...)
 	if u := t.Usage; u != nil {
 		s.Usage = &Usage{Prompt: u.PromptTokenCount, Candidates: u.CandidatesTokenCount, Total: u.TotalTokenCount,
 			Thoughts: u.ThoughtsTokenCount, Cached: u.CachedContentTokenCount, ToolUse: u.ToolUsePromptTokenCount}
@@ -223,12 +216,11 @@ func stepOf(x *cassettes.Exchange) Step {
 // last one that answered with text and no tool call, what the user was told
 // (ADK's rule). It is -1 when no step did.
 func (inv *Invocation) FinalStep() int {
-	for i := len(inv.Steps) - 1; i >= 0; i-- {
-		if s := inv.Steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
-			return i
-		}
+	ts := make([]cassettes.Trajectory, len(inv.Steps))
+	for i, s := range inv.Steps {
+		ts[i] = cassettes.Trajectory{Text: s.Text, ToolCalls: s.ToolCalls}
 	}
-	return -1
+	return cassettes.FinalStep(ts)
 }
 
 // FinalResponse is the text of FinalStep, or "".

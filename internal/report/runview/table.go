@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -152,7 +153,7 @@ func stepCells(st Step) []string {
 }
 
 // formatCall renders a tool call as name(arg=value, ...) (see textfmt.Call).
-func formatCall(tc ToolCall) string {
+func formatCall(tc cassettes.ToolCall) string {
 	return textfmt.Truncate(textfmt.Call(tc.Name, nonNil(tc.Args), valueWidth), callWidth)
 }
 

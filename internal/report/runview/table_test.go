@@ -12,9 +12,9 @@ func TestTableCells(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{quoted("say \"hi\"\n<now>", 50), `"say \"hi\" <now>"`},
 		{quoted("abcdefghij", 6), `"abc…"`},
-		{formatCall(ToolCall{Name: "f", Args: map[string]any{"b": []any{1.0, "x"}, "a": "y", "c": nil}}), `f(a="y", b=[1,"x"], c=null)`},
-		{formatCall(ToolCall{Name: "noargs", Args: map[string]any{}}), `noargs()`},
-		{formatCall(ToolCall{Name: "f", Args: map[string]any{"q": strings.Repeat("x", 100)}}), `f(q="` + strings.Repeat("x", 27) + `…")`},
+		{formatCall(cassettes.ToolCall{Name: "f", Args: map[string]any{"b": []any{1.0, "x"}, "a": "y", "c": nil}}), `f(a="y", b=[1,"x"], c=null)`},
+		{formatCall(cassettes.ToolCall{Name: "noargs", Args: map[string]any{}}), `noargs()`},
+		{formatCall(cassettes.ToolCall{Name: "f", Args: map[string]any{"q": strings.Repeat("x", 100)}}), `f(q="` + strings.Repeat("x", 27) + `…")`},
 	}
 	for i, tt := range tests {
 		if tt.got != tt.want {

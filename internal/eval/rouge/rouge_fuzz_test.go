@@ -1,4 +1,4 @@
-package scoring
+package rouge
 
 import "testing"
 
@@ -25,7 +25,7 @@ func FuzzRouge1(f *testing.F) {
 				t.Fatalf("Rouge1(%q, %q, %v): %s = %v, outside [0, 1]", reference, candidate, stem, name, v)
 			}
 		}
-		if len(tokenize(reference, stem)) > 0 {
+		if len(Tokenize(reference, stem)) > 0 {
 			if self := Rouge1(reference, reference, stem); self.FMeasure != 1 {
 				t.Fatalf("Rouge1(%q, itself, %v).FMeasure = %v, want 1", reference, stem, self.FMeasure)
 			}

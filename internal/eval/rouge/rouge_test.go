@@ -1,4 +1,4 @@
-package scoring
+package rouge
 
 import (
 	"bufio"
@@ -34,8 +34,8 @@ type rougeVectorScore struct {
 	FMeasure  pyFloat `json:"fmeasure"`
 }
 
-func (s rougeVectorScore) toScore() RougeScore {
-	return RougeScore{Precision: float64(s.Precision), Recall: float64(s.Recall), FMeasure: float64(s.FMeasure)}
+func (s rougeVectorScore) toScore() Score {
+	return Score{Precision: float64(s.Precision), Recall: float64(s.Recall), FMeasure: float64(s.FMeasure)}
 }
 
 type rougeVector struct {
@@ -64,7 +64,7 @@ func TestRouge1Fixture(t *testing.T) {
 		}
 		for _, c := range []struct {
 			stem bool
-			want RougeScore
+			want Score
 		}{{true, v.Stemmed.toScore()}, {false, v.Unstemmed.toScore()}} {
 			checked++
 			// Exact comparison on purpose: the scores must be bit-identical.
@@ -95,59 +95,59 @@ func TestRouge1Examples(t *testing.T) {
 		name                 string
 		reference, candidate string
 		stem                 bool
-		want                 RougeScore
+		want                 Score
 	}{
 		{
 			name:      "one word differs",
 			reference: "the cat sat on the mat", candidate: "the cat is on the mat",
-			want: RougeScore{fiveSixths, fiveSixths, fiveSixths},
+			want: Score{fiveSixths, fiveSixths, fiveSixths},
 		},
-		{name: "both empty", want: RougeScore{}},
-		{name: "empty candidate", reference: "hello", want: RougeScore{}},
-		{name: "punctuation only", reference: "?!", candidate: "...", want: RougeScore{}},
+		{name: "both empty", want: Score{}},
+		{name: "empty candidate", reference: "hello", want: Score{}},
+		{name: "punctuation only", reference: "?!", candidate: "...", want: Score{}},
 		{
 			name:      "case and punctuation ignored",
 			reference: "Hello, World!", candidate: "hello world",
-			want: RougeScore{1, 1, 1},
+			want: Score{1, 1, 1},
 		},
 		{
 			name:      "repeats clipped to reference count",
 			reference: "the the the the", candidate: "the",
-			want: RougeScore{1, 0.25, 0.4},
+			want: Score{1, 0.25, 0.4},
 		},
 		{
 			// Python lowercases İ to "i" + U+0307, and the combining dot
 			// then splits the word in two.
 			name:      "Turkish dotted capital I splits the word",
 			reference: "İstanbul", candidate: "istanbul",
-			want: RougeScore{},
+			want: Score{},
 		},
 		{
 			name:      "Turkish dotted capital I matches the split form",
 			reference: "İstanbul", candidate: "i stanbul",
-			want: RougeScore{1, 1, 1},
+			want: Score{1, 1, 1},
 		},
 		{
 			name:      "Kelvin sign lowercases to k",
 			reference: "\u212Aelvin", candidate: "kelvin",
-			want: RougeScore{1, 1, 1},
+			want: Score{1, 1, 1},
 		},
 		{
 			name:      "non-Latin letters are dropped",
 			reference: "สวัสดี", candidate: "สวัสดี",
-			want: RougeScore{},
+			want: Score{},
 		},
 		{
 			name:      "stemming merges inflections",
 			reference: "running dogs", candidate: "run dog",
 			stem: true,
-			want: RougeScore{1, 1, 1},
+			want: Score{1, 1, 1},
 		},
 		{
 			name:      "short tokens are not stemmed",
 			reference: "fly", candidate: "flies",
 			stem: true,
-			want: RougeScore{},
+			want: Score{},
 		},
 	}
 	for _, c := range cases {
@@ -160,7 +160,7 @@ func TestRouge1Examples(t *testing.T) {
 }
 
 func TestTokenize(t *testing.T) {
-	got := tokenize("I've turned device_2 OFF at 10:30.", false)
+	got := Tokenize("I've turned device_2 OFF at 10:30.", false)
 	want := []string{"i", "ve", "turned", "device", "2", "off", "at", "10", "30"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("tokenize = %q, want %q", got, want)

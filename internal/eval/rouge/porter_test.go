@@ -1,4 +1,4 @@
-package scoring
+package rouge
 
 import (
 	"bufio"
@@ -6,24 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
-// fixturePath locates a shared fixture, which lives outside this module so
-// that several projects can check against the same Python-generated data.
-func fixturePath(name string) string {
-	return filepath.Join("..", "..", "shared", "fixtures", name)
-}
-
-// openFixture opens a shared fixture. A missing fixture skips the test on a
-// developer machine but fails it in CI, where skipping would hide a broken
-// setup behind a green run.
+// openFixture opens a shared fixture (skipped without it unless CI is set).
 func openFixture(t *testing.T, name string) *os.File {
 	t.Helper()
-	f, err := os.Open(fixturePath(name))
+	f, err := os.Open(filepath.Join(testutil.SharedDir(t, "fixtures"), name))
 	if err != nil {
-		if _, inCI := os.LookupEnv("CI"); os.IsNotExist(err) && !inCI {
-			t.Skipf("skipping: %v (with CI set this fails instead)", err)
-		}
 		t.Fatalf("fixture unavailable: %v", err)
 	}
 	t.Cleanup(func() { f.Close() })

@@ -1,6 +1,6 @@
 // NLTK's Porter stemmer, reproduced exactly, for ROUGE.
 
-package scoring
+package rouge
 
 import "strings"
 

@@ -1,7 +1,7 @@
 // ROUGE-1 exactly as Python's rouge_score computes it, and when ADK stems
 // the words first.
 
-package scoring
+package rouge
 
 import (
 	"strings"
@@ -10,20 +10,20 @@ import (
 	"golang.org/x/text/unicode/runenames"
 )
 
-// RougeScore is a ROUGE result as rouge_score reports it.
-type RougeScore struct {
+// Score is a ROUGE result as rouge_score reports it.
+type Score struct {
 	Precision, Recall, FMeasure float64
 }
 
 // Rouge1 computes ROUGE-1 of candidate against reference exactly as Python's
 // rouge_score 0.1.2 does (RougeScorer(["rouge1"], use_stemmer).score), which
 // is what ADK's response-match metric reports.
-func Rouge1(reference, candidate string, useStemmer bool) RougeScore {
-	return rouge1OfTokens(tokenize(reference, useStemmer), tokenize(candidate, useStemmer))
+func Rouge1(reference, candidate string, useStemmer bool) Score {
+	return Rouge1Tokens(Tokenize(reference, useStemmer), Tokenize(candidate, useStemmer))
 }
 
-// rouge1OfTokens is Rouge1 on tokenized texts.
-func rouge1OfTokens(refTokens, candTokens []string) RougeScore {
+// Rouge1Tokens is Rouge1 on tokenized texts.
+func Rouge1Tokens(refTokens, candTokens []string) Score {
 	candCounts := make(map[string]int, len(candTokens))
 	for _, tok := range candTokens {
 		candCounts[tok]++
@@ -40,22 +40,22 @@ func rouge1OfTokens(refTokens, candTokens []string) RougeScore {
 
 	precision := float64(overlap) / float64(max(len(candTokens), 1))
 	recall := float64(overlap) / float64(max(len(refTokens), 1))
-	return RougeScore{Precision: precision, Recall: recall, FMeasure: fMeasure(precision, recall)}
+	return Score{Precision: precision, Recall: recall, FMeasure: FMeasure(precision, recall)}
 }
 
-// fMeasure is the harmonic mean, evaluated in Python's operation order so
+// FMeasure is the harmonic mean, evaluated in Python's operation order so
 // the result rounds identically.
-func fMeasure(precision, recall float64) float64 {
+func FMeasure(precision, recall float64) float64 {
 	if precision+recall > 0 {
 		return 2 * precision * recall / (precision + recall)
 	}
 	return 0
 }
 
-// tokenize reproduces rouge_score's tokenizer: Python's str.lower(), every
+// Tokenize reproduces rouge_score's tokenizer: Python's str.lower(), every
 // run of characters outside [a-z0-9] becomes a separator, and tokens longer
 // than three characters are stemmed when asked.
-func tokenize(text string, useStemmer bool) []string {
+func Tokenize(text string, useStemmer bool) []string {
 	folded := make([]byte, 0, len(text))
 	for _, r := range text {
 		if r == 'İ' {

@@ -1,0 +1,32 @@
+// The eval config ADK uses for a test file when none is given.
+
+package scoring
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// TestConfigFile is the name of the eval config ADK reads beside its test
+// files.
+const TestConfigFile = "test_config.json"
+
+// ConfigBeside returns the test_config.json ADK would use for the
+// expectations at expected (an eval set file, "file:ids", or a folder):
+// the one in the file's folder, or in the folder itself; "" when there is
+// none.
+func ConfigBeside(expected string) string {
+	if expected == "" {
+		return ""
+	}
+	path, _ := splitCaseSelection(expected)
+	dir := path
+	if info, err := os.Stat(path); err != nil || !info.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	p := filepath.Join(dir, TestConfigFile)
+	if info, err := os.Stat(p); err == nil && !info.IsDir() {
+		return p
+	}
+	return ""
+}
