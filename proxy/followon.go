@@ -11,14 +11,14 @@ import (
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// FollowOns returns, for each outcome, the index of the earlier failure it
+// followOns returns, for each outcome, the index of the earlier failure it
 // follows from, or -1: a mismatch whose change it only repeats (exactly
 // the same differences), or, for a recording never requested, the last
 // failed request of its cassette that was refused (the agent got an error
 // and stopped; lenient replay serves and the agent goes on, so a served
 // mismatch explains nothing). The later one then needs no attention of its
 // own.
-func FollowOns(outcomes []matcher.Outcome) []int {
+func followOns(outcomes []matcher.Outcome) []int {
 	follows := make([]int, len(outcomes))
 	first := map[string]int{}      // differences → the first mismatch with them
 	lastFailed := map[string]int{} // cassette → its last refused request
