@@ -87,8 +87,8 @@ type Case struct {
 	// expectations).
 	EvalSetID string
 	// Scenario is the eval case's conversation_scenario (JSON) when it has
-	// one instead of a conversation; custom metrics receive it, the judge
-	// reads it with scenarios.ParseScenario.
+	// one instead of a conversation; custom metrics and the judged
+	// metrics receive it.
 	Scenario json.RawMessage
 	// Rubrics are the eval case's own rubrics (JSON), applied to every
 	// invocation by the rubric-based judged metrics, as ADK copies
