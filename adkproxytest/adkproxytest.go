@@ -39,6 +39,7 @@ type Proxy struct {
 	Server *proxy.Server
 
 	recording bool
+	keyless   bool // a client may do with the placeholder key: replay, or recording from a non-Google upstream
 	strict    bool // replays strictly: a recording never requested fails the run
 	dir       string
 	http      *httptest.Server
@@ -131,8 +132,10 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	hs := httptest.NewUnstartedServer(srv)
 	hs.Config = srv.HTTPServer()
 	hs.Start()
-	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: cfg.Mode != proxy.ModeReplay && cfg.Mode != "",
-		strict: cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
+	recording = cfg.Mode != proxy.ModeReplay && cfg.Mode != ""
+	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: recording,
+		keyless: !recording || proxy.PlaceholderKeyServes(cfg.Upstream),
+		strict:  cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
 }
 
 func (s settings) recording() (bool, error) {
@@ -172,13 +175,17 @@ func (p *Proxy) Recording() bool { return p.recording }
 // ClientConfig is a Gemini API client configuration that talks to the
 // proxy: pass it to genai.NewClient. While recording, the key comes from
 // GOOGLE_API_KEY or GEMINI_API_KEY; in replay it is a placeholder that is
-// never sent anywhere.
+// never sent anywhere, and so it is when recording from an Upstream that
+// is not Google's (a fake API) with neither variable set.
 func (p *Proxy) ClientConfig() *genai.ClientConfig {
 	key := proxy.ReplayPlaceholderKey
 	if p.recording {
 		key = os.Getenv("GOOGLE_API_KEY")
 		if key == "" {
 			key = os.Getenv("GEMINI_API_KEY")
+		}
+		if key == "" && p.keyless {
+			key = proxy.ReplayPlaceholderKey
 		}
 	}
 	return &genai.ClientConfig{

@@ -14,7 +14,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/adkproxytest"
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/fake"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -41,6 +41,21 @@ func (a *asTest) end() string {
 	return strings.Join(a.errors, "\n")
 }
 
+// scriptedAnswer is what the scripted upstream answers every session's
+// first model call with.
+const scriptedAnswer = "It is 18 degrees and sunny."
+
+// scriptedUpstream serves adkproxy's scripted fake Gemini API, one turn
+// of one answer per session.
+func scriptedUpstream(t testing.TB) *httptest.Server {
+	t.Helper()
+	script, err := fake.ParseScript("upstream.yaml", []byte("turns:\n  - model:\n      - text: "+scriptedAnswer+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httptest.NewServer(fake.New(script))
+}
+
 func ask(t testing.TB, p *adkproxytest.Proxy, question string) (string, error) {
 	t.Helper()
 	return askWith(t, p, question, nil)
@@ -63,7 +78,7 @@ func askWith(t testing.TB, p *adkproxytest.Proxy, question string, config *genai
 // and returns the folder and that subtest's full name.
 func recordCase(t *testing.T, questions ...string) (dir, name string) {
 	dir = testutil.OutDir(t)
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	t.Setenv("GOOGLE_API_KEY", testutil.SecretAPIKey)
 	t.Run("case", func(t *testing.T) {
@@ -102,7 +117,7 @@ func TestStartRecordsThenReplaysUnderTheTestName(t *testing.T) {
 		t.Fatal("Start records with neither ADKPROXY_RECORD nor Record set")
 	}
 	got, err := ask(t, p, "What is the weather in Paris?")
-	if err != nil || got != "You said: What is the weather in Paris?" {
+	if err != nil || got != scriptedAnswer {
 		t.Errorf("replay answered %q, %v", got, err)
 	}
 	if errs := replay.end(); errs != "" {
@@ -199,7 +214,7 @@ func TestHTTPClientSendsEveryHostToTheProxy(t *testing.T) {
 // not a boolean is refused with a message naming it, and a bad cassette
 // name is refused before anything is served.
 func TestRecordEnvironmentVariable(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	t.Setenv(adkproxytest.RecordEnv, "1")
 	p, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Upstream(up.URL))
@@ -233,10 +248,37 @@ func TestStartIsUnaffectedByABrokenNeighbour(t *testing.T) {
 	t.Setenv("GOOGLE_API_KEY", "")
 	replay := &asTest{TB: t, name: name}
 	p := adkproxytest.Start(replay, dir)
-	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != scriptedAnswer {
 		t.Errorf("replay answered %q, %v", got, err)
 	}
 	if errs := replay.end(); errs != "" {
 		t.Errorf("a neighbour's broken cassette failed the test:\n%s", errs)
 	}
+}
+
+// TestRecordFromAFakeNeedsNoKey: recording from an Upstream that is not
+// Google's works with no key set (the client gets replay's placeholder);
+// from Google's API the client gets no made-up key.
+func TestRecordFromAFakeNeedsNoKey(t *testing.T) {
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	rec := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/fake"}
+	p := adkproxytest.Start(rec, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
+		t.Errorf("recording from a fake with no key: %q, %v", got, err)
+	}
+	if key := p.ClientConfig().APIKey; key != proxy.ReplayPlaceholderKey {
+		t.Errorf("key %q, want the placeholder", key)
+	}
+	if errs := rec.end(); errs != "" {
+		t.Errorf("the recording failed:\n%s", errs)
+	}
+	google := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/google"}
+	if key := adkproxytest.Start(google, dir, adkproxytest.Record(true)).ClientConfig().APIKey; key != "" {
+		t.Errorf("recording from Google's API: key %q, want none", key)
+	}
+	google.end()
 }

@@ -22,3 +22,13 @@ func StartWatch(ctx context.Context, s *Server) <-chan error {
 
 // UpstreamTransport is the client s would forward requests with.
 func UpstreamTransport(s *Server) http.RoundTripper { return s.cfg.Transport }
+
+// UploadsHeld is the bytes of unfinished uploads s keeps in memory.
+func UploadsHeld(s *Server) (n int64) {
+	s.uploads.mu.Lock()
+	defer s.uploads.mu.Unlock()
+	for _, a := range s.uploads.files {
+		n += int64(len(a.data))
+	}
+	return n
+}

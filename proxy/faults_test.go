@@ -376,3 +376,62 @@ func goAwayReceived(t *testing.T, ws func(string) string, dir string) *genai.Liv
 	}
 	return nil
 }
+
+// TestToolFault: a tool request through the forward proxy gets the fault
+// named by its host and path prefix; the retry gets the recording; a fault
+// for another path never fires.
+func TestToolFault(t *testing.T) {
+	_, cfg, client := recordWeather(t)
+	cfg.Faults = []string{"tool weather.example.test/v1: 503", "tool weather.example.test/v2: reset"}
+	rep, hs := serveForward(t, cfg)
+	client.Transport.(*http.Transport).Proxy = http.ProxyURL(mustURL(t, hs.URL))
+	const url = "https://weather.example.test/v1/current?city=Paris&units=metric"
+	code, body := toolGet(t, client, url, nil)
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, `"status": "UNAVAILABLE"`) {
+		t.Errorf("faulted tool call: %d %s", code, body)
+	}
+	if code, body = toolGet(t, client, url, nil); code != http.StatusOK || !strings.Contains(body, `"city":"Paris"`) {
+		t.Errorf("the retry: %d %s, want the recording", code, body)
+	}
+	hs.Close()
+	if err := rep.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Report().Faults
+	if len(f) != 2 || !f[0].Injected || !f[0].Recovered || f[0].Host != "weather.example.test" || f[0].Path != "/v1/current" || f[1].Injected {
+		t.Errorf("report faults %+v, want the /v1 fault injected and recovered, the /v2 one never", f)
+	}
+	if rep.Failure() != nil {
+		t.Errorf("the run failed: %v", rep.Failure())
+	}
+}
+
+// TestLiveUpgradeFault: a status fault refuses a Live connection's
+// upgrade; the Go client's Connect fails, and connecting again works.
+func TestLiveUpgradeFault(t *testing.T) {
+	script, err := fake.ParseScript("live.yaml", []byte(liveScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(fake.New(script))
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	ws := func(u string) string { return "ws" + strings.TrimPrefix(u, "http") }
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	if _, err := livescenario.Run(context.Background(), livescenario.Options{BaseURL: ws(rec.URL), APIKey: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	rec.stop(t)
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Faults: []string{"call 1: 503"}})
+	_, err = livescenario.Run(context.Background(), livescenario.Options{BaseURL: ws(rep.URL), APIKey: "k"})
+	if err == nil || !strings.Contains(err.Error(), "bad handshake") {
+		t.Errorf("a 503 at the upgrade: %v", err)
+	}
+	if _, err := livescenario.Run(context.Background(), livescenario.Options{BaseURL: ws(rep.URL), APIKey: "k"}); err != nil {
+		t.Errorf("connecting again: %v", err)
+	}
+	rep.stop(t)
+	if f := rep.Report().Faults; len(f) != 1 || !f[0].Recovered {
+		t.Errorf("report faults %+v", f)
+	}
+}

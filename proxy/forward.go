@@ -102,7 +102,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// a client that sends its base-URL calls through HTTP_PROXY although
 	// NO_PROXY lists loopback, or from a peer hoping to reach the control
 	// API from loopback: either way it is served here, as its peer's.
-	if r.Method == http.MethodConnect || r.URL.IsAbs() && !forSelf(r, localAddr(r)) {
+	if r.Method == http.MethodConnect {
+		// A tunnel leaves net/http's timeouts behind (hijacked.go).
+		f.proxy.ServeHTTP(closeWhenIdle(w, f.base.cfg.Limits.IdleTimeout), r)
+		return
+	}
+	if r.URL.IsAbs() && !forSelf(r, localAddr(r)) {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}

@@ -8,6 +8,7 @@ package proxy
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -28,6 +29,11 @@ type keyedTape struct {
 	// entered so far: recorded invocation = placed invocation + skipped.
 	answers map[[2]int]bool
 	skipped map[int]int
+	// order holds parallel branches to the recorded order (keyed_order.go);
+	// results are each recorded invocation's tool results, which answer an
+	// agent used as a tool (keyed_agenttool.go).
+	order   recordedOrder
+	results map[[2]int]toolResults
 }
 
 type keyedAgent struct {
@@ -48,7 +54,8 @@ func (t *tape) keyedLocked() *keyedTape {
 		return t.keyed
 	}
 	k := &keyedTape{org: conversation.NewOrganizer(), recorded: map[keyedCall]*entry{},
-		live: map[keyedAgent]int{}, count: map[keyedAgent]int{}, answers: map[[2]int]bool{}, skipped: map[int]int{}}
+		live: map[keyedAgent]int{}, count: map[keyedAgent]int{}, answers: map[[2]int]bool{}, skipped: map[int]int{},
+		order: newRecordedOrder(), results: map[[2]int]toolResults{}}
 	texts := map[[2]int]bool{}
 	for _, e := range t.entries {
 		if p := e.x.Place; p != nil && !e.x.IsTool() {
@@ -58,6 +65,11 @@ func (t *tape) keyedLocked() *keyedTape {
 			inv := [2]int{p.Session, p.Invocation}
 			texts[inv] = texts[inv] || p.User != ""
 			k.answers[inv] = !texts[inv]
+			k.order.add(inv, e)
+			if k.results[inv] == nil {
+				k.results[inv] = toolResults{}
+			}
+			k.results[inv].addRequest(e.x.Request.Body)
 		}
 	}
 	t.keyed = k
@@ -79,7 +91,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	t.touched = true
 	a := keyedAgent{place.Session, place.Invocation + k.skipped[place.Session], place.Agent}
 	next := keyedAgent{a.session, a.invocation + 1, a.agent}
-	if k.live[a] >= k.count[a] && k.answers[[2]int{next.session, next.invocation}] && k.count[next] > 0 && answersTool(s.m, req.Body) {
+	if k.live[a] >= k.count[a] && k.answers[[2]int{next.session, next.invocation}] && k.count[next] > 0 && call.AnswersTool {
 		// The user message that answered a long-running tool: ADK makes it
 		// an invocation of its own, the wire shows no new user turn.
 		k.skipped[a.session]++
@@ -89,11 +101,26 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	k.live[a]++
 	recorded := k.count[a]
 	e := k.recorded[keyedCall{a, n}]
+	var before *answerState
 	if e != nil {
 		e.used = true
+		before = k.order.waitFor(e, req.Body)
 	}
+	asTool, isAgentTool := k.results[[2]int{a.session, a.invocation}].agentToolAnswer(call, place.Agent, req.Path)
 	t.mu.Unlock()
 	key := matcher.ConformanceKey{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
+	if e == nil && recorded == 0 && isAgentTool {
+		// ADK records an agent used as a tool by the tool's result only.
+		for _, payload := range cassettes.ResponsePayloads(asTool) {
+			k.org.Calls(token, conversation.ResponseCalls(payload))
+		}
+		o := outcomeFor(matcher.OutcomeMatched, t.name, req, &place)
+		o.Conformance = &key
+		o.Message = "answered with the recorded result of tool " + place.Agent + ": ADK records an agent used as a tool by its result, not its model calls"
+		s.report.add(o)
+		s.serve(w, r, asTool)
+		return true
+	}
 	if e == nil {
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
@@ -111,38 +138,30 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	k.org.Finish(token, &e.x.Response)
 	o := outcomeFor(matcher.OutcomeMatched, t.name, req, e.x.Place)
 	o.Conformance = &key
-	if diffs := s.m.Diff(&e.x.Request, req); len(diffs) > 0 {
+	if diffs := substantive(s.m.Diff(&e.x.Request, req)); len(diffs) > 0 {
 		o.Findings = matcher.GroupDiffs(keptDiffs(diffs))
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
 	s.report.add(o)
+	hold(r, before)
 	s.serveRecorded(w, r, e.x)
+	t.mu.Lock()
+	k.order.done(e)
+	t.mu.Unlock()
 	return true
 }
 
-// answersTool reports whether a request's newest content is a user turn
-// made only of function responses: a client answering a long-running tool.
-func answersTool(m *matcher.Matcher, body []byte) bool {
-	v, ok := m.Parse(body)
-	if !ok {
-		return false
-	}
-	req, _ := v.(map[string]any)
-	contents, _ := req["contents"].([]any)
-	if len(contents) == 0 {
-		return false
-	}
-	last, _ := contents[len(contents)-1].(map[string]any)
-	if role, _ := last["role"].(string); role != "user" {
-		return false
-	}
-	parts, _ := last["parts"].([]any)
-	for _, p := range parts {
-		if part, _ := p.(map[string]any); part["functionResponse"] == nil {
-			return false
+// substantive leaves out differences that only add or remove an empty
+// object or list (generationConfig: {} where ADK Python sends none): ADK's
+// own request comparison counts empty as absent.
+func substantive(diffs []matcher.Difference) []matcher.Difference {
+	return slices.DeleteFunc(diffs, func(d matcher.Difference) bool {
+		v := d.Got
+		if d.Kind == matcher.Removed {
+			v = d.Recorded
 		}
-	}
-	return len(parts) > 0
+		return (d.Kind == matcher.Added || d.Kind == matcher.Removed) && (v == "{}" || v == "[]")
+	})
 }
 
 // findingsLine is the summary's line about conformance findings, or "":

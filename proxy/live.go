@@ -57,6 +57,7 @@ var upgrader = websocket.Upgrader{
 // serveLive handles a Live API upgrade: replayed from the cassette when it
 // holds a connection on this path, else recorded through the upstream.
 func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
+	w = closeWhenIdle(w, s.cfg.Limits.IdleTimeout) // hijacked.go
 	name := cassetteName(r, s.DefaultCassette())
 	path, err := s.pathFor(name)
 	if err != nil {
@@ -164,6 +165,8 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 		return // the upgrader has answered the client
 	}
 	defer client.Close()
+	s.limitLive(client) // live_limits.go
+	s.limitLive(up)
 	defer s.lives.enter(func() {
 		goingAway(client)
 		goingAway(up)
@@ -173,7 +176,7 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 		Header: withoutHeaders(resp.Header, append(unstoredResponseHeaders, liveHandshakeHeaders...)...),
 		End:    cassettes.EndComplete,
 	}}
-	rec := &liveRecorder{start: time.Now(), x: x}
+	rec := &liveRecorder{start: time.Now(), x: x, overLimit: func(fromClient bool) { s.liveTooBig(t.name, &stored, fromClient) }}
 	var wg sync.WaitGroup
 	wg.Go(func() { rec.relay(client, up, true) })
 	wg.Go(func() { rec.relay(up, client, false) })
@@ -237,6 +240,8 @@ type liveRecorder struct {
 	start time.Time
 	mu    sync.Mutex
 	x     *cassettes.Exchange
+	// overLimit reports a message over the body limit (live_limits.go).
+	overLimit func(fromClient bool)
 }
 
 func (l *liveRecorder) keep(f cassettes.Frame) {
@@ -258,6 +263,10 @@ func (l *liveRecorder) relay(src, dst *websocket.Conn, fromClient bool) {
 	})
 	for {
 		kind, data, err := src.ReadMessage()
+		if errors.Is(err, websocket.ErrReadLimit) {
+			l.tooBig(src, dst, fromClient)
+			return
+		}
 		if err != nil {
 			var ce *websocket.CloseError
 			if !errors.As(err, &ce) {

@@ -5,6 +5,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -47,6 +48,7 @@ func (s *Server) playLive(w http.ResponseWriter, r *http.Request, t *tape, e *en
 		return
 	}
 	defer conn.Close()
+	s.limitLive(conn) // live_limits.go
 	defer s.lives.enter(func() { goingAway(conn) })()
 	p := &livePlayer{s: s, t: t, e: e, req: req, conn: conn, ctx: r.Context(), fault: what}
 	p.play()
@@ -156,6 +158,10 @@ func (p *livePlayer) expect(i int, want cassettes.Frame) bool {
 		return want.Kind == cassettes.FrameClose // already read
 	}
 	kind, data, err := p.conn.ReadMessage()
+	if errors.Is(err, websocket.ErrReadLimit) {
+		p.s.liveTooBig(p.t.name, p.req, true) // the library has closed it with 1009
+		return false
+	}
 	if err != nil {
 		if want.Kind == cassettes.FrameClose && p.clientClose != nil {
 			return true
@@ -167,6 +173,9 @@ func (p *livePlayer) expect(i int, want cassettes.Frame) bool {
 			"the recording has the client closing the connection here")
 		return false
 	}
+	// The recording holds the frame scrubbed: compare it scrubbed, and
+	// never echo a secret in a message.
+	data = p.s.cfg.Redactor.Bytes(data)
 	diffs := p.s.m.DiffFrame(want.Data, data)
 	if gotKind := frameKind(kind); gotKind != want.Kind && len(diffs) == 0 {
 		diffs = []matcher.Difference{{Path: "opcode", Kind: matcher.Changed, Recorded: string(want.Kind), Got: string(gotKind)}}

@@ -32,21 +32,32 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 		return
 	}
-	// Analysed before the request goes upstream, not when the answer's
-	// head is back: parsing the body would otherwise hold up the first
-	// event of a stream. Placing it (cheap) still waits for the head.
-	call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
-	if !ok {
-		call, ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
-	}
-	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
+	// The request goes upstream at once and is analysed meanwhile: the
+	// parse would otherwise add its time to every call's latency. Placing
+	// the call (cheap) waits for both the analysis and the answer's head.
+	analysed := make(chan analysis, 1)
+	go func() {
+		call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
 		if !ok {
+			call, ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
+		}
+		analysed <- analysis{call, ok}
+	}()
+	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
+		a := <-analysed
+		if !a.ok {
 			return conversation.Token{}
 		}
-		place, token := t.org.Place(call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
+		place, token := t.org.Place(a.call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
 		x.Place = &place
 		return token
 	})
+}
+
+// analysis is what conversation makes of a forwarded request's body.
+type analysis struct {
+	call *conversation.Call
+	ok   bool
 }
 
 // relay sends out upstream, streams the answer to the client and keeps the

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 )
@@ -38,6 +39,10 @@ const (
 	headerUploadOffset  = "X-Goog-Upload-Offset"
 )
 
+// uploadExpiry is how long an unfinished upload's chunks are kept after
+// its last chunk: a client that gave up never sends the final one.
+const uploadExpiry = 10 * time.Minute
+
 // uploads is what the server remembers of the uploads under way.
 type uploads struct {
 	mu sync.Mutex
@@ -46,6 +51,10 @@ type uploads struct {
 	origins map[string]string
 	// files: the chunks so far of each upload, by cassette, path and query.
 	files map[string]*chunkAssembler
+	// held is the bytes all of files hold: at most the limit (--max-body)
+	// in all, so many unfinished uploads cannot exhaust memory.
+	held int64
+	now  func() time.Time // time.Now; tests move it
 }
 
 // uploadCommand lists the words of X-Goog-Upload-Command ("upload",
@@ -130,9 +139,17 @@ var errUpload = errors.New("upload chunks do not fit together")
 
 // assemble gives the request of an upload chunk its stored form: no bytes
 // for a chunk the upload goes on after, the whole file for the finalizing
-// one. Other requests come back unchanged.
-func (u *uploads) assemble(cassette string, r *http.Request, req cassettes.Request, limit int64) (cassettes.Request, error) {
+// one. Other requests come back unchanged, and so does a chunk for which
+// known (when set: replay) says the cassette holds no recording: its bytes
+// can only be a miss, and are not kept.
+func (u *uploads) assemble(cassette string, r *http.Request, req cassettes.Request, limit int64, known func(path, query string) bool) (cassettes.Request, error) {
 	words := uploadCommand(r.Header)
+	key := cassette + "\x00" + uploadKey(req.Path, req.Query)
+	if hasWord(words, "cancel") {
+		u.mu.Lock()
+		u.drop(key)
+		u.mu.Unlock()
+	}
 	if !hasWord(words, "upload") || !strings.HasPrefix(req.Path, "/upload/") {
 		return req, nil
 	}
@@ -140,27 +157,82 @@ func (u *uploads) assemble(cassette string, r *http.Request, req cassettes.Reque
 	if err != nil {
 		return req, fmt.Errorf("%w: %s %q is not a byte offset", errUpload, headerUploadOffset, r.Header.Get(headerUploadOffset))
 	}
-	key := cassette + "\x00" + uploadKey(req.Path, req.Query)
+	if known != nil && !known(req.Path, req.Query) {
+		if offset != 0 {
+			return req, (&chunkAssembler{limit: limit}).add(offset, nil) // says what is wrong, keeping nothing
+		}
+		return req, nil
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	now := u.clock()
+	u.expire(now)
 	if u.files == nil {
 		u.files = map[string]*chunkAssembler{}
 	}
 	a := u.files[key]
 	if a == nil {
 		a = &chunkAssembler{limit: limit}
-		u.files[key] = a
+	}
+	before := int64(len(a.data))
+	if grows := offset + int64(len(req.Body)) - before; grows > 0 && u.held+grows > limit && offset+int64(len(req.Body)) <= limit {
+		return req, fmt.Errorf("%w: unfinished uploads would hold more than %d bytes in all (finish or cancel the others, or raise --max-body)", errUpload, limit)
 	}
 	if err := a.add(offset, req.Body); err != nil {
 		return req, err
 	}
+	u.held += int64(len(a.data)) - before
+	a.touched = now
+	u.files[key] = a
 	if hasWord(words, "finalize") {
-		delete(u.files, key)
+		u.drop(key)
 		req.Body = a.data
 		return req, nil
 	}
 	req.Body = nil
 	return req, nil
+}
+
+func (u *uploads) clock() time.Time {
+	if u.now != nil {
+		return u.now()
+	}
+	return time.Now()
+}
+
+// drop forgets an upload's chunks; callers hold u.mu.
+func (u *uploads) drop(key string) {
+	if a := u.files[key]; a != nil {
+		u.held -= int64(len(a.data))
+		delete(u.files, key)
+	}
+}
+
+// expire drops the uploads whose last chunk came uploadExpiry ago or more;
+// callers hold u.mu.
+func (u *uploads) expire(now time.Time) {
+	for key, a := range u.files {
+		if now.Sub(a.touched) >= uploadExpiry {
+			u.drop(key)
+		}
+	}
+}
+
+// heldBytes is what unfinished uploads hold now.
+func (u *uploads) heldBytes() int64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.held
+}
+
+// hasUploadAt: the cassette recorded a request to this upload URL.
+func (t *tape) hasUploadAt(path, query string) bool {
+	for _, rec := range t.requests() {
+		if rec.Path == path && rec.Query == query {
+			return true
+		}
+	}
+	return false
 }
 
 // storeUpload moves a recorded upload's file to a side file when it is
@@ -183,8 +255,9 @@ func (s *Server) storeUpload(t *tape, x *cassettes.Exchange) error {
 
 // chunkAssembler puts an upload's chunks together by their offsets.
 type chunkAssembler struct {
-	data  []byte
-	limit int64
+	data    []byte
+	limit   int64
+	touched time.Time // when its last chunk came
 }
 
 // add places chunk at offset. A chunk must start within what came so far:
@@ -212,7 +285,11 @@ func (a *chunkAssembler) add(offset int64, chunk []byte) error {
 // false when it has answered: replay refuses chunks that do not fit
 // together, while a recording passes them on as sent and keeps them whole.
 func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request, t *tape, req cassettes.Request) (cassettes.Request, bool) {
-	out, err := s.uploads.assemble(t.name, r, req, s.cfg.MaxBody)
+	var known func(path, query string) bool
+	if !t.recording {
+		known = t.hasUploadAt
+	}
+	out, err := s.uploads.assemble(t.name, r, req, s.cfg.MaxBody, known)
 	if err == nil {
 		return out, true
 	}

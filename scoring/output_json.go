@@ -60,11 +60,7 @@ func (o JSONOptions) Write(w io.Writer, r *Result) error {
 	ts := float64(created.UnixMicro()) / 1e6
 	id := o.ResultID
 	if id == "" {
-		setID := r.EvalSetID
-		if setID == "" {
-			setID = "adkproxy"
-		}
-		id = fmt.Sprintf("adkproxy_%s_%s", setID, outPythonFloat(ts))
+		id = outResultID(r, ts)
 	}
 	name := o.Name
 	if name == "" {
@@ -79,7 +75,9 @@ func (o JSONOptions) Write(w io.Writer, r *Result) error {
 		Label:             r.Label,
 	}
 	for _, c := range r.Cases {
-		doc.EvalCaseResults = append(doc.EvalCaseResults, outCaseJSON(outEvalSetID(r, c), c))
+		ec := outCaseJSON(outEvalSetID(r, c), c)
+		ec.SessionDetails, ec.UserID = outSessionDetails(r.App, c)
+		doc.EvalCaseResults = append(doc.EvalCaseResults, ec)
 	}
 	return writeIndentedJSON(w, doc)
 }
@@ -115,6 +113,8 @@ type outEvalCaseResult struct {
 	OverallEvalMetricResults      []outEvalMetricResult `json:"overall_eval_metric_results"`
 	EvalMetricResultPerInvocation []outPerInvocation    `json:"eval_metric_result_per_invocation"`
 	SessionID                     string                `json:"session_id"`
+	SessionDetails                *outSession           `json:"session_details"`
+	UserID                        string                `json:"user_id"`
 	Details                       map[string]any        `json:"details,omitempty"`
 }
 

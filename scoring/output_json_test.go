@@ -70,7 +70,7 @@ func TestOutputJSONIsADKEvalSetResult(t *testing.T) {
 	}
 	c := outAt(t, doc, "eval_case_results", 0)
 	if got := outKeys(c); !reflect.DeepEqual(got, []string{"eval_id", "eval_metric_result_per_invocation", "eval_metric_results",
-		"eval_set_file", "eval_set_id", "final_eval_status", "overall_eval_metric_results", "session_id"}) {
+		"eval_set_file", "eval_set_id", "final_eval_status", "overall_eval_metric_results", "session_details", "session_id", "user_id"}) {
 		t.Errorf("case keys %v", got)
 	}
 	if outAt(t, c, "eval_id") != "default" || outAt(t, c, "final_eval_status") != 2.0 || outAt(t, c, "session_id") != "default/1" ||

@@ -53,7 +53,7 @@ func pairRuns(sessions []Session, exp *Expected, runs int) ([]Case, []string) {
 		for k, j := range matched[i] {
 			s := &sessions[j]
 			c := Case{ID: ec.ID, Session: s, Actual: s.Invocations, Expected: ec.Invocations, EvalSetID: ec.EvalSetID,
-				Scenario: ec.Scenario, Rubrics: ec.Rubrics, Run: k + 1, Runs: runs}
+				Scenario: ec.Scenario, Rubrics: ec.Rubrics, SessionInput: ec.SessionInput, Run: k + 1, Runs: runs}
 			if ec.Scenario == nil && len(ec.Invocations) != len(s.Invocations) {
 				c.Failure = fmt.Sprintf("the eval case has %s, the recorded session %s (cassette %q, session %d) has %d: invocations pair in order, so the counts must be equal",
 					textfmt.Plural(len(ec.Invocations), "invocation"), ids[j], s.Cassette, s.ID, len(s.Invocations))
@@ -105,7 +105,7 @@ func poolRuns(criteria []Criterion, results []CaseResult) []CaseResult {
 func poolCase(criteria []Criterion, runs []CaseResult) CaseResult {
 	first := runs[0].Case
 	merged := &Case{ID: first.ID, Session: first.Session, EvalSetID: first.EvalSetID, Scenario: first.Scenario,
-		Rubrics: first.Rubrics, Runs: first.Runs}
+		Rubrics: first.Rubrics, SessionInput: first.SessionInput, Runs: first.Runs}
 	offsets := make([]int, len(runs))
 	var failures []string
 	for k, r := range runs {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 )
 
 // Invocation is one user turn and what the agent did about it, in the shape
@@ -35,6 +36,9 @@ type Invocation struct {
 	// Rubrics are the invocation's own rubrics from the eval set (ADK's
 	// Invocation.rubrics, as JSON), for the rubric-based judged metrics.
 	Rubrics json.RawMessage
+	// ToolHTTP are the requests the invocation's tools made to other hosts
+	// through the forward proxy, in file order.
+	ToolHTTP []ToolHTTPCall
 }
 
 // AuthoredText is a piece of text and the agent that wrote it.
@@ -53,6 +57,24 @@ type Step struct {
 	ToolCalls   []cassettes.ToolCall
 	ToolResults []cassettes.ToolResult
 	Text        string
+	// Grounding is the answer's groundingMetadata, summed up.
+	Grounding Grounding
+}
+
+// Grounding counts an answer's grounding chunks: those returned
+// (groundingMetadata.groundingChunks) and those cited (distinct indices in
+// groundingSupports[].groundingChunkIndices).
+type Grounding struct {
+	Chunks int `json:"chunks"`
+	Cited  int `json:"cited"`
+}
+
+// ToolHTTPCall is one request a tool made to another host, with how long
+// it took (from the request sent to the last byte of the answer).
+type ToolHTTPCall struct {
+	Host    string
+	Status  int
+	Latency time.Duration
 }
 
 // Usage is Gemini's usageMetadata. Prompt includes Cached.
@@ -70,6 +92,10 @@ type Session struct {
 	Cassette    string
 	ID          int
 	Invocations []Invocation
+	// RunAgents are the agents that answered model calls anywhere in the
+	// run the session was read with, sorted: an agent used as a tool (ADK's
+	// AgentTool) answers in a session of its own.
+	RunAgents []string
 }
 
 // Case is what one evaluation compares: a recorded session (the actual
@@ -100,6 +126,10 @@ type Case struct {
 	// and RunSessions the session of each run.
 	Run, Runs   int
 	RunSessions []*Session
+	// SessionInput is the eval case's session_input (nil without one):
+	// the user and state of the session, for the result's session_details
+	// and user_id.
+	SessionInput *scenarios.SessionInput
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
@@ -185,6 +215,10 @@ type Result struct {
 	// Label names the run (score --label: "baseline", "exp_v2"); every
 	// output format writes it.
 	Label string
+	// App is the agent's app name the result is written for (score
+	// --history: its folder's name); session_details name it, else the
+	// eval case's session_input app_name.
+	App string
 	// RequireAll makes ResultStatus demand that every criterion PASSED,
 	// not only every case (adkproxy score --require-all).
 	RequireAll bool

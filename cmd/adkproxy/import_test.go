@@ -25,7 +25,7 @@ func TestImportConformanceCorpus(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "imported 4 case(s) into "+out+": 10 model call(s)") {
+	if !strings.Contains(r.stderr, "imported 7 case(s) into "+out+": 22 model call(s)") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 	loaded, err := cassettes.LoadDir(out)

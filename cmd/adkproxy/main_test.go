@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/fake"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -143,6 +144,17 @@ func startOnLoopback(t *testing.T, stderr io.Writer, args ...string) (*exec.Cmd,
 	return cmd, "http://" + waitForFile(t, addrFile)
 }
 
+// scriptedUpstream serves adkproxy's scripted fake Gemini API: the first
+// model call of every session gets one answer.
+func scriptedUpstream(t *testing.T) *httptest.Server {
+	t.Helper()
+	script, err := fake.ParseScript("upstream.yaml", []byte("turns:\n  - model:\n      - text: It is 18 degrees and sunny.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httptest.NewServer(fake.New(script))
+}
+
 // self is the wrapped command: this test binary in client mode.
 func self(mode string) []string {
 	return []string{"--", "env", clientModeEnv + "=" + mode, os.Args[0]}
@@ -244,7 +256,7 @@ func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
 }
 
 func TestUnwritableCassetteExits73(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	notADir := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(notADir, []byte("x"), 0o644)
@@ -257,7 +269,7 @@ func TestUnwritableCassetteExits73(t *testing.T) {
 // TestServeWithoutCommand: --addr-file, the export lines, flags from
 // ADKPROXY_* variables, and SIGINT flushing the cassette.
 func TestServeWithoutCommand(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	addrFile := filepath.Join(t.TempDir(), "addr")
@@ -289,7 +301,7 @@ func TestServeWithoutCommand(t *testing.T) {
 // TestSIGTERMIsForwardedAndNothingIsLost: adkproxy passes SIGTERM to the
 // command, reports its death by signal, and still writes the cassette.
 func TestSIGTERMIsForwardedAndNothingIsLost(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	ready := filepath.Join(t.TempDir(), "ready")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
@@ -22,7 +23,7 @@ const scoreExitStatusHelp = `EXIT STATUS:
         scored; with --require-all also a criterion NOT_EVALUATED in a case that PASSED
    64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette, the --config file or the --expected file is missing, unreadable or invalid
-   73   the --out file or a judge cassette could not be written
+   73   the --out file, the --history file or a judge cassette could not be written
    75   --judge-mode record: another adkproxy is recording into the --judge-cassettes folder`
 
 // scoreWriters are the --format values of score.
@@ -61,6 +62,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("label", "", "`NAME` of this run (baseline, exp_v2), written into every output; 'adkproxy diff' of two json results compares them by it"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "each eval case was played `N` times (drive or simulate --num-runs N): pair N sessions with each case and pool their results as adk eval does", EnvVars: envFor("num-runs")},
+			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
 		}, judgeFlags()...),
 		ArgsUsage:    "[PATH]",
@@ -135,6 +137,13 @@ func runScore(c *cli.Context) error {
 		}
 	}
 
+	if dir := c.String("history"); dir != "" {
+		path, err := scoring.WriteHistory(dir, result, time.Now())
+		if err != nil {
+			return withCode(exitCantWrite, fmt.Errorf("--history: %w", err))
+		}
+		fmt.Fprintf(c.App.ErrWriter, "adkproxy: eval history: %s\n", path)
+	}
 	switch format {
 	case "html":
 		write = func(w io.Writer, r *scoring.Result) error {

@@ -173,3 +173,59 @@ print(json.dumps({"overall_score": sum(vals) / len(vals) if vals else None, "per
 		t.Errorf("missing runs: exit %d\nstdout:\n%s", r.code, r.stdout)
 	}
 }
+
+// score --history DIR saves ADK's EvalSetResult where adk web reads an
+// app's eval history, with each case's session_details and user_id (the
+// eval case's session_input user) as ADK writes them.
+func TestScoreWritesEvalHistoryWithSessionDetails(t *testing.T) {
+	app := filepath.Join(t.TempDir(), "weather_agent")
+	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--history", app)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(app, ".adk", "eval_history", "weather_agent_weather_*.evalset_result.json"))
+	if len(files) != 1 || !strings.Contains(r.stderr, "adkproxy: eval history: "+files[0]+"\n") {
+		t.Fatalf("history files %v\nstderr:\n%s", files, r.stderr)
+	}
+	var doc struct {
+		ID    string `json:"eval_set_result_id"`
+		Name  string `json:"eval_set_result_name"`
+		Cases []struct {
+			UserID  string `json:"user_id"`
+			Session struct {
+				ID      string `json:"id"`
+				AppName string `json:"app_name"`
+				UserID  string `json:"user_id"`
+				Events  []struct {
+					Author       string `json:"author"`
+					InvocationID string `json:"invocation_id"`
+					Content      struct {
+						Role  string           `json:"role"`
+						Parts []map[string]any `json:"parts"`
+					} `json:"content"`
+				} `json:"events"`
+			} `json:"session_details"`
+		} `json:"eval_case_results"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, files[0])), &doc); err != nil || len(doc.Cases) != 1 {
+		t.Fatalf("%v\n%s", err, readFile(t, files[0]))
+	}
+	if filepath.Base(files[0]) != doc.Name+".evalset_result.json" || !strings.HasPrefix(doc.ID, "weather_agent_weather_") {
+		t.Errorf("id %q name %q file %s", doc.ID, doc.Name, files[0])
+	}
+	c := doc.Cases[0]
+	if c.UserID != "demo_user" || c.Session.UserID != "demo_user" || c.Session.AppName != "weather_agent" || c.Session.ID != "default/1" {
+		t.Errorf("user %q session %+v", c.UserID, c.Session)
+	}
+	// Per invocation: the user, the get_weather call, its response, the answer.
+	var shape []string
+	for _, e := range c.Session.Events {
+		for k := range e.Content.Parts[0] {
+			shape = append(shape, e.Author+":"+e.Content.Role+":"+k)
+		}
+	}
+	want := "user:user:text agent:model:function_call agent:user:function_response agent:model:text"
+	if got := strings.Join(shape, " "); got != want+" "+want {
+		t.Errorf("events %s\nwant %s %s", got, want, want)
+	}
+}

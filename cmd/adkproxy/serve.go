@@ -90,14 +90,14 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 
 	var runErr error
 	if len(command) > 0 {
-		if env, done, err := fwd.childEnv(childEnv(mode, "http://"+addr), "http://"+addr); err != nil {
+		if env, done, err := fwd.childEnv(childEnv(placeholderKey(cfg), "http://"+addr), "http://"+addr); err != nil {
 			runErr = err
 		} else {
 			runErr = runCommand(command, env, signals, c.App.Writer, stderr)
 			done()
 		}
 	} else {
-		printExports(c.App.Writer, mode, "http://"+addr)
+		printExports(c.App.Writer, cfg, "http://"+addr)
 		fwd.printExports(c.App.Writer, "http://"+addr)
 		cfg.Logger.Info("adkproxy "+string(mode)+" listening", "addr", addr, "cassettes", cfg.Dir)
 		<-signals
@@ -255,7 +255,14 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 }
 
 // childEnv points every Gemini SDK at the proxy.
-func childEnv(mode proxy.Mode, base string) []string {
+// placeholderKey says whether a wrapped command may start with the
+// placeholder key: in replay, which sends no key anywhere, and in record
+// from an upstream that is not Google's (a fake, a staging server).
+func placeholderKey(cfg proxy.Config) bool {
+	return cfg.Mode == proxy.ModeReplay || proxy.PlaceholderKeyServes(cfg.Upstream)
+}
+
+func childEnv(placeholder bool, base string) []string {
 	env := append(os.Environ(),
 		"GOOGLE_GEMINI_BASE_URL="+base,
 		"GOOGLE_VERTEX_BASE_URL="+base,
@@ -264,16 +271,19 @@ func childEnv(mode proxy.Mode, base string) []string {
 	// SDKs refuse to start without a key. When the user set neither
 	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
 	// ADK-JS and Python genai all read it, and all warn when both are set.
-	if mode == proxy.ModeReplay && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
+	if placeholder && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
 		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey)
 	}
 	return env
 }
 
-func printExports(w io.Writer, mode proxy.Mode, base string) {
+func printExports(w io.Writer, cfg proxy.Config, base string) {
 	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
-	if mode == proxy.ModeReplay {
+	switch {
+	case cfg.Mode == proxy.ModeReplay:
 		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxy.ReplayPlaceholderKey)
+	case placeholderKey(cfg) && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "":
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value the upstream accepts; it is not Google's\n", proxy.ReplayPlaceholderKey)
 	}
 }
 

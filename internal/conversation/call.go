@@ -43,6 +43,15 @@ type Call struct {
 	// hands a delegated task agent its caller's function-call arguments
 	// this way. Whether it is one depends on a pending call (see Organizer).
 	TaskArgs string
+	// AgentToolArgs is set when the only user message is text: the
+	// arguments ({"request": text}) with which an agent used as a tool
+	// (ADK's AgentTool) is handed its task when it has no input schema.
+	// Whether it is one depends on a pending call of the agent's name.
+	AgentToolArgs string
+	// AnswersTool is set when the newest content is a user turn made only
+	// of function responses: the agent's next step after a tool, or a
+	// user answering a long-running tool.
+	AnswersTool bool
 }
 
 var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamGenerateContent)$`)
@@ -101,7 +110,11 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 				c.TaskArgs = canonical(args)
 			}
 		}
+		if c.TaskArgs == "" {
+			c.AgentToolArgs = canonical(map[string]any{"request": c.UserText})
+		}
 	}
+	c.AnswersTool = len(contents) > 0 && onlyFunctionResponses(contents[len(contents)-1])
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
 	c.Step = len(contents) - c.UserTurn - 1
@@ -142,6 +155,22 @@ func userText(content any) (string, bool) {
 		return "", false
 	}
 	return strings.Join(texts, "\n"), true
+}
+
+// onlyFunctionResponses reports whether a content is a user turn (or has
+// no role) whose parts are all function responses.
+func onlyFunctionResponses(content any) bool {
+	c, _ := content.(map[string]any)
+	if role, _ := c["role"].(string); role != "" && role != "user" {
+		return false
+	}
+	parts, _ := c["parts"].([]any)
+	for _, p := range parts {
+		if part, _ := p.(map[string]any); part["functionResponse"] == nil {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 func agentName(req map[string]any) string {

@@ -47,8 +47,22 @@ func newOpenIndex() openIndex {
 // continuing is the earliest invocation holding key with slot free.
 func (x *openIndex) continuing(key, slot string) *orgInvocation {
 	q := x.slotQueue(key, slot)
-	inv, _ := q.first(func(inv *orgInvocation) bool { return inv.keys[key] > 0 && inv.taken[slot] == 0 })
+	inv, _ := q.first(func(inv *orgInvocation) bool {
+		return inv.keys[key] > 0 && inv.taken[slot] == 0 && !inv.handedOver[key]
+	})
 	return inv
+}
+
+// latestHolder is the invocation that most recently came to hold key and
+// has not handed it over, or nil.
+func (x *openIndex) latestHolder(key string) *orgInvocation {
+	holders := x.holders[key]
+	for i := len(holders) - 1; i >= 0; i-- {
+		if inv := holders[i]; inv.keys[key] > 0 && !inv.handedOver[key] {
+			return inv
+		}
+	}
+	return nil
 }
 
 func (x *openIndex) slotQueue(key, slot string) *firstOf[*orgInvocation] {
@@ -108,39 +122,44 @@ func (x *openIndex) addPending(inv *orgInvocation, calls []FunctionCall) {
 	}
 }
 
-// consume removes the earliest pending call with args, returning its
-// invocation and name.
-func (x *openIndex) consume(args string) (*orgInvocation, string) {
+// consume removes the earliest pending call with args (and, unless name
+// is "", that name), returning its invocation and name.
+func (x *openIndex) consume(args, name string) (*orgInvocation, string) {
 	q := x.pending[args]
 	if q == nil {
 		return nil, ""
 	}
-	inv, ok := q.first(func(inv *orgInvocation) bool { return inv.pendingIndex(args) >= 0 })
+	inv, ok := q.first(func(inv *orgInvocation) bool { return inv.pendingIndex(args, "") >= 0 })
 	if !ok {
 		return nil, ""
 	}
-	return inv, inv.removePending(args)
+	if name != "" && inv.pendingIndex(args, name) < 0 {
+		return nil, "" // the earliest call with these arguments is another tool's
+	}
+	return inv, inv.removePending(args, name)
 }
 
-func (inv *orgInvocation) pendingIndex(args string) int {
+// pendingIndex is the index of inv's first pending call with args (and
+// name, unless it is ""), or -1.
+func (inv *orgInvocation) pendingIndex(args, name string) int {
 	for i, p := range inv.pending {
-		if p.Args == args {
+		if p.Args == args && (name == "" || p.Name == name) {
 			return i
 		}
 	}
 	return -1
 }
 
-// removePending drops inv's first pending call with args, returning its
-// name ("" if there was none).
-func (inv *orgInvocation) removePending(args string) string {
-	i := inv.pendingIndex(args)
+// removePending drops inv's first pending call with args (and name, unless
+// it is ""), returning its name ("" if there was none).
+func (inv *orgInvocation) removePending(args, name string) string {
+	i := inv.pendingIndex(args, name)
 	if i < 0 {
 		return ""
 	}
-	name := inv.pending[i].Name
+	found := inv.pending[i].Name
 	inv.pending = append(inv.pending[:i:i], inv.pending[i+1:]...)
-	return name
+	return found
 }
 
 // --- rules 3 and 4: the user's turn ----------------------------------------
@@ -181,12 +200,18 @@ func (x *openIndex) following(earlier []string) *orgSession {
 // turnChanged re-indexes s after an invocation was added to it
 // (appended) or its latest one learned its user text (Restore).
 func (x *openIndex) turnChanged(s *orgSession, appended bool) {
+	// An invocation without user text (a user answering a long-running
+	// tool) is no user turn in the history later calls carry.
 	if appended {
-		s.seq += seqKey([]string{s.last().user})
+		if u := s.last().user; u != "" {
+			s.seq += seqKey([]string{u})
+		}
 	} else {
-		texts := make([]string, len(s.invocations))
-		for i, inv := range s.invocations {
-			texts[i] = inv.user
+		var texts []string
+		for _, inv := range s.invocations {
+			if inv.user != "" {
+				texts = append(texts, inv.user)
+			}
 		}
 		s.seq = seqKey(texts)
 	}

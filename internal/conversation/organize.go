@@ -4,6 +4,7 @@
 package conversation
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -16,10 +17,19 @@ import (
 //  1. A call whose per-agent key (agent + history up to the user turn) is
 //     already in an invocation continues that invocation: the agent's
 //     next step after a tool result.
+//     A call that answers a tool (AnswersTool) in a step its agent's
+//     invocations have all taken already is a user answering a
+//     long-running tool in a later turn: ADK runs that answer as an
+//     invocation of its own, with no user text, and leaves the pending
+//     step out of the history, so the call looks like an earlier step. It
+//     opens that invocation in the session of the latest invocation
+//     holding its key, which hands the key over to it.
 //  2. A call whose only user message is JSON equal to the arguments of a
 //     pending function call is a delegated task (ADK's task and
 //     single-turn agents): it joins the invocation that made the call and
-//     takes the call's name as its agent name.
+//     takes the call's name as its agent name. So does a call of agent N
+//     whose only user message is the text T of a pending call N(request=T):
+//     an agent used as a tool (ADK's AgentTool).
 //  3. A call with the same user text and the same earlier user turns as a
 //     session's latest invocation, from an agent that has no step in it
 //     yet, joins it: a sub-agent reached by transfer sees the user's turn
@@ -60,7 +70,10 @@ type orgInvocation struct {
 	taken   map[string]int // Call.Slot -> steps holding it
 	agents  map[string]int // AgentKey -> steps it holds here
 	keys    map[string]int // Call.Key -> steps it holds here
-	pending []FunctionCall
+	// handedOver are the keys a later invocation resumed (rule 1): this
+	// one takes no more steps of them.
+	handedOver map[string]bool
+	pending    []FunctionCall
 }
 
 // Token identifies a placed call, to report its outcome.
@@ -123,11 +136,21 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 		}
 		o.index.turnChanged(s, false)
 	}
+	if p.User == "" && c.AnswersTool && c.UserTurn >= 0 { // a resumed tool took the key over (rule 1)
+		if held := o.index.latestHolder(c.Key); held != nil && held != inv {
+			if held.handedOver == nil {
+				held.handedOver = map[string]bool{}
+			}
+			held.handedOver[c.Key] = true
+		}
+	}
 	if !failed(&x.Response) { // as Finish left it when the call was recorded
 		o.index.take(inv, c.Key, c.Slot(), c.AgentKey)
 	}
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
-		inv.removePending(c.TaskArgs)
+		inv.removePending(c.TaskArgs, "")
+	} else if c.AgentToolArgs != "" && inv.pendingIndex(c.AgentToolArgs, p.Agent) >= 0 {
+		inv.removePending(c.AgentToolArgs, p.Agent)
 	}
 	o.index.addPending(inv, calls)
 	o.tools.placed(inv, c, p)
@@ -174,8 +197,18 @@ func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 	if inv := o.index.continuing(c.Key, slot); inv != nil { // rule 1
 		return inv, ""
 	}
+	if c.AnswersTool && c.UserTurn >= 0 {
+		if held := o.index.latestHolder(c.Key); held != nil { // rule 1, a resumed tool
+			return o.resume(held, c, tag), ""
+		}
+	}
 	if c.TaskArgs != "" { // rule 2
-		if inv, name := o.index.consume(c.TaskArgs); inv != nil {
+		if inv, name := o.index.consume(c.TaskArgs, ""); inv != nil {
+			return inv, name
+		}
+	}
+	if c.AgentToolArgs != "" && c.AgentName != "" { // rule 2, an agent used as a tool
+		if inv, name := o.index.consume(c.AgentToolArgs, c.AgentName); inv != nil {
 			return inv, name
 		}
 	}
@@ -201,6 +234,24 @@ func (o *Organizer) start(c *Call, tag string) *orgInvocation {
 	inv := newInvocation(session, c.UserText, c.EarlierUserTexts, tag)
 	session.invocations = append(session.invocations, inv)
 	o.index.turnChanged(session, true)
+	if tag != "" {
+		o.tagged[tag] = inv
+	}
+	return inv
+}
+
+// resume opens the invocation of a user's answer to a long-running tool
+// after held, in its session, with no user text, and hands held's key
+// over to it.
+func (o *Organizer) resume(held *orgInvocation, c *Call, tag string) *orgInvocation {
+	s := held.session
+	inv := newInvocation(s, "", append(slices.Clone(c.EarlierUserTexts), c.UserText), tag)
+	s.invocations = append(s.invocations, inv)
+	o.index.turnChanged(s, true)
+	if held.handedOver == nil {
+		held.handedOver = map[string]bool{}
+	}
+	held.handedOver[c.Key] = true
 	if tag != "" {
 		o.tagged[tag] = inv
 	}

@@ -43,15 +43,30 @@ type SessionDiff struct {
 
 func (d *SessionDiff) String() string { return d.Detail }
 
-// eventIgnored are event fields that differ every run (ADK's rules).
-var eventIgnored = map[string]bool{"id": true, "timestamp": true, "invocationId": true}
+// eventIgnored are event fields that differ every run (ADK's rules);
+// longRunningToolIds holds the ids of run-made function calls, which
+// are stripped too.
+var eventIgnored = map[string]bool{"id": true, "timestamp": true, "invocationId": true, "longRunningToolIds": true}
+
+// dataFields are the fields whose values are data, not ADK's own: their
+// keys are compared as written, never respelled, so a tool that takes
+// agentName where ADK Python's takes agent_name shows as a difference.
+// Each is named by the field that holds it ("" at the top of an event).
+var dataFields = map[[2]string]bool{
+	{"functionCall", "args"}: true, {"functionResponse", "response"}: true,
+	{"actions", "stateDelta"}: true, {"actions", "artifactDelta"}: true,
+	{"actions", "requestedAuthConfigs"}: true, {"actions", "requestedToolConfirmations"}: true,
+	{"", "customMetadata"}: true,
+}
 
 // CompareSession compares a session as an ADK API server returns it (JSON:
 // the session object with its events, or the list of events) with the
-// recorded one. Both are read with camelCase keys (ADK Python dumps
-// snake_case; data keys such as tool arguments are converted on both sides
-// alike) and without what ADK's comparison strips: event ids, timestamps,
-// invocation ids, function call and response ids and thought signatures.
+// recorded one. ADK's own field names (of events, contents, parts) are
+// read camelCase on both sides (ADK Python dumps snake_case); keys inside
+// data (tool arguments and results, state, state deltas) are compared as
+// written. Left out is what ADK's comparison strips: event ids,
+// timestamps, invocation ids, function call and response ids, long-running
+// tool ids and thought signatures.
 // Nulls, empty objects and empty lists count as absent, as languages dump
 // defaults differently. It returns nil when the sessions are equal.
 func CompareSession(got []byte, want *Session, opt CompareOptions) (*SessionDiff, error) {
@@ -92,7 +107,7 @@ func CompareSession(got []byte, want *Session, opt CompareOptions) (*SessionDiff
 		}
 	}
 	if hasState {
-		w, g := normalized(want.Fields["state"], "", opt), normalized(gotState, "", opt)
+		w, g := normalized(want.Fields["state"], "", true, opt), normalized(gotState, "", true, opt)
 		if w == nil {
 			w = map[string]any{}
 		}
@@ -112,7 +127,7 @@ func CompareSession(got []byte, want *Session, opt CompareOptions) (*SessionDiff
 func normalizedEvent(e any, opt CompareOptions) any {
 	m, ok := e.(map[string]any)
 	if !ok {
-		return normalized(e, "", opt)
+		return normalized(e, "", false, opt)
 	}
 	kept := map[string]any{}
 	for k, v := range m {
@@ -120,7 +135,7 @@ func normalizedEvent(e any, opt CompareOptions) any {
 			kept[k] = v
 		}
 	}
-	n := normalized(kept, "", opt)
+	n := normalized(kept, "", false, opt)
 	for _, path := range opt.Ignore {
 		drop(n, strings.Split(path, "."))
 	}
@@ -144,10 +159,10 @@ func drop(v any, path []string) {
 	}
 }
 
-// normalized rewrites v (below the key parent, camelCase) and gives its
-// numbers the same type whichever side it came from.
-func normalized(v any, parent string, opt CompareOptions) any {
-	out := norm(v, parent, opt)
+// normalized rewrites v (below the key parent, camelCase; data when data
+// is set) and gives its numbers the same type whichever side it came from.
+func normalized(v any, parent string, data bool, opt CompareOptions) any {
+	out := norm(v, parent, data, opt)
 	if out == nil {
 		return nil
 	}
@@ -163,18 +178,23 @@ func normalized(v any, parent string, opt CompareOptions) any {
 	return scalar
 }
 
-// norm drops what the comparison ignores and turns keys to camelCase.
-func norm(v any, parent string, opt CompareOptions) any {
+// norm drops what the comparison ignores and turns ADK's field names to
+// camelCase; inside data (data set) keys stay as written.
+func norm(v any, parent string, data bool, opt CompareOptions) any {
 	var out any
 	switch x := v.(type) {
 	case map[string]any:
 		m := map[string]any{}
 		for k, val := range x {
-			ck := textfmt.Camel(k)
-			if ck == "thoughtSignature" || ck == "id" && (parent == "functionCall" || parent == "functionResponse") {
-				continue
+			ck, inData := k, data
+			if !data {
+				ck = textfmt.Camel(k)
+				if ck == "thoughtSignature" || ck == "id" && (parent == "functionCall" || parent == "functionResponse") {
+					continue
+				}
+				inData = dataFields[[2]string{parent, ck}]
 			}
-			if n := norm(val, ck, opt); n != nil {
+			if n := norm(val, ck, inData, opt); n != nil {
 				m[ck] = n
 			}
 		}
@@ -184,10 +204,10 @@ func norm(v any, parent string, opt CompareOptions) any {
 	case []any:
 		var list []any
 		for _, item := range x {
-			if parent == "parts" && opt.DropFunctionParts && isFunctionPart(item) {
+			if !data && parent == "parts" && opt.DropFunctionParts && isFunctionPart(item) {
 				continue
 			}
-			if n := norm(item, "", opt); n != nil {
+			if n := norm(item, "", data, opt); n != nil {
 				list = append(list, n)
 			}
 		}

@@ -31,6 +31,8 @@ func asServer(v any, parent string) any {
 				val = "e-server"
 			case "thoughtSignature":
 				val = "c2VydmVy"
+			case "longRunningToolIds":
+				val = []any{"server-call-id"}
 			}
 			out[key] = asServer(val, key)
 		}
@@ -140,4 +142,62 @@ func TestCompareSessionDropFunctionParts(t *testing.T) {
 		return
 	}
 	t.Fatal("tool/function_001 not found")
+}
+
+// TestCompareSessionKeepsDataKeys: keys inside tool arguments, tool
+// results and state are compared as written, so a transfer_to_agent call
+// passing agentName where ADK Python passes agent_name is a difference,
+// named in the corpus's own spelling; ADK's own field names are still
+// read in either spelling, and long-running tool ids are stripped.
+func TestCompareSessionKeepsDataKeys(t *testing.T) {
+	_, cases := corpusCases(t)
+	byName := map[string]*Session{}
+	for _, c := range cases {
+		s, err := ReadSession(filepath.Join(c.Dir, c.Session))
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName[c.Name] = s
+	}
+	multi := byName["core/multi_001"]
+	if multi == nil {
+		t.Fatal("core/multi_001 not found")
+	}
+	camelArgs := serverSession(t, multi, func(events []any) {
+		for _, e := range events {
+			content, _ := e.(map[string]any)["content"].(map[string]any)
+			parts, _ := content["parts"].([]any)
+			for _, p := range parts {
+				if fc, ok := p.(map[string]any)["functionCall"].(map[string]any); ok && fc["name"] == "transfer_to_agent" {
+					args := fc["args"].(map[string]any)
+					args["agentName"] = args["agent_name"]
+					delete(args, "agent_name")
+				}
+			}
+		}
+	})
+	d, err := CompareSession(camelArgs, multi, CompareOptions{})
+	if err != nil || d == nil || !strings.Contains(d.Path, ".functionCall.args.agent") {
+		t.Fatalf("transfer_to_agent with agentName: %+v %v", d, err)
+	}
+	if !strings.Contains(d.Detail, "agent_name") && !strings.Contains(d.Detail, "agentName") {
+		t.Errorf("detail %q names neither spelling", d.Detail)
+	}
+	state := []byte(strings.Replace(string(serverSession(t, multi, nil)), `"state":{}`, `"state":{"userName":"ada"}`, 1))
+	want := *multi
+	want.Fields = map[string]any{"state": map[string]any{"user_name": "ada"}}
+	if d, _ := CompareSession(state, &want, CompareOptions{}); d == nil || d.Event != -1 || d.Path != "state.userName" && d.Path != "state.user_name" {
+		t.Errorf("state userName for user_name: %+v", d)
+	}
+	sameState := []byte(strings.Replace(string(serverSession(t, multi, nil)), `"state":{}`, `"state":{"user_name":"ada"}`, 1))
+	if d, err := CompareSession(sameState, &want, CompareOptions{}); err != nil || d != nil {
+		t.Errorf("state as written: %+v %v", d, err)
+	}
+	long := byName["tool/long_running_tool_001"]
+	if long == nil {
+		t.Fatal("tool/long_running_tool_001 not found")
+	}
+	if d, err := CompareSession(serverSession(t, long, nil), long, CompareOptions{}); err != nil || d != nil {
+		t.Errorf("other long-running tool ids: %+v %v", d, err)
+	}
 }

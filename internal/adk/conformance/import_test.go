@@ -44,9 +44,8 @@ func TestImportEveryCase(t *testing.T) {
 				if p := x.Place; p.Session != 1 || p.Invocation != llm[i].UserMessageIndex+1 || p.Agent != llm[i].AgentName {
 					t.Errorf("call %d placed at %+v, want invocation %d agent %s", i, *p, llm[i].UserMessageIndex+1, llm[i].AgentName)
 				}
-				// The invocation's user text is the one the organiser reads off the wire.
-				if call, ok := conversation.Analyze(matcher.Default(), x.Request.Path, x.Request.Body); !ok || call.UserText != x.Place.User || call.Step != x.Place.Step {
-					t.Errorf("call %d: placed with user %q step %d; the wire says %+v", i, x.Place.User, x.Place.Step, call)
+				if call, ok := conversation.Analyze(matcher.Default(), x.Request.Path, x.Request.Body); !ok || call.Step != x.Place.Step {
+					t.Errorf("call %d: placed at step %d; the wire says %+v", i, x.Place.Step, call)
 				}
 				var body map[string]any
 				if err := json.Unmarshal(x.Request.Body, &body); err != nil {
@@ -57,6 +56,21 @@ func TestImportEveryCase(t *testing.T) {
 				}
 				if bytes.Contains(x.Request.Body, []byte("_")) && bytes.Contains(x.Request.Body, []byte(`"system_instruction"`)) {
 					t.Errorf("call %d: snake_case field left in %s", i, x.Request.Body)
+				}
+			}
+			// The organizer, reading only the wire, places every call where
+			// ADK's recording puts it (a user answering a long-running tool
+			// included).
+			live := make([]*cassettes.Exchange, len(cas.Exchanges))
+			for i, x := range cas.Exchanges {
+				y := *x
+				y.Place = nil
+				live[i] = &y
+			}
+			conversation.Organize(matcher.Default(), live)
+			for i, x := range live {
+				if want := *cas.Exchanges[i].Place; *x.Place != want {
+					t.Errorf("call %d: the organizer places it at %+v, the recording at %+v", i, *x.Place, want)
 				}
 			}
 			data, err := cassettes.Marshal(cas)
