@@ -78,7 +78,7 @@ func TestParseConfigErrorsNameFileAndField(t *testing.T) {
 		{`{"criteria": {"trajectory_f1": 0.8}}`,
 			`eval_config.json: criteria.trajectory_f1: trajectory_f1 is adkproxy's metric, not ADK's: put it under "adkproxy": {"criteria": …}`},
 		{`{"adkproxy": {"criteria": {"trajectory_f2": 0.8}}}`,
-			`eval_config.json: adkproxy.criteria.trajectory_f2: unknown metric; known adkproxy metrics: agent_handoffs, cache_hit_rate, cached_tokens, candidates_tokens, context_saturation, cost_usd, latency_call_ms, latency_invocation_ms, output_density, prompt_tokens, single_tool_use, thinking_ratio, thoughts_tokens, tool_calls, tool_error_rate, tool_use_tokens, total_tokens, trajectory_f1, trajectory_precision, trajectory_recall, unique_tools`},
+			`eval_config.json: adkproxy.criteria.trajectory_f2: unknown metric; known adkproxy metrics: agent_handoffs, cache_hit_rate, cached_tokens, candidates_tokens, context_saturation, cost_usd, grounding_utilization, latency_call_ms, latency_invocation_ms, output_density, prompt_tokens, reasoning_ratio, sandbox_usage, single_tool_use, thinking_ratio, thoughts_tokens, tool_calls, tool_error_rate, tool_latency_ms, tool_success_rate, tool_use_tokens, total_tokens, trajectory_f1, trajectory_precision, trajectory_recall, unique_tools`},
 		{`{"adkproxy": {"criteria": {"response_match_score": 0.8}}}`,
 			`eval_config.json: adkproxy.criteria.response_match_score: response_match_score is ADK's metric: put it under the top-level "criteria"`},
 		{`{"adkproxy": {"criteria": {"cost_usd": 0.05}}}`,

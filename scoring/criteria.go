@@ -46,6 +46,8 @@ type Criterion struct {
 	IgnoreArgs bool
 	// Tool is the tool single_tool_use looks for.
 	Tool string
+	// Tools are the tools sandbox_usage counts (nil: DefaultSandboxTools).
+	Tools []string
 	// Stat is the latency statistic that becomes the score: mean, p50, max.
 	Stat string
 	// Fields is the criterion as ADK writes it in results
@@ -161,6 +163,9 @@ func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
 		if metric == SingleToolUse {
 			known = append(known, "tool")
 		}
+		if metric == SandboxUsage {
+			known = append(known, "tools")
+		}
 		if spec.hasStat {
 			known = append(known, "stat")
 		}
@@ -196,6 +201,13 @@ func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
 			}
 			cr.Tool = s
 		}
+		if t, ok := n.field(v, "tools"); ok {
+			tools, err := toolNames(t)
+			if err != nil {
+				return cr, err
+			}
+			cr.Tools = tools
+		}
 		if st, ok := n.field(v, "stat"); ok {
 			s, err := st.str()
 			if err != nil {
@@ -219,6 +231,9 @@ func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
 		}
 		if cr.Tool != "" {
 			cr.Fields["tool"] = cr.Tool
+		}
+		if cr.Tools != nil {
+			cr.Fields["tools"] = cr.Tools
 		}
 		if spec.hasStat {
 			cr.Fields["stat"] = cr.Stat

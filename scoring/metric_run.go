@@ -111,19 +111,15 @@ func latencyInvocation(_ *Config, cr *Criterion, c *Case, m *MetricResult) {
 	m.Details = statDetails(cr.Stat, all, "invocations")
 }
 
-// countCalls scores each invocation by its tool calls (only
-// transfer_to_agent ones with handoffs; distinct names with unique) and
-// returns the calls per tool name and their total.
-func countCalls(c *Case, m *MetricResult, handoffs, unique bool) (map[string]int, int) {
+// countCalls scores each invocation by its tool calls (distinct names with
+// unique) and returns the calls per tool name and their total.
+func countCalls(c *Case, m *MetricResult, unique bool) (map[string]int, int) {
 	counts := map[string]int{}
 	var total int
 	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
 		local := map[string]bool{}
 		n := 0
 		for _, call := range inv.ToolCalls {
-			if handoffs && call.Name != "transfer_to_agent" {
-				continue
-			}
 			counts[call.Name]++
 			local[call.Name] = true
 			n++
@@ -138,33 +134,15 @@ func countCalls(c *Case, m *MetricResult, handoffs, unique bool) (map[string]int
 }
 
 func toolCallCount(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
-	counts, total := countCalls(c, m, false, false)
+	counts, total := countCalls(c, m, false)
 	m.Score = Float(float64(total))
 	m.Details = map[string]any{"calls_per_tool": counts}
 }
 
 func uniqueToolCount(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
-	counts, _ := countCalls(c, m, false, true)
+	counts, _ := countCalls(c, m, true)
 	m.Score = Float(float64(len(counts)))
 	m.Details = map[string]any{"calls_per_tool": counts}
-}
-
-func agentHandoffs(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
-	_, total := countCalls(c, m, true, false)
-	m.Score = Float(float64(total))
-	var targets []string
-	for _, inv := range c.Actual {
-		for _, call := range inv.ToolCalls {
-			if call.Name == "transfer_to_agent" {
-				if a, ok := call.Args["agent_name"].(string); ok {
-					targets = append(targets, a)
-				}
-			}
-		}
-	}
-	if len(targets) > 0 {
-		m.Details = map[string]any{"to": targets}
-	}
 }
 
 func toolErrorRate(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
@@ -247,7 +225,17 @@ type SessionRun struct {
 	TurnCount    int
 	ToolCalls    int
 	ToolErrors   int
-	UniqueTools  int
+	// UniqueTools are the distinct tools called, sorted.
+	UniqueTools     []string
+	ToolSuccessRate *float64 // nil without tool calls
+	ReasoningRatio  *float64 // nil without output tokens
+	// GroundingCited is grounding_utilization: chunks cited.
+	GroundingCited int
+	// SandboxCalls is sandbox_usage: calls to file and artifact tools.
+	SandboxCalls int
+	// ToolLatencyMS is tool_latency_ms's mean; nil without tool traffic.
+	ToolLatencyMS *float64
+	AgentHandoffs int
 }
 
 // RunOf computes c's SessionRun from its actual invocations.
@@ -267,7 +255,10 @@ func RunOf(cfg *Config, c *Case) SessionRun {
 		return int(*m.Score)
 	}
 	out := SessionRun{TurnCount: len(c.Actual), CacheHitRate: metric(CacheHitRate).Score,
-		ToolCalls: count(metric(ToolCalls)), UniqueTools: count(metric(UniqueTools))}
+		ToolCalls: count(metric(ToolCalls)), UniqueTools: toolNamesOf(c),
+		ToolSuccessRate: metric(ToolSuccessRate).Score, ReasoningRatio: metric(ReasoningRatio).Score,
+		GroundingCited: count(metric(GroundingUtilization)), SandboxCalls: count(metric(SandboxUsage)),
+		ToolLatencyMS: metric(ToolLatencyMS).Score, AgentHandoffs: count(metric(AgentHandoffs))}
 	if m := metric(TotalTokens); m.Score != nil {
 		out.TotalTokens = int64(*m.Score)
 	}

@@ -63,15 +63,22 @@ var metricTable = []metricDef{
 	{name: LatencyInvocationMS, kind: run, lowerIsBetter: true, hasStat: true, doc: "the stat of the invocations' latencies (sums of their model calls')", compute: latencyInvocation},
 	{name: CacheHitRate, kind: run, doc: "Σ cached / Σ prompt tokens",
 		compute: tokenRatio(func(u Usage) int64 { return u.Cached }, func(u Usage) int64 { return u.Prompt }, "no prompt tokens recorded")},
-	{name: ThinkingRatio, kind: run, doc: "Σ thoughts / (Σ candidates + Σ thoughts) tokens",
-		compute: tokenRatio(func(u Usage) int64 { return u.Thoughts }, func(u Usage) int64 { return u.Candidates + u.Thoughts }, "no output tokens recorded")},
+	{name: ThinkingRatio, kind: run, doc: "Σ thoughts / (Σ candidates + Σ thoughts) tokens", compute: thinkingRatio},
 	{name: ToolCalls, kind: run, doc: "function calls made", compute: toolCallCount},
 	{name: UniqueTools, kind: run, doc: "distinct tool names called", compute: uniqueToolCount},
 	{name: ToolErrorRate, kind: run, lowerIsBetter: true, doc: "failed tool results / tool results", compute: toolErrorRate},
-	{name: AgentHandoffs, kind: run, doc: "transfer_to_agent calls", compute: agentHandoffs},
+	{name: AgentHandoffs, kind: run, doc: "transfer_to_agent calls and calls of agents used as tools", compute: agentHandoffs},
 	{name: ContextSaturation, kind: run, lowerIsBetter: true, doc: "the largest prompt of any model call, in tokens", compute: contextSaturation},
 	{name: OutputDensity, kind: run, doc: "mean candidates tokens per successful model call", compute: outputDensity},
+	{name: ToolSuccessRate, kind: run, doc: "tool calls whose result has no error / tool calls", compute: toolSuccessRate},
+	{name: ReasoningRatio, kind: run, doc: "thinking_ratio under the evaluation pipeline's name", compute: thinkingRatio},
+	{name: GroundingUtilization, kind: run, doc: "grounding chunks cited by the answers' grounding supports", compute: groundingUtilization},
+	{name: SandboxUsage, kind: run, doc: "calls to file and artifact tools (the criterion's \"tools\", or DefaultSandboxTools)", compute: sandboxUsage},
+	{name: ToolLatencyMS, kind: run, lowerIsBetter: true, hasStat: true, doc: "the stat of the tools' HTTP requests' latencies (through the forward proxy)", compute: toolLatency},
 }
+
+// thinkingRatio is thinking_ratio's and reasoning_ratio's computation.
+var thinkingRatio = tokenRatio(func(u Usage) int64 { return u.Thoughts }, func(u Usage) int64 { return u.Candidates + u.Thoughts }, "no output tokens recorded")
 
 // metrics finds a computed metric by name.
 var metrics = func() map[string]*metricDef {

@@ -41,7 +41,7 @@ func TestMetricTableRows(t *testing.T) {
 			t.Errorf("%s (adk %v): under criteria: %v; under adkproxy.criteria: %v", d.name, d.adk, errADK, errOurs)
 		}
 	}
-	if got, want := strings.Join(RunMetrics(), ","), "prompt_tokens,candidates_tokens,cached_tokens,thoughts_tokens,tool_use_tokens,total_tokens,cost_usd,latency_call_ms,latency_invocation_ms,cache_hit_rate,thinking_ratio,tool_calls,unique_tools,tool_error_rate,agent_handoffs,context_saturation,output_density"; got != want {
+	if got, want := strings.Join(RunMetrics(), ","), "prompt_tokens,candidates_tokens,cached_tokens,thoughts_tokens,tool_use_tokens,total_tokens,cost_usd,latency_call_ms,latency_invocation_ms,cache_hit_rate,thinking_ratio,tool_calls,unique_tools,tool_error_rate,agent_handoffs,context_saturation,output_density,tool_success_rate,reasoning_ratio,grounding_utilization,sandbox_usage,tool_latency_ms"; got != want {
 		t.Errorf("RunMetrics() = %s, want the report order %s", got, want)
 	}
 }

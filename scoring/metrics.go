@@ -86,6 +86,13 @@ const (
 	AgentHandoffs       = "agent_handoffs"
 	ContextSaturation   = "context_saturation"
 	OutputDensity       = "output_density"
+
+	// The evaluation pipeline's (metric_pipeline.go).
+	ToolSuccessRate      = "tool_success_rate"
+	ReasoningRatio       = "reasoning_ratio"
+	GroundingUtilization = "grounding_utilization"
+	SandboxUsage         = "sandbox_usage"
+	ToolLatencyMS        = "tool_latency_ms"
 )
 
 // adkNotComputed are ADK's prebuilt metric names (newest ADK) that

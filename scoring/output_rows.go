@@ -244,11 +244,14 @@ func jsonNoHTML(v any) ([]byte, error) {
 // fields, each computed by the run metric of the same name.
 func RunColumns() []string {
 	return []string{"metric.duration_sec", "metric.total_tokens", "metric.cache_hit_rate", "metric.turn_count",
-		"metric.tool_calls", "metric.tool_errors", "metric.unique_tools"}
+		"metric.tool_calls", "metric.tool_errors", "metric.unique_tools", "metric.tool_success_rate",
+		"metric.reasoning_ratio", "metric.grounding_utilization", "metric.sandbox_usage", "metric.tool_latency_ms",
+		"metric.agent_handoffs"}
 }
 
 // cells are s in RunColumns order.
 func (s SessionRun) cells() []any {
 	secs, _ := strconv.ParseFloat(strconv.FormatFloat(s.Duration.Seconds(), 'f', 3, 64), 64)
-	return []any{secs, s.TotalTokens, s.CacheHitRate, s.TurnCount, s.ToolCalls, s.ToolErrors, s.UniqueTools}
+	return []any{secs, s.TotalTokens, s.CacheHitRate, s.TurnCount, s.ToolCalls, s.ToolErrors, s.UniqueTools,
+		s.ToolSuccessRate, s.ReasoningRatio, s.GroundingCited, s.SandboxCalls, s.ToolLatencyMS, s.AgentHandoffs}
 }

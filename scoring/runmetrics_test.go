@@ -236,8 +236,12 @@ func TestRunOfIsTheRunMetricsAsARow(t *testing.T) {
 	c := engRunCase()
 	got := RunOf(nil, &c)
 	// 1200+1230+250550+1020 tokens; cached 1400 of 253200 prompt tokens;
-	// 3 tool calls (transfer included), 3 distinct, 2 failed results.
-	want := SessionRun{Duration: 2020 * time.Millisecond, TotalTokens: 254000, TurnCount: 2, ToolCalls: 3, ToolErrors: 2, UniqueTools: 3}
+	// 3 tool calls (transfer included), 3 distinct, 2 failed results, of
+	// which one answers a call (set_device_info): 2 of 3 calls succeeded;
+	// 550 thoughts of 750 output tokens; one transfer.
+	want := SessionRun{Duration: 2020 * time.Millisecond, TotalTokens: 254000, TurnCount: 2, ToolCalls: 3, ToolErrors: 2,
+		UniqueTools: []string{"get_device_info", "set_device_info", "transfer_to_agent"}, ToolSuccessRate: Float(2.0 / 3),
+		ReasoningRatio: Float(550.0 / 750), AgentHandoffs: 1}
 	rate := got.CacheHitRate
 	got.CacheHitRate = nil
 	if !reflect.DeepEqual(got, want) {

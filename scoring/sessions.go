@@ -28,6 +28,20 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 			out = append(out, s)
 		}
 	}
+	agents := map[string]bool{}
+	for _, s := range out {
+		for _, inv := range s.Invocations {
+			for _, st := range inv.Steps {
+				if st.Agent != "" {
+					agents[st.Agent] = true
+				}
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(agents))
+	for i := range out {
+		out[i].RunAgents = names
+	}
 	return out
 }
 
@@ -58,12 +72,16 @@ func invocationOf(id string, recorded *conversation.Invocation) Invocation {
 			step.Usage = Usage{Prompt: int64(u.PromptTokenCount), Candidates: int64(u.CandidatesTokenCount), Cached: int64(u.CachedContentTokenCount),
 				Thoughts: int64(u.ThoughtsTokenCount), ToolUse: int64(u.ToolUsePromptTokenCount), Total: int64(u.TotalTokenCount)}
 		}
+		step.Grounding = groundingOf(x)
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)
 		if i != final && step.Text != "" {
 			inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: step.Agent, Text: step.Text})
 		}
 		inv.Steps = append(inv.Steps, step)
+	}
+	for _, x := range recorded.HTTPCalls {
+		inv.ToolHTTP = append(inv.ToolHTTP, ToolHTTPCall{Host: cassettes.HTTPCallOf(x).Host, Status: x.Response.Status, Latency: x.Response.Latency})
 	}
 	transferResults(&inv)
 	return inv

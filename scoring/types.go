@@ -36,6 +36,9 @@ type Invocation struct {
 	// Rubrics are the invocation's own rubrics from the eval set (ADK's
 	// Invocation.rubrics, as JSON), for the rubric-based judged metrics.
 	Rubrics json.RawMessage
+	// ToolHTTP are the requests the invocation's tools made to other hosts
+	// through the forward proxy, in file order.
+	ToolHTTP []ToolHTTPCall
 }
 
 // AuthoredText is a piece of text and the agent that wrote it.
@@ -54,6 +57,24 @@ type Step struct {
 	ToolCalls   []cassettes.ToolCall
 	ToolResults []cassettes.ToolResult
 	Text        string
+	// Grounding is the answer's groundingMetadata, summed up.
+	Grounding Grounding
+}
+
+// Grounding counts an answer's grounding chunks: those returned
+// (groundingMetadata.groundingChunks) and those cited (distinct indices in
+// groundingSupports[].groundingChunkIndices).
+type Grounding struct {
+	Chunks int `json:"chunks"`
+	Cited  int `json:"cited"`
+}
+
+// ToolHTTPCall is one request a tool made to another host, with how long
+// it took (from the request sent to the last byte of the answer).
+type ToolHTTPCall struct {
+	Host    string
+	Status  int
+	Latency time.Duration
 }
 
 // Usage is Gemini's usageMetadata. Prompt includes Cached.
@@ -71,6 +92,10 @@ type Session struct {
 	Cassette    string
 	ID          int
 	Invocations []Invocation
+	// RunAgents are the agents that answered model calls anywhere in the
+	// run the session was read with, sorted: an agent used as a tool (ADK's
+	// AgentTool) answers in a session of its own.
+	RunAgents []string
 }
 
 // Case is what one evaluation compares: a recorded session (the actual

@@ -1,0 +1,277 @@
+// The evaluation pipeline's run metrics that read more than token counts:
+// tool success, grounding, sandbox tools, the tools' own HTTP time, and
+// handoffs to agents by transfer or as tools.
+
+package scoring
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+// DefaultSandboxTools are the tools sandbox_usage counts unless its
+// criterion names others ("tools"): ADK's artifact tools and the file tools
+// of the MCP filesystem server and of common agent sandboxes.
+var DefaultSandboxTools = []string{
+	"load_artifacts", "save_artifact", "list_artifacts",
+	"read_file", "read_text_file", "read_media_file", "read_multiple_files", "write_file", "edit_file",
+	"delete_file", "move_file", "list_files", "list_directory", "list_directory_with_sizes", "directory_tree",
+	"create_directory", "search_files", "get_file_info",
+}
+
+// toolSuccessRate: calls whose result has no error over all calls. A call
+// takes the result of its id, else the first unused result of its name in
+// the same invocation; a call without a result is not a success.
+func toolSuccessRate(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	var ok, calls, missing int
+	var failed []string
+	perInvocation(c, m, func(i int, inv *Invocation) *float64 {
+		used := make([]bool, len(inv.ToolResults))
+		n := 0
+		for _, call := range inv.ToolCalls {
+			r := resultOf(call, inv.ToolResults, used)
+			switch {
+			case r == nil:
+				missing++
+			case toolFailed(*r):
+				failed = append(failed, call.Name)
+			default:
+				n++
+			}
+		}
+		ok, calls = ok+n, calls+len(inv.ToolCalls)
+		return ratio(int64(n), int64(len(inv.ToolCalls)))
+	})
+	m.Score = ratio(int64(ok), int64(calls))
+	m.Details = map[string]any{"calls": calls, "succeeded": ok, "without_result": missing}
+	if len(failed) > 0 {
+		m.Details["failed_tools"] = failed
+	}
+	if m.Score == nil {
+		m.Reason = "no tool calls recorded"
+	}
+}
+
+// resultOf finds call's result among results not used yet, marking it.
+func resultOf(call cassettes.ToolCall, results []cassettes.ToolResult, used []bool) *cassettes.ToolResult {
+	pick := -1
+	for j, r := range results {
+		if !used[j] && call.ID != "" && r.ID == call.ID {
+			pick = j
+			break
+		}
+	}
+	for j, r := range results {
+		if pick < 0 && !used[j] && r.Name == call.Name && (call.ID == "" || r.ID == "") {
+			pick = j
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	used[pick] = true
+	return &results[pick]
+}
+
+// groundingUtilization: grounding chunks cited by the answers' grounding
+// supports, summed over model calls.
+func groundingUtilization(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	var total Grounding
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		cited := 0
+		for _, s := range inv.Steps {
+			cited += s.Grounding.Cited
+			total.Chunks += s.Grounding.Chunks
+		}
+		total.Cited += cited
+		return Float(float64(cited))
+	})
+	m.Score = Float(float64(total.Cited))
+	m.Details = map[string]any{"chunks": total.Chunks, "cited": total.Cited}
+	if total.Chunks > 0 {
+		m.Details["cited_share"] = float64(total.Cited) / float64(total.Chunks)
+	}
+}
+
+// sandboxTools are the tools sandbox_usage counts under cr (nil: the
+// configured criterion's, else the default list).
+func sandboxTools(cfg *Config, cr *Criterion) []string {
+	if cr != nil && cr.Tools != nil {
+		return cr.Tools
+	}
+	if cfg != nil {
+		for _, c := range cfg.Adkproxy.Criteria {
+			if c.Metric == SandboxUsage && c.Tools != nil {
+				return c.Tools
+			}
+		}
+	}
+	return DefaultSandboxTools
+}
+
+func sandboxUsage(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
+	tools := sandboxTools(cfg, cr)
+	counts := map[string]int{}
+	total := 0
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		n := 0
+		for _, call := range inv.ToolCalls {
+			if slices.Contains(tools, call.Name) {
+				counts[call.Name]++
+				n++
+			}
+		}
+		total += n
+		return Float(float64(n))
+	})
+	m.Score = Float(float64(total))
+	m.Details = map[string]any{"calls_per_tool": counts}
+}
+
+// toolLatency: the stat of the tools' HTTP requests' latencies, as the
+// forward proxy recorded them.
+func toolLatency(_ *Config, cr *Criterion, c *Case, m *MetricResult) {
+	var all []float64
+	hosts := map[string]int{}
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		var ms []float64
+		for _, h := range inv.ToolHTTP {
+			ms = append(ms, millis(h.Latency))
+			hosts[h.Host]++
+		}
+		all = append(all, ms...)
+		return statOf(cr.Stat, ms)
+	})
+	m.Score = statOf(cr.Stat, all)
+	m.Details = statDetails(cr.Stat, all, "tool HTTP requests")
+	m.Details["requests_per_host"] = hosts
+	if m.Score == nil {
+		m.Reason = "no tool HTTP traffic recorded: tool latency needs the tools' requests to go through adkproxy's forward proxy (HTTPS_PROXY, see docs/forward-proxy.md)"
+	}
+}
+
+// agentHandoffs: transfer_to_agent calls plus calls of agents used as
+// tools (a call whose name is an agent that answered model calls in the
+// case or, in a session of its own, anywhere in the run).
+func agentHandoffs(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
+	agents := map[string]bool{}
+	if c.Session != nil {
+		for _, a := range c.Session.RunAgents {
+			agents[a] = true
+		}
+	}
+	for _, inv := range c.Actual {
+		for _, s := range inv.Steps {
+			if s.Agent != "" {
+				agents[s.Agent] = true
+			}
+		}
+	}
+	var transfers, agentTools int
+	var targets []string
+	perInvocation(c, m, func(_ int, inv *Invocation) *float64 {
+		n := 0
+		for _, call := range inv.ToolCalls {
+			switch {
+			case call.Name == "transfer_to_agent":
+				transfers++
+				if a, ok := call.Args["agent_name"].(string); ok {
+					targets = append(targets, a)
+				}
+			case agents[call.Name]:
+				agentTools++
+				targets = append(targets, call.Name)
+			default:
+				continue
+			}
+			n++
+		}
+		return Float(float64(n))
+	})
+	m.Score = Float(float64(transfers + agentTools))
+	m.Details = map[string]any{"transfers": transfers, "agent_tools": agentTools}
+	if len(targets) > 0 {
+		m.Details["to"] = targets
+	}
+}
+
+// toolNames reads a list of tool names.
+func toolNames(n node) ([]string, error) {
+	list, err := n.list()
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for i := range list {
+		s, err := n.elem(list, i).str()
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(s) == "" {
+			return nil, n.elem(list, i).errorf("empty tool name")
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// groundingOf reads a model call's groundingMetadata: the most chunks any
+// payload returned, and the distinct chunk indices its supports cite.
+func groundingOf(x *cassettes.Exchange) Grounding {
+	var g Grounding
+	if x == nil || x.Response.Status != 200 {
+		return g
+	}
+	cited := map[int]bool{}
+	for _, payload := range cassettes.ResponsePayloads(&x.Response) {
+		var resp struct {
+			Candidates []struct {
+				GroundingMetadata *struct {
+					GroundingChunks   []json.RawMessage `json:"groundingChunks"`
+					GroundingSupports []struct {
+						GroundingChunkIndices []int `json:"groundingChunkIndices"`
+					} `json:"groundingSupports"`
+				} `json:"groundingMetadata"`
+			} `json:"candidates"`
+		}
+		if json.Unmarshal(payload, &resp) != nil {
+			continue
+		}
+		for _, cand := range resp.Candidates {
+			gm := cand.GroundingMetadata
+			if gm == nil {
+				continue
+			}
+			g.Chunks = max(g.Chunks, len(gm.GroundingChunks))
+			for _, s := range gm.GroundingSupports {
+				for _, i := range s.GroundingChunkIndices {
+					if i >= 0 && i < len(gm.GroundingChunks) {
+						cited[i] = true
+					}
+				}
+			}
+		}
+	}
+	g.Cited = len(cited)
+	return g
+}
+
+// toolNamesOf are the distinct tools c called, sorted.
+func toolNamesOf(c *Case) []string {
+	seen := map[string]bool{}
+	for _, inv := range c.Actual {
+		for _, call := range inv.ToolCalls {
+			seen[call.Name] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
