@@ -263,7 +263,7 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 // placeholder key: in replay, which sends no key anywhere, and in record
 // from an upstream that is not Google's (a fake, a staging server).
 func placeholderKey(cfg proxy.Config) bool {
-	return cfg.Mode == proxy.ModeReplay || proxy.PlaceholderKeyServes(cfg.Upstream)
+	return cfg.Mode == proxy.ModeReplay || proxyopt.PlaceholderKeyServes(cfg.Upstream)
 }
 
 func childEnv(placeholder bool, base string) []string {
