@@ -66,28 +66,13 @@ func TrajectoryOf(x *Exchange) Trajectory {
 	if interactionTrajectory(x, &t) {
 		return t
 	}
-	var req struct {
-		Contents []*genai.Content `json:"contents"`
-	}
-	if json.Unmarshal(x.Request.Body, &req) == nil {
-		for i := len(req.Contents) - 1; i >= 0 && req.Contents[i] != nil && req.Contents[i].Role != genai.RoleModel; i-- {
-			var results []ToolResult
-			for _, p := range req.Contents[i].Parts {
-				if p != nil && p.FunctionResponse != nil {
-					results = append(results, ToolResult{ID: p.FunctionResponse.ID, Name: p.FunctionResponse.Name, Response: p.FunctionResponse.Response})
-				}
-			}
-			t.ToolResults = append(results, t.ToolResults...)
-		}
-	}
+	t.ToolResults = toolResultsOf(x.Request.Body)
 	if x.Response.Status != 200 {
 		return t
 	}
 	var text strings.Builder
 	for _, payload := range ResponsePayloads(&x.Response) {
-		var resp genai.GenerateContentResponse
-		// Only an object can be a response; genai's decoder panics on a
-		// bare null (a body or event that says "null").
+		var resp modelResponse
 		if t := bytes.TrimLeft(payload, " \t\r\n"); len(t) == 0 || t[0] != '{' || json.Unmarshal(payload, &resp) != nil {
 			continue
 		}
@@ -145,6 +130,58 @@ func ResponsePayloads(r *Response) [][]byte {
 		if len(data) > 0 {
 			out = append(out, data)
 		}
+	}
+	return out
+}
+
+// modelResponse is the part of a GenerateContentResponse a trajectory
+// reads. Decoding only that, rather than genai's whole type with its own
+// decoder, is most of what reading a large run costs.
+type modelResponse struct {
+	Candidates []*struct {
+		Content *struct {
+			Parts []*struct {
+				Text         string              `json:"text"`
+				Thought      bool                `json:"thought"`
+				FunctionCall *genai.FunctionCall `json:"functionCall"`
+			} `json:"parts"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+	UsageMetadata *genai.GenerateContentResponseUsageMetadata `json:"usageMetadata"`
+	ModelVersion  string                                      `json:"modelVersion"`
+}
+
+// toolResultsOf reads the function responses of the turn a model call
+// answers: the contents after the history's last model turn. Every call
+// carries its whole history, so the contents are kept raw and only that
+// tail is decoded.
+func toolResultsOf(body []byte) []ToolResult {
+	var req struct {
+		Contents []json.RawMessage `json:"contents"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return nil
+	}
+	var out []ToolResult
+	for i := len(req.Contents) - 1; i >= 0; i-- {
+		var c struct {
+			Role  string `json:"role"`
+			Parts []*struct {
+				FunctionResponse *genai.FunctionResponse `json:"functionResponse"`
+			} `json:"parts"`
+		}
+		raw := bytes.TrimSpace(req.Contents[i])
+		if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &c) != nil || c.Role == genai.RoleModel {
+			break
+		}
+		var results []ToolResult
+		for _, p := range c.Parts {
+			if p != nil && p.FunctionResponse != nil {
+				results = append(results, ToolResult{ID: p.FunctionResponse.ID, Name: p.FunctionResponse.Name, Response: p.FunctionResponse.Response})
+			}
+		}
+		out = append(results, out...)
 	}
 	return out
 }

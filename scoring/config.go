@@ -38,6 +38,10 @@ type Config struct {
 	// without it they are NOT_EVALUATED. Set by the caller, never read
 	// from the file.
 	Judge Judge
+	// Python is the interpreter custom metrics given only by
+	// code_config.name run in (adkproxy score --python); "" is
+	// DefaultPython on PATH. Set by the caller, never read from the file.
+	Python string
 }
 
 // Settings are adkproxy's own settings.

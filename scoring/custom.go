@@ -55,12 +55,16 @@ type CustomMetric struct {
 	Name string
 	// Command is the argv run for each case (adkproxy).
 	Command []string
-	// CodeConfig is code_config.name, the Python function ADK would call.
+	// CodeConfig is code_config.name, the Python function ADK calls; run
+	// by runPythonMetric when there is no Command.
 	CodeConfig  string
 	Description string
 	MetricInfo  map[string]any
 	// Timeout overrides Settings.CustomTimeout when > 0 ("timeout_s").
 	Timeout time.Duration
+	// From MetricInfo, checked when read.
+	infoDescription string
+	interval        metricInterval
 }
 
 // DefaultCustomTimeout is how long a custom metric command may run unless
@@ -126,6 +130,9 @@ func (cfg *Config) parseCustomMetrics(n node) error {
 				return err
 			}
 			cm.MetricInfo = plain(mi.v).(map[string]any)
+			if cm.infoDescription, cm.interval, err = parseMetricInfo(mi); err != nil {
+				return err
+			}
 		}
 		if t, ok := mn.field(mo, "timeout_s"); ok {
 			if cm.Timeout, err = seconds(t); err != nil {
@@ -137,18 +144,26 @@ func (cfg *Config) parseCustomMetrics(n node) error {
 	return nil
 }
 
-// runCustomMetric computes a custom metric (see CustomMetric).
+// runCustomMetric computes a custom metric (see CustomMetric): its
+// command, or without one its Python function (runPythonMetric).
 func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult) {
+	env := []string{"ADKPROXY_METRIC=" + cm.Name, "ADKPROXY_CASE=" + c.ID}
 	if len(cm.Command) == 0 {
-		m.Reason = fmt.Sprintf("custom metric %s names the Python function %q (code_config), which adkproxy cannot call: add \"command\": [PROGRAM, ARGS…] to custom_metrics.%s",
-			cm.Name, cm.CodeConfig, cm.Name)
-		return
+		runPythonMetric(ctx, cfg, cm, cr, c, m, env)
+	} else {
+		runCommandMetric(ctx, cfg, cm, cr, c, m, env)
 	}
-	input, err := customInput(cm, cr, c)
-	if err != nil {
-		m.Reason = "custom metric input: " + err.Error()
-		return
+	checkMetricInfo(cm, m)
+	if cm.Description != "" {
+		if m.Details == nil {
+			m.Details = map[string]any{}
+		}
+		m.Details["description"] = cm.Description
 	}
+}
+
+// customTimeout is how long a custom metric may run.
+func customTimeout(cfg *Config, cm *CustomMetric) time.Duration {
 	timeout := cfg.Adkproxy.CustomTimeout
 	if cm.Timeout > 0 {
 		timeout = cm.Timeout
@@ -156,8 +171,16 @@ func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Cri
 	if timeout <= 0 {
 		timeout = DefaultCustomTimeout
 	}
-	out, err := runCommand(ctx, cfg.Dir, cm.Command, input, timeout,
-		"ADKPROXY_METRIC="+cm.Name, "ADKPROXY_CASE="+c.ID)
+	return timeout
+}
+
+func runCommandMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult, env []string) {
+	input, err := customInput(cm, cr, c)
+	if err != nil {
+		m.Reason = "custom metric input: " + err.Error()
+		return
+	}
+	out, err := runCommand(ctx, cfg.Dir, cm.Command, input, customTimeout(cfg, cm), env...)
 	what := fmt.Sprintf("custom metric command %s", argvString(cm.Command))
 	if err != nil {
 		m.Reason = what + ": " + err.Error()
@@ -167,12 +190,6 @@ func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Cri
 		m.Reason = what + " printed no valid result: " + err.Error()
 		m.Score, m.PerInvocation, m.Status, m.Details = nil, nil, 0, nil
 		return
-	}
-	if cm.Description != "" {
-		if m.Details == nil {
-			m.Details = map[string]any{}
-		}
-		m.Details["description"] = cm.Description
 	}
 }
 

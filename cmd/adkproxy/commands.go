@@ -52,7 +52,7 @@ func replayCommand() *cli.Command {
 			"value); headers are ignored. Identical requests get their recorded answers in order. A request\n" +
 			"with no recording gets HTTP 400 with a Gemini error naming the closest recording and how it\n" +
 			"differs, and makes adkproxy exit 76 even if COMMAND passed.\n\n" +
-			wrapHelp + " In replay, when neither GOOGLE_API_KEY nor GEMINI_API_KEY is set,\nGOOGLE_API_KEY is set to a placeholder (every SDK reads it; setting both makes SDKs warn).\n\n" +
+			wrapHelp + " In replay (and in record from an --upstream outside googleapis.com), when neither\nGOOGLE_API_KEY nor GEMINI_API_KEY is set, GOOGLE_API_KEY is set to a placeholder (every SDK\nreads it; setting both makes SDKs warn).\n\n" +
 			exitStatusHelp,
 		Flags: append(append(commonFlags(), forwardFlags()...),
 			stringFlag("mode", "strict", "`MODE`: strict (a request that differs from the recording gets an error and the run fails) or lenient (the recording at that place is served and the difference reported as a warning)"),

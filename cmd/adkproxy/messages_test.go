@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // recordQuestions records one session per question into a new folder.
@@ -135,10 +136,12 @@ func TestLogDetailLinesAndJSON(t *testing.T) {
 // found none) says so and names the variables; a failure with a key, or a
 // run without a failure, does not.
 func TestRecordWithoutAKeySaysSo(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
-	defer up.Close()
+	// Google's host, routed to a fake: from any other upstream no key is needed.
+	public := newTestCA(t)
+	up := testutil.StartCounting(t, &fakegemini.Handler{}, public.Leaf)
 	record := func(env []string, command ...string) result {
-		return adkproxy(t, env, append([]string{"record", "--cassettes", t.TempDir(), "--upstream", up.URL, "--"}, command...)...)
+		return adkproxy(t, env, append([]string{"record", "--cassettes", t.TempDir(), "--upstream", proxy.DefaultUpstream,
+			"--connect-to", "generativelanguage.googleapis.com:443=" + up.Addr(), "--upstream-ca", public.CertPath, "--"}, command...)...)
 	}
 	client := []string{"env", clientModeEnv + "=ask", os.Args[0]}
 	const none = "no API key reached adkproxy"

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -31,7 +34,7 @@ func genaiEnvKeyClient() int {
 // and setting GEMINI_API_KEY as well makes them warn on every client.
 func TestReplayPlaceholderKeyQuietsTheGoClient(t *testing.T) {
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", t.TempDir()}, self("genai-env-key")...)...)
-	if r.code != 0 || r.stdout != proxy.ReplayPlaceholderKey {
+	if r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey {
 		t.Fatalf("exit %d, key %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if strings.Contains(r.stderr, "Both GOOGLE_API_KEY and GEMINI_API_KEY") {
@@ -43,5 +46,32 @@ func TestReplayPlaceholderKeyQuietsTheGoClient(t *testing.T) {
 		if r.code != 0 || r.stdout != "mine" || strings.Contains(r.stderr, "Both") {
 			t.Errorf("%s: exit %d, key %q, stderr:\n%s", env, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// Recording from an upstream that is not Google's (a fake, a staging
+// server) needs no key: with neither variable set, the command gets the
+// placeholder replay gives, and a genai client that builds its key from the
+// environment records through to the fake. Against Google's hosts no
+// placeholder is made up, and a key of the user's is left alone.
+func TestRecordFromALocalUpstreamNeedsNoKey(t *testing.T) {
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	record := func(env []string, upstream, client string) result {
+		return adkproxy(t, env, append([]string{"record", "--cassettes", t.TempDir(), "--upstream", upstream, "--allow-empty"}, self(client)...)...)
+	}
+	if r := record(nil, up.URL, "genai-env-key"); r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey {
+		t.Errorf("local upstream: exit %d, key %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := record([]string{"QUESTION=What is the weather in Paris?"}, up.URL, "ask"); r.code != 0 || !strings.HasPrefix(r.stdout, "200 ") || !strings.Contains(r.stderr, "recorded 1 exchange(s)") {
+		t.Errorf("recording from a local upstream with no key: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	for _, google := range []string{proxy.DefaultUpstream, "https://staging-generativelanguage.sandbox.googleapis.com", "https://GoogleAPIs.com."} {
+		if r := record(nil, google, "print-key"); r.code != 0 || r.stdout != "|" {
+			t.Errorf("%s: exit %d, keys %q, want none\n%s", google, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := record([]string{"GEMINI_API_KEY=mine"}, up.URL, "print-key"); r.code != 0 || r.stdout != "|mine" {
+		t.Errorf("a key of the user's: exit %d, keys %q\n%s", r.code, r.stdout, r.stderr)
 	}
 }

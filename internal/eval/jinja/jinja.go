@@ -4,6 +4,7 @@ package jinja
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -15,20 +16,47 @@ const name = "/template"
 
 // Parse parses src; the error says it is not a valid Jinja template.
 func Parse(src string) (*exec.Template, error) {
+	if len(src) > MaxSource {
+		return nil, fmt.Errorf("%w: the template is %d bytes, more than %d", ErrLimit, len(src), MaxSource)
+	}
 	loader, err := loaders.NewMemoryLoader(map[string]string{name: src})
 	if err != nil {
 		return nil, err
 	}
-	t, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, gonja.DefaultEnvironment)
+	t, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, environment)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid Jinja template: %w", err)
 	}
 	return t, nil
 }
 
-// Execute renders a parsed template with vars.
+// Execute renders a parsed template with vars, within the limits of
+// limits.go: going over one is an error wrapping ErrLimit, never a crash.
 func Execute(t *exec.Template, vars map[string]any) (string, error) {
-	return t.ExecuteToString(exec.NewContext(vars))
+	g := &guard{deadline: time.Now().Add(MaxRenderTime)}
+	ctx := exec.NewContext(map[string]any{guardKey: g})
+	for k, v := range vars {
+		ctx.Set(k, v)
+	}
+	out := &limitedWriter{g: g}
+	err := func() (err error) {
+		// gonja panics on some input ("a" * -1): an error, not a crash.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("the template failed: %v", p)
+			}
+		}()
+		return t.Execute(out, ctx)
+	}()
+	if over := g.first(); over != nil {
+		// The limit's own words, not gonja's chain of wrappers (one per
+		// nested call, thousands of times the same line).
+		return "", over
+	}
+	if err != nil {
+		return "", err
+	}
+	return out.b.String(), nil
 }
 
 // Render parses src and renders it with vars.

@@ -39,6 +39,9 @@ type SimulatorConfig struct {
 	// conversation_plan and conversation_history is the simulator's job
 	// (it holds the Jinja engine).
 	CustomInstructions string
+	// File is the eval config file the configuration was read from, for
+	// errors ("" for the default).
+	File string
 	// MaxAllowedInvocations counts user turns, the starting prompt
 	// included; negative means no limit, 0 no turn at all.
 	MaxAllowedInvocations int
@@ -69,6 +72,7 @@ func LoadSimulatorConfig(path string) (SimulatorConfig, error) {
 // camelCase, unknown keys are ignored (as ADK's config models allow them).
 func ParseSimulatorConfig(name string, data []byte) (SimulatorConfig, error) {
 	cfg := DefaultSimulatorConfig()
+	cfg.File = name
 	x, err := decode(name, data)
 	if err != nil {
 		return cfg, err

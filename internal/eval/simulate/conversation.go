@@ -117,7 +117,7 @@ func (p *player) play(ctx context.Context) {
 			persona = personaVars(sp)
 		}
 		var err error
-		if p.user, err = newPrompter(p.r.cfg.CustomInstructions, persona, p.c.Scenario.ConversationPlan); err != nil {
+		if p.user, err = newPrompter(p.r.cfg.CustomInstructions, p.r.cfg.File, persona, p.c.Scenario.ConversationPlan); err != nil {
 			p.fail(StatusFailed, err)
 			return
 		}

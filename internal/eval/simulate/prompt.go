@@ -73,7 +73,9 @@ var ErrPersonaNotReferenced = errors.New("custom_instructions do not reference p
 
 // prompter renders the simulated user's prompt for one conversation.
 type prompter struct {
-	tmpl    *exec.Template
+	tmpl *exec.Template
+	// where names the template in errors: its file and field.
+	where   string
 	persona map[string]any // nil without a persona
 	plan    string
 }
@@ -82,22 +84,22 @@ type prompter struct {
 // when given, else the persona or the default template. The persona's
 // behavior texts are rendered first with the same variables (so a
 // {{ stop_signal }} in them becomes the signal); its description is not.
-func newPrompter(custom string, persona map[string]any, plan string) (*prompter, error) {
-	src := defaultPrompt
+func newPrompter(custom, file string, persona map[string]any, plan string) (*prompter, error) {
+	src, where := defaultPrompt, "the simulated user's prompt template"
 	switch {
 	case custom != "":
 		if persona != nil && !referencedNames(custom)["persona"] {
 			return nil, ErrPersonaNotReferenced
 		}
-		src = custom
+		src, where = custom, customInstructionsField(file)
 	case persona != nil:
 		src = personaPrompt
 	}
 	t, err := jinja.Parse(src)
 	if err != nil {
-		return nil, fmt.Errorf("the simulated user's prompt template: %w", err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	p := &prompter{tmpl: t, plan: plan}
+	p := &prompter{tmpl: t, plan: plan, where: where}
 	if persona != nil {
 		if p.persona, err = renderBehaviors(persona, plan); err != nil {
 			return nil, err
@@ -114,7 +116,7 @@ func (p *prompter) render(history string) (string, error) {
 	}
 	out, err := jinja.Execute(p.tmpl, vars)
 	if err != nil {
-		return "", fmt.Errorf("rendering the simulated user's prompt: %w", err)
+		return "", fmt.Errorf("rendering %s: %w", p.where, err)
 	}
 	return out, nil
 }
@@ -169,14 +171,23 @@ func renderBehaviors(persona map[string]any, plan string) (map[string]any, error
 	return out, nil
 }
 
+// customInstructionsField names the custom instructions in errors, with
+// the eval config file they came from.
+func customInstructionsField(file string) string {
+	if file == "" {
+		return "user_simulator_config.custom_instructions"
+	}
+	return file + ": user_simulator_config.custom_instructions"
+}
+
 // checkCustomInstructions parses custom instructions and checks they
 // reference the variables ADK requires of them.
-func checkCustomInstructions(src string) error {
+func checkCustomInstructions(src, file string) error {
 	if src == "" {
 		return nil
 	}
 	if _, err := jinja.Parse(src); err != nil {
-		return fmt.Errorf("user_simulator_config.custom_instructions: %w", err)
+		return fmt.Errorf("%s: %w", customInstructionsField(file), err)
 	}
 	names := referencedNames(src)
 	var missing []string
@@ -186,7 +197,7 @@ func checkCustomInstructions(src string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("user_simulator_config.custom_instructions must reference %s (as {{ %s }})", strings.Join(missing, ", "), missing[0])
+		return fmt.Errorf("%s must reference %s (as {{ %s }})", customInstructionsField(file), strings.Join(missing, ", "), missing[0])
 	}
 	return nil
 }

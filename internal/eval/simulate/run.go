@@ -64,7 +64,7 @@ func New(o Options) (*Runner, error) {
 		return nil, errors.New("simulate: a server and an app are needed")
 	}
 	r := &Runner{server: o.Server, app: o.App, cfg: o.Config, par: max(o.Parallel, 1), misses: o.Misses, stats: o.Stats}
-	if err := checkCustomInstructions(o.Config.CustomInstructions); err != nil {
+	if err := checkCustomInstructions(o.Config.CustomInstructions, o.Config.File); err != nil {
 		return nil, err
 	}
 	if t := o.Config.Type; t != "" && t != scenarios.TypeLLMBacked {

@@ -202,3 +202,24 @@ func TestModelCallRetriedWithADKDefaults(t *testing.T) {
 		t.Errorf("after a 503: %s %q, %d calls; want stop_signal_detected after 2 calls", ts[0].Status, ts[0].Failure, calls.Load())
 	}
 }
+
+// Custom instructions that recurse without end (a Go stack overflow in the
+// template engine, which killed the process) fail their scenario with the
+// limit, naming the eval config file and the field; the run goes on.
+func TestRunawayCustomInstructionsFailTheirScenario(t *testing.T) {
+	cfg := scenarios.DefaultSimulatorConfig()
+	cfg.File = "eval_config.json"
+	cfg.CustomInstructions = `{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }} {{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}`
+	up := &userUpstream{answer: func(string) string { return textAnswer("x") }}
+	ts := direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p"}`))
+	if ts[0].Status != simulate.StatusFailed || !strings.Contains(ts[0].Failure, "eval_config.json: user_simulator_config.custom_instructions") ||
+		!strings.Contains(ts[0].Failure, "nest too deeply") || len(up.bodies) != 0 {
+		t.Errorf("runaway custom instructions: %s %q, %d calls sent", ts[0].Status, ts[0].Failure, len(up.bodies))
+	}
+	cfg.CustomInstructions = `{% for i in range(1000000000) %}{% endfor %}{{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}`
+	ts = direct(t, up, cfg, scenarioCase(t, `{"starting_prompt": "hi", "conversation_plan": "p"}`))
+	if ts[0].Status != simulate.StatusFailed || !strings.Contains(ts[0].Failure, "eval_config.json: user_simulator_config.custom_instructions") ||
+		!strings.Contains(ts[0].Failure, "range() of 1000000000 numbers, more than 100000") {
+		t.Errorf("a huge range: %s %q", ts[0].Status, ts[0].Failure)
+	}
+}
