@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -208,10 +209,10 @@ func argvString(argv []string) string {
 }
 
 type customRequest struct {
-	EvalMetric           customEvalMetric `json:"eval_metric"`
-	ActualInvocations    []*outInvocation `json:"actual_invocations"`
-	ExpectedInvocations  []*outInvocation `json:"expected_invocations"`
-	ConversationScenario json.RawMessage  `json:"conversation_scenario"`
+	EvalMetric           customEvalMetric      `json:"eval_metric"`
+	ActualInvocations    []*evalset.Invocation `json:"actual_invocations"`
+	ExpectedInvocations  []*evalset.Invocation `json:"expected_invocations"`
+	ConversationScenario json.RawMessage       `json:"conversation_scenario"`
 }
 
 type customEvalMetric struct {
@@ -223,11 +224,11 @@ type customEvalMetric struct {
 
 // toCustomInvocations gives a custom metric the invocations as ADK writes
 // them, call ids included (the metric may want to pair calls and results).
-func toCustomInvocations(invs []Invocation) []*outInvocation {
+func toCustomInvocations(invs []Invocation) []*evalset.Invocation {
 	if invs == nil {
 		return nil
 	}
-	out := make([]*outInvocation, len(invs))
+	out := make([]*evalset.Invocation, len(invs))
 	for i := range invs {
 		out[i] = outADKInvocation(&invs[i], true)
 	}
@@ -242,7 +243,7 @@ func customInput(cm *CustomMetric, cr *Criterion, c *Case) ([]byte, error) {
 		ConversationScenario: c.Scenario,
 	}
 	if req.ActualInvocations == nil {
-		req.ActualInvocations = []*outInvocation{}
+		req.ActualInvocations = []*evalset.Invocation{}
 	}
 	if cm.CodeConfig != "" {
 		req.EvalMetric.CustomFunctionPath = &cm.CodeConfig
