@@ -124,7 +124,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	if e == nil {
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
-			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.Hints.Rerecord)
+			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.hints.Rerecord)
 		o := outcomeFor(matcher.OutcomeUnmatched, t.name, req, &place)
 		o.Conformance, o.Message = &key, msg
 		s.report.add(o)
@@ -142,8 +142,13 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		o.Findings = matcher.GroupDiffs(keptDiffs(diffs))
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
-	s.report.add(o)
+	// Reported once answered, so parallel branches are listed in the
+	// recorded order, not in the order they raced in.
+	if before.pending() {
+		s.log.Debug("holding a call until the one recorded before it is answered", "cassette", t.name, "key", key.String())
+	}
 	hold(r, before)
+	s.report.add(o)
 	s.serveRecorded(w, r, e.x)
 	t.mu.Lock()
 	k.order.done(e)

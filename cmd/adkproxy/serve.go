@@ -20,6 +20,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/clilog"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -69,9 +70,9 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		}
 	}
 	httpServer := srv.HTTPServer()
-	served := proxy.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)
+	served := proxyopt.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)
 	if fwd != nil { // TLS on the same port for https:// and wss:// clients, with a leaf from the local CA
-		served = proxy.SniffTLS(served, fwd.auth.Leaf)
+		served = proxyopt.SniffTLS(served, fwd.auth.Leaf)
 	}
 	go httpServer.Serve(served)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -144,9 +145,12 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, err
 	}
-	logger, err := clilog.New(c.App.ErrWriter, c.String("log-format"), c.String("log-level"))
+	logger, err := clilog.New(c.App.ErrWriter, logFormat(c), c.String("log-level"))
 	if err != nil {
 		return proxy.Config{}, withCode(exitUsage, err)
+	}
+	if c.Args().Present() && !c.IsSet("log-format") { // the summary says these once, at the end (quiet.go)
+		logger = clilog.Without(logger, inTheSummary)
 	}
 	if _, err := cassettes.FileName(c.String("cassette")); err != nil {
 		return proxy.Config{}, usageErrorf("--cassette: %v", err)
@@ -188,11 +192,11 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		if cfg.Mode, err = recordModeFor(c.String("mode")); err != nil {
 			return cfg, usageErrorf("--mode: %v", err)
 		}
-		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
+		if cfg.Upstream, err = parseUpstream("--upstream", c.String("upstream")); err != nil {
 			return cfg, withCode(exitUsage, err)
 		}
 		if v := c.String("vertex-upstream"); v != "" {
-			if cfg.VertexUpstream, err = proxy.ParseUpstream("--vertex-upstream", v); err != nil {
+			if cfg.VertexUpstream, err = parseUpstream("--vertex-upstream", v); err != nil {
 				return cfg, withCode(exitUsage, err)
 			}
 		}
@@ -210,7 +214,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.ReplayTiming = c.Bool("replay-timing")
 		cfg.CheckAll = c.Bool("check")
 	}
-	cfg.Hints = hintsFor(mode, cfg.Lenient)
+	proxyopt.SetHints(&cfg, hintsFor(mode, cfg.Lenient))
 	return cfg, nil
 }
 
@@ -219,12 +223,12 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
+func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
 		const overwrite = "re-record with 'adkproxy record --mode overwrite'"
-		return proxy.Hints{
+		return proxyopt.Hints{
 			Record:   overwrite,
 			Rerecord: "R" + overwrite[1:] + " if the change is intended.",
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
@@ -237,7 +241,7 @@ func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
 	if lenient { // already accepting: only re-recording helps
 		mismatch = "Re-record with 'adkproxy record' if the change is intended."
 	}
-	return proxy.Hints{
+	return proxyopt.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
 		Mismatch: mismatch,
@@ -265,7 +269,7 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 // placeholder key: in replay, which sends no key anywhere, and in record
 // from an upstream that is not Google's (a fake, a staging server).
 func placeholderKey(cfg proxy.Config) bool {
-	return cfg.Mode == proxy.ModeReplay || proxy.PlaceholderKeyServes(cfg.Upstream)
+	return cfg.Mode == proxy.ModeReplay || proxyopt.PlaceholderKeyServes(cfg.Upstream)
 }
 
 func childEnv(placeholder bool, base string) []string {
@@ -278,7 +282,7 @@ func childEnv(placeholder bool, base string) []string {
 	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
 	// ADK-JS and Python genai all read it, and all warn when both are set.
 	if placeholder && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+proxyopt.ReplayPlaceholderKey)
 	}
 	return env
 }
@@ -287,9 +291,9 @@ func printExports(w io.Writer, cfg proxy.Config, base string) {
 	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
 	switch {
 	case cfg.Mode == proxy.ModeReplay:
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxy.ReplayPlaceholderKey)
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxyopt.ReplayPlaceholderKey)
 	case placeholderKey(cfg) && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "":
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value the upstream accepts; it is not Google's\n", proxy.ReplayPlaceholderKey)
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value the upstream accepts; it is not Google's\n", proxyopt.ReplayPlaceholderKey)
 	}
 }
 
