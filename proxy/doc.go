@@ -3,6 +3,6 @@
 // it arrives and keeps the exchange for its cassette; in replay mode it
 // answers from cassettes alone, never opening an upstream connection, and
 // turns any request that was not recorded into a Gemini-style error.
-// modes.go defines the modes and when a run under one has failed
-// (Server.Failure).
+// Config's Mode says which of these a Server does, and Server.Failure
+// when a run under it has failed.
 package proxy
