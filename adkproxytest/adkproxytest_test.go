@@ -262,12 +262,12 @@ func TestStartIsUnaffectedByABrokenNeighbour(t *testing.T) {
 func TestRecordFromAFakeNeedsNoKey(t *testing.T) {
 	t.Setenv("GOOGLE_API_KEY", "")
 	t.Setenv("GEMINI_API_KEY", "")
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	rec := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/fake"}
 	p := adkproxytest.Start(rec, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
-	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != scriptedAnswer {
 		t.Errorf("recording from a fake with no key: %q, %v", got, err)
 	}
 	if key := p.ClientConfig().APIKey; key != proxy.ReplayPlaceholderKey {
