@@ -18,6 +18,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -52,7 +53,6 @@ type Option func(*settings)
 type settings struct {
 	record    *bool
 	cassette  string
-	upstream  string
 	configure []func(*proxy.Config)
 }
 
@@ -63,10 +63,6 @@ func Record(on bool) Option { return func(s *settings) { s.record = &on } }
 // the name as an argument). Names are checked as the X-Adkproxy-Cassette
 // header's are: "suite/case" makes a subfolder.
 func Cassette(name string) Option { return func(s *settings) { s.cassette = name } }
-
-// Upstream sends recorded requests to baseURL instead of the Gemini API,
-// for a fake API in tests of the helper itself.
-func Upstream(baseURL string) Option { return func(s *settings) { s.upstream = baseURL } }
 
 // Configure changes the proxy.Config before the proxy starts, for any
 // setting without an option of its own (ignored fields, lenient replay,
@@ -113,14 +109,10 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: name, Hints: hints(name)}
+	cfg := proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: name}
+	proxyopt.SetHints(&cfg, hints(name))
 	if recording {
 		cfg.Mode = proxy.ModeRecord
-		if s.upstream != "" {
-			if cfg.Upstream, err = proxy.ParseUpstream("adkproxytest.Upstream", s.upstream); err != nil {
-				return nil, err
-			}
-		}
 	}
 	for _, f := range s.configure {
 		f(&cfg)
@@ -154,13 +146,13 @@ func (s settings) recording() (bool, error) {
 }
 
 // hints end the proxy's failure messages with what to do in a Go test.
-func hints(name string) proxy.Hints {
+func hints(name string) proxyopt.Hints {
 	levels := strings.Split(name, "/")
 	for i, l := range levels {
 		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
 	}
 	rerecord := fmt.Sprintf("%s=1 go test -run '%s'", RecordEnv, strings.Join(levels, "/"))
-	return proxy.Hints{
+	return proxyopt.Hints{
 		Record:   "record it with " + rerecord,
 		Rerecord: "Re-record with " + rerecord + " if the change is intended.",
 		Mismatch: "Re-record with " + rerecord + " if the change is intended.",
@@ -175,17 +167,17 @@ func (p *Proxy) Recording() bool { return p.recording }
 // ClientConfig is a Gemini API client configuration that talks to the
 // proxy: pass it to genai.NewClient. While recording, the key comes from
 // GOOGLE_API_KEY or GEMINI_API_KEY; in replay it is a placeholder that is
-// never sent anywhere, and so it is when recording from an Upstream that
+// never sent anywhere, and so it is when recording from a Config.Upstream that
 // is not Google's (a fake API) with neither variable set.
 func (p *Proxy) ClientConfig() *genai.ClientConfig {
-	key := proxy.ReplayPlaceholderKey
+	key := proxyopt.ReplayPlaceholderKey
 	if p.recording {
 		key = os.Getenv("GOOGLE_API_KEY")
 		if key == "" {
 			key = os.Getenv("GEMINI_API_KEY")
 		}
 		if key == "" && p.keyless {
-			key = proxy.ReplayPlaceholderKey
+			key = proxyopt.ReplayPlaceholderKey
 		}
 	}
 	return &genai.ClientConfig{

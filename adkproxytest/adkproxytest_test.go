@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/adkproxy/adkproxy/adkproxytest"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -82,7 +85,7 @@ func recordCase(t *testing.T, questions ...string) (dir, name string) {
 	defer up.Close()
 	t.Setenv("GOOGLE_API_KEY", testutil.SecretAPIKey)
 	t.Run("case", func(t *testing.T) {
-		p := adkproxytest.Start(t, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
+		p := adkproxytest.Start(t, dir, adkproxytest.Record(true), upstream(t, up.URL))
 		if !p.Recording() {
 			t.Fatal("Record(true) did not record")
 		}
@@ -217,7 +220,7 @@ func TestRecordEnvironmentVariable(t *testing.T) {
 	up := scriptedUpstream(t)
 	defer up.Close()
 	t.Setenv(adkproxytest.RecordEnv, "1")
-	p, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Upstream(up.URL))
+	p, err := adkproxytest.New(t.TempDir(), "x", upstream(t, up.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,6 +238,15 @@ func TestRecordEnvironmentVariable(t *testing.T) {
 	if _, err := adkproxytest.New(t.TempDir(), "x", adkproxytest.Record(false), adkproxytest.Configure(func(c *proxy.Config) { c.Mode = "loose" })); err == nil {
 		t.Error("Configure with an unknown mode was accepted")
 	}
+}
+
+// upstream sends what is recorded to a fake API at baseURL.
+func upstream(t *testing.T, baseURL string) adkproxytest.Option {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adkproxytest.Configure(func(c *proxy.Config) { c.Upstream = u })
 }
 
 // TestStartIsUnaffectedByABrokenNeighbour: a test reads only its own
@@ -256,21 +268,21 @@ func TestStartIsUnaffectedByABrokenNeighbour(t *testing.T) {
 	}
 }
 
-// TestRecordFromAFakeNeedsNoKey: recording from an Upstream that is not
+// TestRecordFromAFakeNeedsNoKey: recording from a Config.Upstream that is not
 // Google's works with no key set (the client gets replay's placeholder);
 // from Google's API the client gets no made-up key.
 func TestRecordFromAFakeNeedsNoKey(t *testing.T) {
 	t.Setenv("GOOGLE_API_KEY", "")
 	t.Setenv("GEMINI_API_KEY", "")
-	up := scriptedUpstream(t)
+	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	rec := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/fake"}
-	p := adkproxytest.Start(rec, dir, adkproxytest.Record(true), adkproxytest.Upstream(up.URL))
-	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != scriptedAnswer {
+	p := adkproxytest.Start(rec, dir, adkproxytest.Record(true), upstream(t, up.URL))
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
 		t.Errorf("recording from a fake with no key: %q, %v", got, err)
 	}
-	if key := p.ClientConfig().APIKey; key != proxy.ReplayPlaceholderKey {
+	if key := p.ClientConfig().APIKey; key != proxyopt.ReplayPlaceholderKey {
 		t.Errorf("key %q, want the placeholder", key)
 	}
 	if errs := rec.end(); errs != "" {

@@ -13,9 +13,9 @@
 // subtest below a folder named after the test. It replays, strictly and with
 // no network, unless ADKPROXY_RECORD=1 (or the Record option) asks it to
 // record from the Gemini API with the key in GOOGLE_API_KEY or
-// GEMINI_API_KEY (from an Upstream that is not Google's, such as a fake
-// API, no key is needed). When the test ends it writes what it recorded and fails
-// the test with adkproxy's own summary if a request differed from its
+// GEMINI_API_KEY (from a proxy.Config.Upstream, set with Configure, that
+// is not Google's, such as a fake API, no key is needed). When the test
+// ends it writes what it recorded and fails the test with adkproxy's own summary if a request differed from its
 // recording, had none, or a recording was never requested
 // (proxy.Server.Failure), and, in strict replay, when the test's cassette
 // exists but no request reached it.

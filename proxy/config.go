@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -107,9 +108,6 @@ type Config struct {
 	// Limits bound the time and connections a client can hold; each zero
 	// field takes its default.
 	Limits Limits
-	// Hints end failure messages with what the user can do about them; an
-	// empty hint is left out.
-	Hints Hints
 	// ControlToken, when set, lets peers that send it as a bearer token use
 	// the control API (ControlPrefix); empty means only loopback peers may.
 	ControlToken string
@@ -159,6 +157,16 @@ type Config struct {
 	// with none is unmatched. Not with ConformanceKeys, and not for ModeRecord or
 	// ModePassthrough, which replay nothing.
 	Match func(request, recorded *cassettes.Request) bool
+
+	// hints end failure messages with what the user can do, in the words
+	// of adkproxy's own programs (proxyopt.SetHints); none for others.
+	hints proxyopt.Hints
+}
+
+func init() {
+	proxyopt.SetHints = func(cfg any, h proxyopt.Hints) { cfg.(*Config).hints = h }
+	proxyopt.LimitListener = newLimitListener
+	proxyopt.SniffTLS = sniffTLS
 }
 
 func (c *Config) setDefaults() error {
@@ -214,24 +222,6 @@ func (c *Config) setDefaults() error {
 		c.MaxBody = DefaultMaxBody
 	}
 	return nil
-}
-
-// Hints finish failure messages with what the user can do about them, in
-// the words of the program around the server (its commands and flags),
-// which this package does not know. An empty hint is left out.
-type Hints struct {
-	// Record: a cassette that does not exist or is empty.
-	Record string
-	// Rerecord: a request that matches no recording.
-	Rerecord string
-	// Mismatch: a request that differs from the recording at its place.
-	Mismatch string
-	// UsedUp: a request whose recorded answers were all used already.
-	UsedUp string
-	// TooLarge: a request body larger than MaxBody.
-	TooLarge string
-	// Control: a control request refused for lack of a control token.
-	Control string
 }
 
 // hinted ends msg with hint, after sep, when there is one.

@@ -11,11 +11,11 @@ import (
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-// FollowOns returns, for each outcome, the index of the earlier mismatch
+// followOns returns, for each outcome, the index of the earlier mismatch
 // whose change it only repeats (exactly the same differences), or -1.
 // The later one is then caused by the same change and needs no attention
 // of its own.
-func FollowOns(outcomes []matcher.Outcome) []int {
+func followOns(outcomes []matcher.Outcome) []int {
 	follows := make([]int, len(outcomes))
 	first := map[string]int{} // differences → the first mismatch with them
 	for i, o := range outcomes {

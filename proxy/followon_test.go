@@ -18,7 +18,7 @@ func TestFollowOnsPointAtTheFirstMismatch(t *testing.T) {
 	}
 	rep.stop(t)
 	outs := rep.Report().Outcomes
-	follow := proxy.FollowOns(outs)
+	follow := proxy.FollowOnsOf(outs)
 	if len(follow) != len(outs) || len(outs) != 4 {
 		t.Fatalf("%d outcomes, %d follow-ons", len(outs), len(follow))
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/elazarl/goproxy"
+
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
 // ForwardProxy configures interception (Config.Forward).
@@ -38,18 +40,9 @@ func (f *ForwardProxy) check() error {
 		return errors.New("forward proxy: no CA to sign intercepted hosts' certificates with")
 	}
 	for _, p := range f.Tunnel {
-		if err := CheckHostPattern(p); err != nil {
+		if err := proxyopt.CheckHostPattern(p); err != nil {
 			return fmt.Errorf("forward proxy: tunnel host pattern: %v", err)
 		}
-	}
-	return nil
-}
-
-// CheckHostPattern accepts "host" or "*.domain" (no port, no scheme).
-func CheckHostPattern(p string) error {
-	name := strings.TrimPrefix(p, "*.")
-	if name == "" || strings.ContainsAny(name, "*/:@ ") || strings.HasPrefix(name, ".") {
-		return fmt.Errorf("%q is not a host name or *.domain pattern (no scheme, port or path), e.g. oauth2.googleapis.com or *.example.com", p)
 	}
 	return nil
 }

@@ -216,21 +216,6 @@ func TestForwardProxyConfigErrors(t *testing.T) {
 	}
 }
 
-func TestParseConnectTo(t *testing.T) {
-	got, err := proxy.ParseConnectTo("Generativelanguage.googleapis.com:443=127.0.0.1:8443")
-	if err != nil || got != (proxy.ConnectTo{From: "generativelanguage.googleapis.com:443", To: "127.0.0.1:8443"}) {
-		t.Errorf("got %+v, %v", got, err)
-	}
-	if got, err := proxy.ParseConnectTo("[::1]:443=[::1]:8443"); err != nil || got.To != "[::1]:8443" {
-		t.Errorf("IPv6: %+v, %v", got, err)
-	}
-	for _, bad := range []string{"", "host:443", "host=1.2.3.4:1", "host:443=1.2.3.4", ":443=1.2.3.4:1", "h:0=1.2.3.4:1", "h:443=1.2.3.4:99999", "h:x=a:1"} {
-		if _, err := proxy.ParseConnectTo(bad); err == nil || !strings.Contains(err.Error(), "HOST:PORT=ADDR") {
-			t.Errorf("%q: err %v, want a usage hint", bad, err)
-		}
-	}
-}
-
 // TestForwardProxyStreamsEventsInLockstep: through CONNECT and
 // interception, a recorded stream still reaches the client event by
 // event: the upstream withholds event 2 until the client has event 1.

@@ -6,11 +6,9 @@ package proxy
 import (
 	"log/slog"
 	"net/http"
-)
 
-// ReplayPlaceholderKey is the API key given to clients in replay, for SDKs
-// that refuse to start without one; replay never sends it anywhere.
-const ReplayPlaceholderKey = "adkproxy-replay-no-key"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
+)
 
 // HTTPServer returns the http.Server adkproxy is served with, shared by
 // the CLI and the Go test helper: s.Handler() (base-URL traffic, and the
@@ -19,13 +17,13 @@ const ReplayPlaceholderKey = "adkproxy-replay-no-key"
 // deadlines are set per request (http.Server's own ReadTimeout and
 // WriteTimeout would also cut streams). net/http's complaints go to the
 // server's logger at debug level: they are clients' mistakes. Serve it on
-// any listener (the CLI wraps its listener in LimitListener), or set it as
+// any listener (the CLI wraps its listener to limit connections), or set it as
 // an httptest.Server's Config, and call s.Close once it has stopped.
 func (s *Server) HTTPServer() *http.Server {
 	l := s.cfg.Limits
 	return &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: min(HeaderTimeout, l.ReadTimeout),
+		ReadHeaderTimeout: min(proxyopt.HeaderTimeout, l.ReadTimeout),
 		IdleTimeout:       l.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}

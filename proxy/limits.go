@@ -7,54 +7,47 @@ package proxy
 import (
 	"net/http"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
-// Limits bound the time and connections a client can hold. Zero fields
-// take the defaults below.
+// Limits bound the time and connections a client can hold. Each field's
+// zero value (or a negative one) means the default it names.
 type Limits struct {
 	// ReadTimeout: a request's headers and body must arrive within it
-	// (headers within HeaderTimeout, when that is shorter).
+	// (headers within 30s, when that is shorter). Default 60s.
 	ReadTimeout time.Duration
-	// IdleTimeout: a keep-alive connection with no request is closed.
+	// IdleTimeout: a keep-alive connection with no request for this long
+	// is closed. Default 2m.
 	IdleTimeout time.Duration
 	// WriteTimeout: a client must take a non-streaming answer within it;
-	// streams are exempt, they last as long as the upstream's.
+	// streams are exempt, they last as long as the upstream's. Default
+	// 60s.
 	WriteTimeout time.Duration
 	// UpstreamHeaderTimeout: while recording, the upstream must send its
 	// status and headers within it (the model's thinking happens before
-	// them for non-streaming calls, hence the long default).
+	// them for non-streaming calls, hence the long default: 10m).
 	UpstreamHeaderTimeout time.Duration
 	// MaxConns: connections beyond it get a 503 Gemini error and are
-	// closed.
+	// closed. Default 1024; it applies where the CLI serves the Server.
 	MaxConns int
 }
 
-// Defaults of Limits.
-const (
-	DefaultReadTimeout           = 60 * time.Second
-	DefaultIdleTimeout           = 120 * time.Second
-	DefaultWriteTimeout          = 60 * time.Second
-	DefaultUpstreamHeaderTimeout = 10 * time.Minute
-	DefaultMaxConns              = 1024
-	// HeaderTimeout is the longest a client may take to send its headers.
-	HeaderTimeout = 30 * time.Second
-)
-
 func (l *Limits) setDefaults() {
 	if l.ReadTimeout <= 0 {
-		l.ReadTimeout = DefaultReadTimeout
+		l.ReadTimeout = proxyopt.DefaultReadTimeout
 	}
 	if l.IdleTimeout <= 0 {
-		l.IdleTimeout = DefaultIdleTimeout
+		l.IdleTimeout = proxyopt.DefaultIdleTimeout
 	}
 	if l.WriteTimeout <= 0 {
-		l.WriteTimeout = DefaultWriteTimeout
+		l.WriteTimeout = proxyopt.DefaultWriteTimeout
 	}
 	if l.UpstreamHeaderTimeout <= 0 {
-		l.UpstreamHeaderTimeout = DefaultUpstreamHeaderTimeout
+		l.UpstreamHeaderTimeout = proxyopt.DefaultUpstreamHeaderTimeout
 	}
 	if l.MaxConns <= 0 {
-		l.MaxConns = DefaultMaxConns
+		l.MaxConns = proxyopt.DefaultMaxConns
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -41,7 +42,7 @@ func serveLimited(t *testing.T, cfg proxy.Config) string {
 	}
 	log := slog.New(slog.DiscardHandler)
 	hs := srv.HTTPServer()
-	go hs.Serve(proxy.LimitListener(ln, cfg.Limits.MaxConns, log))
+	go hs.Serve(proxyopt.LimitListener(ln, cfg.Limits.MaxConns, log))
 	t.Cleanup(func() { hs.Close() })
 	return ln.Addr().String()
 }

@@ -16,20 +16,22 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
 // refuseTimeout bounds how long a refused connection is kept to deliver
 // its 503.
 const refuseTimeout = 2 * time.Second
 
-// LimitListener wraps ln so that at most maxConns accepted connections are
+// newLimitListener wraps ln so that at most maxConns accepted connections are
 // open at once; a connection beyond that gets a 503 Gemini error
 // (UNAVAILABLE, Retry-After: 1) and is closed, rather than waiting unseen
 // in the backlog. Accept errors are logged at warn level on log, at most
 // once a second, then returned (http.Server retries temporary ones).
-func LimitListener(ln net.Listener, maxConns int, log *slog.Logger) net.Listener {
+func newLimitListener(ln net.Listener, maxConns int, log *slog.Logger) net.Listener {
 	if maxConns <= 0 {
-		maxConns = DefaultMaxConns
+		maxConns = proxyopt.DefaultMaxConns
 	}
 	return &limitListener{Listener: ln, max: int64(maxConns), log: log}
 }

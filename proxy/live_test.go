@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
@@ -200,7 +201,7 @@ func TestLiveReplayMatchesPythonSpelling(t *testing.T) {
 	recorded := recordRawSession(t, dir)
 
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
-	c := dialLive(t, rep.URL, "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent", http.Header{"X-Goog-Api-Key": {proxy.ReplayPlaceholderKey}})
+	c := dialLive(t, rep.URL, "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent", http.Header{"X-Goog-Api-Key": {proxyopt.ReplayPlaceholderKey}})
 	got := rawSession(c,
 		`{"setup": {"model": "models/gemini-live-2.5-flash-preview", "tools": [{"function_declarations": [{"name": "get_weather"}]}]}}`,
 		`{"client_content": {"turns": [{"role": "user", "parts": [{"text": "What is the weather in Paris?"}]}], "turn_complete": true}}`,

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -71,8 +72,8 @@ func TestOversizedAnswerIsPassedWholeAndNotRecorded(t *testing.T) {
 			up := httptest.NewServer(handler)
 			defer up.Close()
 			dir := testutil.OutDir(t)
-			rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
-				MaxBody: testMaxBody, Hints: proxy.Hints{TooLarge: "raise --max-body"}})
+			rec := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
+				MaxBody: testMaxBody}, proxyopt.Hints{TooLarge: "raise --max-body"}))
 			resp := post(t, rec.URL, generatePath, nil, `{"contents":[{"role":"user","parts":[{"text":"big"}]}]}`)
 			got, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -147,8 +148,8 @@ func TestEndlessStreamIsPassedOnAndNotRecorded(t *testing.T) {
 	}))
 	defer up.Close()
 	dir := testutil.OutDir(t)
-	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
-		MaxBody: testMaxBody, Hints: proxy.Hints{TooLarge: "raise --max-body"}})
+	rec := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
+		MaxBody: testMaxBody}, proxyopt.Hints{TooLarge: "raise --max-body"}))
 	resp := post(t, rec.URL, streamPath, nil, `{"contents":[{"role":"user","parts":[{"text":"endless"}]}]}`)
 	br := bufio.NewReader(resp.Body)
 	want := 4 * testMaxBody / len(event(0))

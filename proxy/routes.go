@@ -1,68 +1,24 @@
-// routes.go: where upstream connections go and which certificates they
-// may chain to (--connect-to, --upstream-ca), for Gemini and tool hosts.
+// Where upstream connections go and which certificates they may chain
+// to (Config.ConnectTo, Config.UpstreamRoots), for Gemini and tool hosts.
+
 package proxy
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 )
 
 // ConnectTo sends connections for one host and port to another address
 // while requests keep the host name for TLS (SNI, certificate checks) and
-// matching, like curl's --connect-to.
+// matching, like curl's --connect-to (Config.ConnectTo).
 type ConnectTo struct {
 	// From is "host:port" as the request names it; To is the address dialled.
 	From, To string
-}
-
-// ParseConnectTo reads "HOST:PORT=ADDR", e.g.
-// "generativelanguage.googleapis.com:443=127.0.0.1:8443".
-func ParseConnectTo(s string) (ConnectTo, error) {
-	bad := func(why string) (ConnectTo, error) {
-		return ConnectTo{}, fmt.Errorf("rule %q: %s; want HOST:PORT=ADDR:PORT, e.g. generativelanguage.googleapis.com:443=127.0.0.1:8443", s, why)
-	}
-	from, to, ok := strings.Cut(s, "=")
-	if !ok {
-		return bad("no '='")
-	}
-	for _, hp := range []string{from, to} {
-		host, port, err := net.SplitHostPort(hp)
-		if err != nil {
-			return bad(fmt.Sprintf("%q is not HOST:PORT", hp))
-		}
-		if host == "" {
-			return bad(fmt.Sprintf("%q has no host", hp))
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return bad(fmt.Sprintf("%q has no valid port (1-65535)", hp))
-		}
-	}
-	return ConnectTo{From: strings.ToLower(from), To: to}, nil
-}
-
-// LoadUpstreamCA returns the system roots plus every certificate in the PEM
-// file, for upstream servers whose certificates chain to a private CA.
-func LoadUpstreamCA(file string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("upstream CA file %s: cannot read it: %v", file, err)
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("upstream CA file %s: no PEM certificate in it (want a file with -----BEGIN CERTIFICATE-----)", file)
-	}
-	return pool, nil
 }
 
 // dialer dials upstream addresses, rerouted by the --connect-to rules.

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/adkproxy/adkproxy/internal/ca"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -37,7 +38,7 @@ func startSniffing(t *testing.T, cfg proxy.Config) (srv *proxy.Server, port stri
 		t.Fatal(err)
 	}
 	hs := srv.HTTPServer()
-	go hs.Serve(proxy.SniffTLS(proxy.LimitListener(ln, 0, nil), auth.Leaf))
+	go hs.Serve(proxyopt.SniffTLS(proxyopt.LimitListener(ln, 0, nil), auth.Leaf))
 	t.Cleanup(func() { hs.Close() })
 	_, port, _ = net.SplitHostPort(ln.Addr().String())
 	return srv, port, roots

@@ -16,7 +16,7 @@ const summaryShown = 5
 // Summary describes a run in a few lines: a line of counts, then the
 // requests and recordings that need attention, each with its place and
 // diff (a mismatch that only follows from an earlier one is folded into
-// it, see FollowOns). Past the first few, one line says how many more
+// it, see followOns). Past the first few, one line says how many more
 // there are, followed by more (e.g. " in report.json"), which the caller
 // words since only it knows where the rest can be read. Every line ends
 // with a newline.
@@ -42,7 +42,7 @@ func Summary(r matcher.Report, st Stats, more string) string {
 	b.WriteByte('\n')
 	b.WriteString(findingsLine(r.Outcomes))
 	b.WriteString(faultLines(r.Faults))
-	follows := FollowOns(r.Outcomes)
+	follows := followOns(r.Outcomes)
 	caused := make([]int, len(r.Outcomes)) // how many later mismatches each one explains
 	for _, at := range follows {
 		if at >= 0 {

@@ -1,10 +1,9 @@
-// Where forwarded requests go: the Gemini API base URL (checked when
-// given as a flag) and the Vertex AI host a request's path calls for.
+// Where forwarded requests go: the Gemini API base URL and the Vertex AI
+// host a request's path calls for.
 
 package proxy
 
 import (
-	"fmt"
 	"net/url"
 	"regexp"
 )
@@ -39,16 +38,4 @@ func vertexUpstream(path string) (u *url.URL, ok bool) {
 		return &url.URL{Scheme: "https", Host: "aiplatform.googleapis.com"}, true
 	}
 	return nil, false
-}
-
-// ParseUpstream checks an upstream base URL given on the command line.
-func ParseUpstream(flag, raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s must be an http(s) URL like %s, not %q", flag, DefaultUpstream, raw)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%s must not have a query or fragment: %q", flag, raw)
-	}
-	return u, nil
 }

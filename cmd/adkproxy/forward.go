@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/ca"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )
@@ -40,14 +41,14 @@ type forwarding struct {
 // broken CA is an error (exit 65), never replaced.
 func setupForwarding(c *cli.Context, cfg *proxy.Config) (*forwarding, error) {
 	for _, v := range c.StringSlice("connect-to") {
-		rule, err := proxy.ParseConnectTo(v)
+		rule, err := parseConnectTo(v)
 		if err != nil {
 			return nil, usageErrorf("--connect-to: %v", err)
 		}
 		cfg.ConnectTo = append(cfg.ConnectTo, rule)
 	}
 	if f := c.String("upstream-ca"); f != "" {
-		roots, err := proxy.LoadUpstreamCA(f)
+		roots, err := loadUpstreamCA(f)
 		if err != nil {
 			return nil, usageErrorf("--upstream-ca: %v", err)
 		}
@@ -55,7 +56,7 @@ func setupForwarding(c *cli.Context, cfg *proxy.Config) (*forwarding, error) {
 	}
 	tunnels := c.StringSlice("tunnel")
 	for _, t := range tunnels {
-		if err := proxy.CheckHostPattern(t); err != nil {
+		if err := proxyopt.CheckHostPattern(t); err != nil {
 			return nil, usageErrorf("--tunnel: %v", err)
 		}
 	}

@@ -5,6 +5,7 @@ package main
 // Flags that bound what one client can hold: timeouts and --max-conns.
 
 import (
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )
@@ -12,20 +13,20 @@ import (
 // limitFlags are shared by record and replay.
 func limitFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "read-timeout", Value: proxy.DefaultReadTimeout, EnvVars: envFor("read-timeout"),
+		&cli.DurationFlag{Name: "read-timeout", Value: proxyopt.DefaultReadTimeout, EnvVars: envFor("read-timeout"),
 			Usage: "close a connection whose request (headers and body) has not arrived within `DURATION` (headers: at most 30s)"},
-		&cli.DurationFlag{Name: "idle-timeout", Value: proxy.DefaultIdleTimeout, EnvVars: envFor("idle-timeout"),
+		&cli.DurationFlag{Name: "idle-timeout", Value: proxyopt.DefaultIdleTimeout, EnvVars: envFor("idle-timeout"),
 			Usage: "close a keep-alive connection left without a request for `DURATION`"},
-		&cli.DurationFlag{Name: "write-timeout", Value: proxy.DefaultWriteTimeout, EnvVars: envFor("write-timeout"),
+		&cli.DurationFlag{Name: "write-timeout", Value: proxyopt.DefaultWriteTimeout, EnvVars: envFor("write-timeout"),
 			Usage: "cut a client that has not taken a non-streaming answer within `DURATION` (streams are exempt)"},
-		&cli.IntFlag{Name: "max-conns", Value: proxy.DefaultMaxConns, EnvVars: envFor("max-conns"),
+		&cli.IntFlag{Name: "max-conns", Value: proxyopt.DefaultMaxConns, EnvVars: envFor("max-conns"),
 			Usage: "answer connections beyond `N` open ones with a 503 UNAVAILABLE error"},
 	}
 }
 
 // upstreamHeaderTimeoutFlag is record's: replay has no upstream.
 func upstreamHeaderTimeoutFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "upstream-header-timeout", Value: proxy.DefaultUpstreamHeaderTimeout, EnvVars: envFor("upstream-header-timeout"),
+	return &cli.DurationFlag{Name: "upstream-header-timeout", Value: proxyopt.DefaultUpstreamHeaderTimeout, EnvVars: envFor("upstream-header-timeout"),
 		Usage: "answer 502 when the upstream has not sent its status and headers within `DURATION` (a non-streaming call's whole generation comes first)"}
 }
 

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
-	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // These tests run the real adkproxy binary, and as the wrapped COMMAND they
@@ -215,7 +215,7 @@ func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
 func TestReplaySetsPlaceholderKeyOnlyWhenUnset(t *testing.T) {
 	dir := t.TempDir()
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)
-	if r.code != 0 || r.stdout != proxy.ReplayPlaceholderKey+"|" {
+	if r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey+"|" {
 		t.Fatalf("exit %d, keys %q", r.code, r.stdout)
 	}
 	r = adkproxy(t, []string{"GOOGLE_API_KEY=mine"}, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -62,13 +63,13 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		}
 		mode = m
 	}
-	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor(),
-		Hints: proxy.Hints{Record: f.rerecord, Rerecord: f.rerecord, Mismatch: f.rerecord, UsedUp: f.rerecord}}
+	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor()}
+	proxyopt.SetHints(&pcfg, proxyopt.Hints{Record: f.rerecord, Rerecord: f.rerecord, Mismatch: f.rerecord, UsedUp: f.rerecord})
 	if mode == proxy.ModeRecord {
 		if key == "" {
 			return nil, usageErrorf("%s: --%s record needs GOOGLE_API_KEY or GEMINI_API_KEY for %s", f.command, f.mode, f.model)
 		}
-		u, err := proxy.ParseUpstream("--"+f.baseURL, c.String(f.baseURL))
+		u, err := parseUpstream("--"+f.baseURL, c.String(f.baseURL))
 		if err != nil {
 			return nil, withCode(exitUsage, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -33,7 +34,7 @@ func genaiEnvKeyClient() int {
 // and setting GEMINI_API_KEY as well makes them warn on every client.
 func TestReplayPlaceholderKeyQuietsTheGoClient(t *testing.T) {
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", t.TempDir()}, self("genai-env-key")...)...)
-	if r.code != 0 || r.stdout != proxy.ReplayPlaceholderKey {
+	if r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey {
 		t.Fatalf("exit %d, key %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if strings.Contains(r.stderr, "Both GOOGLE_API_KEY and GEMINI_API_KEY") {
@@ -59,7 +60,7 @@ func TestRecordFromALocalUpstreamNeedsNoKey(t *testing.T) {
 	record := func(env []string, upstream, client string) result {
 		return adkproxy(t, env, append([]string{"record", "--cassettes", t.TempDir(), "--upstream", upstream, "--allow-empty"}, self(client)...)...)
 	}
-	if r := record(nil, up.URL, "genai-env-key"); r.code != 0 || r.stdout != proxy.ReplayPlaceholderKey {
+	if r := record(nil, up.URL, "genai-env-key"); r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey {
 		t.Errorf("local upstream: exit %d, key %q\n%s", r.code, r.stdout, r.stderr)
 	}
 	if r := record([]string{"QUESTION=What is the weather in Paris?"}, up.URL, "ask"); r.code != 0 || !strings.HasPrefix(r.stdout, "200 ") || !strings.Contains(r.stderr, "recorded 1 exchange(s)") {

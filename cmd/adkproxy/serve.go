@@ -20,6 +20,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/clilog"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -69,9 +70,9 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		}
 	}
 	httpServer := srv.HTTPServer()
-	served := proxy.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)
+	served := proxyopt.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)
 	if fwd != nil { // TLS on the same port for https:// and wss:// clients, with a leaf from the local CA
-		served = proxy.SniffTLS(served, fwd.auth.Leaf)
+		served = proxyopt.SniffTLS(served, fwd.auth.Leaf)
 	}
 	go httpServer.Serve(served)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -182,11 +183,11 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		if cfg.Mode, err = recordModeFor(c.String("mode")); err != nil {
 			return cfg, usageErrorf("--mode: %v", err)
 		}
-		if cfg.Upstream, err = proxy.ParseUpstream("--upstream", c.String("upstream")); err != nil {
+		if cfg.Upstream, err = parseUpstream("--upstream", c.String("upstream")); err != nil {
 			return cfg, withCode(exitUsage, err)
 		}
 		if v := c.String("vertex-upstream"); v != "" {
-			if cfg.VertexUpstream, err = proxy.ParseUpstream("--vertex-upstream", v); err != nil {
+			if cfg.VertexUpstream, err = parseUpstream("--vertex-upstream", v); err != nil {
 				return cfg, withCode(exitUsage, err)
 			}
 		}
@@ -204,7 +205,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.ReplayTiming = c.Bool("replay-timing")
 		cfg.CheckAll = c.Bool("check")
 	}
-	cfg.Hints = hintsFor(mode, cfg.Lenient)
+	proxyopt.SetHints(&cfg, hintsFor(mode, cfg.Lenient))
 	return cfg, nil
 }
 
@@ -213,12 +214,12 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
+func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
 		const overwrite = "re-record with 'adkproxy record --mode overwrite'"
-		return proxy.Hints{
+		return proxyopt.Hints{
 			Record:   overwrite,
 			Rerecord: "R" + overwrite[1:] + " if the change is intended.",
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
@@ -231,7 +232,7 @@ func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
 	if lenient { // already accepting: only re-recording helps
 		mismatch = "Re-record with 'adkproxy record' if the change is intended."
 	}
-	return proxy.Hints{
+	return proxyopt.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
 		Mismatch: mismatch,
@@ -272,7 +273,7 @@ func childEnv(placeholder bool, base string) []string {
 	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
 	// ADK-JS and Python genai all read it, and all warn when both are set.
 	if placeholder && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+proxyopt.ReplayPlaceholderKey)
 	}
 	return env
 }
@@ -281,9 +282,9 @@ func printExports(w io.Writer, cfg proxy.Config, base string) {
 	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
 	switch {
 	case cfg.Mode == proxy.ModeReplay:
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxy.ReplayPlaceholderKey)
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxyopt.ReplayPlaceholderKey)
 	case placeholderKey(cfg) && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "":
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value the upstream accepts; it is not Google's\n", proxy.ReplayPlaceholderKey)
+		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value the upstream accepts; it is not Google's\n", proxyopt.ReplayPlaceholderKey)
 	}
 }
 

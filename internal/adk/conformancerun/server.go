@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/adk/api"
-	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
 // Placeholders of the server command.
@@ -109,7 +109,7 @@ func serverEnv(proxyURL string) []string {
 	}
 	env = append(env, "GOOGLE_GEMINI_BASE_URL="+proxyURL, "GOOGLE_VERTEX_BASE_URL="+proxyURL)
 	if os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+proxy.ReplayPlaceholderKey)
+		env = append(env, "GOOGLE_API_KEY="+proxyopt.ReplayPlaceholderKey)
 	}
 	return env
 }

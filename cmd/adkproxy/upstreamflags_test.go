@@ -1,4 +1,4 @@
-package proxy_test
+package main
 
 import (
 	"net"
@@ -17,7 +17,7 @@ func FuzzParseConnectTo(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		rule, err := proxy.ParseConnectTo(s)
+		rule, err := parseConnectTo(s)
 		if err != nil {
 			if !strings.Contains(err.Error(), "HOST:PORT=ADDR") {
 				t.Fatalf("%q: error without the usage hint: %v", s, err)
@@ -33,4 +33,19 @@ func FuzzParseConnectTo(f *testing.F) {
 			t.Fatalf("%q: From %q is not lower-case", s, rule.From)
 		}
 	})
+}
+
+func TestParseConnectTo(t *testing.T) {
+	got, err := parseConnectTo("Generativelanguage.googleapis.com:443=127.0.0.1:8443")
+	if err != nil || got != (proxy.ConnectTo{From: "generativelanguage.googleapis.com:443", To: "127.0.0.1:8443"}) {
+		t.Errorf("got %+v, %v", got, err)
+	}
+	if got, err := parseConnectTo("[::1]:443=[::1]:8443"); err != nil || got.To != "[::1]:8443" {
+		t.Errorf("IPv6: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "host:443", "host=1.2.3.4:1", "host:443=1.2.3.4", ":443=1.2.3.4:1", "h:0=1.2.3.4:1", "h:443=1.2.3.4:99999", "h:x=a:1"} {
+		if _, err := parseConnectTo(bad); err == nil || !strings.Contains(err.Error(), "HOST:PORT=ADDR") {
+			t.Errorf("%q: err %v, want a usage hint", bad, err)
+		}
+	}
 }

@@ -1,0 +1,82 @@
+// Package proxyopt holds what adkproxy's own programs (the CLI and
+// adkproxytest) set or use in package proxy beyond its public API: the
+// hints that end failure messages in the program's words, the listener
+// wrappers the CLI serves through (connection limit, TLS on the same
+// port), the tunnel host pattern check, the placeholder key replay hands
+// out, and the defaults of proxy.Limits the CLI shows as flag defaults.
+// Package proxy fills in the function variables when it is initialised,
+// so they are set wherever proxy is imported.
+package proxyopt
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+)
+
+// Hints finish failure messages with what the user can do about them, in
+// the words of the program around the server (its commands and flags),
+// which package proxy does not know. An empty hint is left out.
+type Hints struct {
+	// Record: a cassette that does not exist or is empty.
+	Record string
+	// Rerecord: a request that matches no recording.
+	Rerecord string
+	// Mismatch: a request that differs from the recording at its place.
+	Mismatch string
+	// UsedUp: a request whose recorded answers were all used already.
+	UsedUp string
+	// TooLarge: a request body larger than MaxBody.
+	TooLarge string
+	// Control: a control request refused for lack of a control token.
+	Control string
+}
+
+// Set by package proxy.
+var (
+	// SetHints gives a *proxy.Config the hints its Server ends failure
+	// messages with.
+	SetHints func(cfg any, h Hints)
+	// LimitListener wraps ln so that at most maxConns accepted
+	// connections are open at once; a connection beyond that gets a 503
+	// Gemini error (UNAVAILABLE, Retry-After: 1) and is closed, rather than
+	// waiting unseen in the backlog. Accept errors are logged at warn
+	// level on log, at most once a second, then returned (http.Server
+	// retries temporary ones).
+	LimitListener func(ln net.Listener, maxConns int, log *slog.Logger) net.Listener
+	// SniffTLS wraps ln so that each accepted connection whose first byte
+	// opens a TLS handshake is served over TLS, with the certificate leaf
+	// returns for the name the client asked for, and every other
+	// connection as it is. Certificates are given for localhost, loopback
+	// addresses and the address the client connected to; other names are
+	// refused. Accept never waits on one slow client.
+	SniffTLS func(ln net.Listener, leaf func(host string) (*tls.Certificate, error)) net.Listener
+)
+
+// ReplayPlaceholderKey is the API key given to clients in replay, for SDKs
+// that refuse to start without one; replay never sends it anywhere.
+const ReplayPlaceholderKey = "adkproxy-replay-no-key"
+
+// The defaults of proxy.Limits, and the longest a client may take to send
+// its headers.
+const (
+	DefaultReadTimeout           = 60 * time.Second
+	DefaultIdleTimeout           = 120 * time.Second
+	DefaultWriteTimeout          = 60 * time.Second
+	DefaultUpstreamHeaderTimeout = 10 * time.Minute
+	DefaultMaxConns              = 1024
+	HeaderTimeout                = 30 * time.Second
+)
+
+// CheckHostPattern accepts "host" or "*.domain" (no port, no scheme), the
+// form of proxy.ForwardProxy.Tunnel's entries.
+func CheckHostPattern(p string) error {
+	name := strings.TrimPrefix(p, "*.")
+	if name == "" || strings.ContainsAny(name, "*/:@ ") || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%q is not a host name or *.domain pattern (no scheme, port or path), e.g. oauth2.googleapis.com or *.example.com", p)
+	}
+	return nil
+}
