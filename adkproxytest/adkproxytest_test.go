@@ -17,7 +17,6 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/fake"
 	"github.com/adkproxy/adkproxy/internal/proxyopt"
-	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -274,12 +273,12 @@ func TestStartIsUnaffectedByABrokenNeighbour(t *testing.T) {
 func TestRecordFromAFakeNeedsNoKey(t *testing.T) {
 	t.Setenv("GOOGLE_API_KEY", "")
 	t.Setenv("GEMINI_API_KEY", "")
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	rec := &asTest{TB: t, name: "TestRecordFromAFakeNeedsNoKey/fake"}
 	p := adkproxytest.Start(rec, dir, adkproxytest.Record(true), upstream(t, up.URL))
-	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != "You said: What is the weather in Paris?" {
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != scriptedAnswer {
 		t.Errorf("recording from a fake with no key: %q, %v", got, err)
 	}
 	if key := p.ClientConfig().APIKey; key != proxyopt.ReplayPlaceholderKey {
@@ -293,4 +292,27 @@ func TestRecordFromAFakeNeedsNoKey(t *testing.T) {
 		t.Errorf("recording from Google's API: key %q, want none", key)
 	}
 	google.end()
+}
+
+// TestConfigureFaults: a test given faults through Configure gets them,
+// and a test that gives up after one fails at its end.
+func TestConfigureFaults(t *testing.T) {
+	dir, name := recordCase(t, "What is the weather in Paris?")
+	tb := &asTest{TB: t, name: name}
+	p := adkproxytest.Start(tb, dir, adkproxytest.Configure(func(c *proxy.Config) { c.Faults = []string{"call 1: 503"} }))
+	if _, err := ask(t, p, "What is the weather in Paris?"); err == nil || !strings.Contains(err.Error(), "Error 503") {
+		t.Errorf("the first call: %v, want the injected 503", err)
+	}
+	if errs := tb.end(); !strings.Contains(errs, `fault "call 1: 503" injected`) || !strings.Contains(errs, "1 unused") {
+		t.Errorf("a test that gave up after the fault: %q", errs)
+	}
+	tb = &asTest{TB: t, name: name}
+	p = adkproxytest.Start(tb, dir, adkproxytest.Configure(func(c *proxy.Config) { c.Faults = []string{"call 1: 503"} }))
+	ask(t, p, "What is the weather in Paris?")
+	if got, err := ask(t, p, "What is the weather in Paris?"); err != nil || got != scriptedAnswer {
+		t.Errorf("asking again: %q, %v", got, err)
+	}
+	if errs := tb.end(); errs != "" {
+		t.Errorf("a test that asked again failed: %s", errs)
+	}
 }

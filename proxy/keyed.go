@@ -142,8 +142,13 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		o.Findings = matcher.GroupDiffs(keptDiffs(diffs))
 		s.log.Debug("served by conformance key; the body differs", "cassette", t.name, "key", key.String(), "differences", len(diffs))
 	}
-	s.report.add(o)
+	// Reported once answered, so parallel branches are listed in the
+	// recorded order, not in the order they raced in.
+	if before.pending() {
+		s.log.Debug("holding a call until the one recorded before it is answered", "cassette", t.name, "key", key.String())
+	}
 	hold(r, before)
+	s.report.add(o)
 	s.serveRecorded(w, r, e.x)
 	t.mu.Lock()
 	k.order.done(e)

@@ -1,9 +1,11 @@
 package proxy_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -76,7 +78,13 @@ func TestConformanceHoldsParallelBranches(t *testing.T) {
 	if len(cas.Exchanges) != 4 {
 		t.Fatalf("%d calls, want 4", len(cas.Exchanges))
 	}
-	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true})
+	holding := make(chan string, 3)
+	log := slog.New(handlerFunc(func(r slog.Record) {
+		if strings.HasPrefix(r.Message, "holding a call") {
+			holding <- r.Message
+		}
+	}))
+	p := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ConformanceKeys: true, Logger: log})
 	answered := make(chan int, 3)
 	send := func(i int) {
 		x := cas.Exchanges[i]
@@ -95,20 +103,18 @@ func TestConformanceHoldsParallelBranches(t *testing.T) {
 		}
 		answered <- i
 	}
-	arrived := func(n int) {
+	held := func() {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for len(p.Report().Outcomes) < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("the proxy saw %d calls, want %d", len(p.Report().Outcomes), n)
-			}
-			time.Sleep(5 * time.Millisecond)
+		select {
+		case <-holding:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the proxy did not hold a branch that came before its turn")
 		}
 	}
 	go send(2)
-	arrived(1)
+	held()
 	go send(1)
-	arrived(2)
+	held()
 	go send(0)
 	var order []int
 	for range 3 {
@@ -170,3 +176,14 @@ func TestConformanceAnswersAnAgentUsedAsATool(t *testing.T) {
 		t.Errorf("%d sub-agent calls answered, want 2", subs)
 	}
 }
+
+// handlerFunc is a slog handler that hands every record to a function.
+type handlerFunc func(slog.Record)
+
+func (h handlerFunc) Enabled(context.Context, slog.Level) bool { return true }
+func (h handlerFunc) Handle(_ context.Context, r slog.Record) error {
+	h(r)
+	return nil
+}
+func (h handlerFunc) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h handlerFunc) WithGroup(string) slog.Handler      { return h }

@@ -73,6 +73,19 @@ func (o *recordedOrder) done(e *entry) {
 	}
 }
 
+// pending reports whether s is a call not answered yet.
+func (s *answerState) pending() bool {
+	if s == nil {
+		return false
+	}
+	select {
+	case <-s.answered:
+		return false
+	default:
+		return true
+	}
+}
+
 // hold waits for the earlier call's answer (up to holdLimit) and until
 // settleAfterAnswer has passed since.
 func hold(r *http.Request, earlier *answerState) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -42,5 +43,21 @@ func TestWaitUp(t *testing.T) {
 	cancel()
 	if err := down.WaitUp(ctx, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("WaitUp with a canceled context = %v", err)
+	}
+
+	// Up, but not there (a wrong prefix): at once, not after a timeout.
+	var wrong atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		wrong.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer elsewhere.Close()
+	c, _ = api.New(elsewhere.URL, "/api")
+	err := c.WaitUp(t.Context(), nil)
+	if !errors.Is(err, api.ErrNotServed) || wrong.Load() != 1 {
+		t.Errorf("WaitUp against a 404 = %v after %d asks, want ErrNotServed after 1", err, wrong.Load())
+	}
+	if err != nil && !strings.Contains(err.Error(), "wrong --prefix?") {
+		t.Errorf("no prefix hint in %q", err)
 	}
 }

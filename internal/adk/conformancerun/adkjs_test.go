@@ -108,6 +108,9 @@ func TestAgentsThatCannotLoadAreSkipped(t *testing.T) {
 			t.Errorf("%s: %s (%s), want SKIP", c.Name, c.Status, c.Reason)
 			continue
 		}
+		if strings.Contains(c.Reason, "adkjs:") {
+			t.Errorf("%s: reason %q speaks of adkjs, not of the server", c.Name, c.Reason)
+		}
 		for _, w := range want[c.Name] {
 			if !strings.Contains(c.Reason, w) {
 				t.Errorf("%s: reason %q does not mention %q", c.Name, c.Reason, w)
@@ -193,6 +196,27 @@ func TestServerThatDoesNotStart(t *testing.T) {
 		t.Fatalf("cases = %+v", res.Cases)
 	}
 	for _, want := range []string{"exited (exit status 3)", "no server here for", "/list-apps"} {
+		if !strings.Contains(res.Cases[0].Reason, want) {
+			t.Errorf("reason %q does not mention %q", res.Cases[0].Reason, want)
+		}
+	}
+}
+
+// TestWrongPrefixFailsAtOnce: ADK-JS serves the API at the root; asked under
+// /api it answers list-apps with 404, and the case FAILs at once (not after
+// the two-minute start timeout) saying so, with the hint.
+func TestWrongPrefixFailsAtOnce(t *testing.T) {
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	res, err := conformancerun.Run(t.Context(), conformancerun.Options{
+		Corpus: corpus, ServerCmd: adkjstest.ServerCmdTemplate(t), Prefix: "/api", Cases: "core/sys_*", Work: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cases) != 1 || res.Cases[0].Status != conformancerun.Fail {
+		t.Fatalf("cases = %+v", res.Cases)
+	}
+	for _, want := range []string{"answers, but not at", "/api/list-apps: HTTP 404 Not Found", "wrong --prefix?"} {
 		if !strings.Contains(res.Cases[0].Reason, want) {
 			t.Errorf("reason %q does not mention %q", res.Cases[0].Reason, want)
 		}

@@ -113,7 +113,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer stopProxy()
+	stopped := false
+	defer func() {
+		if !stopped {
+			stopProxy()
+		}
+	}()
 
 	r := &runner{o: o, px: px, proxyURL: proxyURL, agents: filepath.Join(o.Corpus, "agents"), work: work}
 	res := &Result{Corpus: o.Corpus, ServerCmd: o.ServerCmd, Profile: o.Profile.Name, IgnoredEventFields: o.IgnoreEventFields}
@@ -125,7 +130,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
+	// Closing the proxy lists the recordings no request reached.
+	seen := len(px.Report().Outcomes)
+	stopProxy()
+	stopped = true
 	for _, c := range cases {
+		r.collect(c, seen)
 		res.Cases = append(res.Cases, c.res)
 	}
 	return res, ctx.Err()
@@ -238,9 +248,16 @@ func (r *runner) runAgent(ctx context.Context, cases []*caseRun) {
 		return
 	}
 	agentsDir := filepath.Join(r.work, "agents", agent)
+	if root := filepath.Join(r.agents, agent, "root_agent.yaml"); !fileExists(root) {
+		for _, c := range pending {
+			c.skip("agent %s cannot load: no root_agent.yaml in %s", agent, filepath.Dir(root))
+		}
+		return
+	}
+	// The folder also gets ADK-JS's agent.mjs: other servers ignore it.
 	if err := adkjs.WriteAgentsDir(r.agents, agentsDir, agent); err != nil {
 		for _, c := range pending {
-			c.skip("agent %s cannot load: %v", agent, err)
+			c.fail("preparing the agents folder: %v", err)
 		}
 		return
 	}
@@ -275,6 +292,11 @@ func (r *runner) runAgent(ctx context.Context, cases []*caseRun) {
 	}
 }
 
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // runCase drives one case against the running server and judges it.
 func (r *runner) runCase(ctx context.Context, srv *server, listed bool, c *caseRun) {
 	want, err := readCaseFile(c, c.im.Case.Session, conformance.ParseSession)
@@ -294,9 +316,13 @@ func (r *runner) runCase(ctx context.Context, srv *server, listed bool, c *caseR
 	r.collect(c, seen)
 
 	if !listed && driveErr != nil {
-		// ADK-JS leaves an agent that fails to load out of list-apps and
-		// says why when it is run.
-		c.skip("agent %s cannot load: the server does not list it: %s", c.res.Agent, loadReason(driveErr))
+		// ADK servers leave an agent that fails to load out of list-apps
+		// and say why in their output (ADK Go) or when it is run (ADK-JS).
+		why := srv.loadError(c.res.Agent)
+		if why == "" {
+			why = loadReason(driveErr)
+		}
+		c.skip("agent %s cannot load: the server does not list it: %s", c.res.Agent, why)
 		return
 	}
 	if driveErr != nil {

@@ -86,6 +86,10 @@ func startServer(ctx context.Context, line string, port int, prefix, proxyURL st
 	wait, cancel := context.WithTimeout(ctx, serverStartTimeout)
 	defer cancel()
 	if err := client.WaitUp(wait, s.exited); err != nil {
+		if errors.Is(err, api.ErrNotServed) {
+			s.stop()
+			return nil, fmt.Errorf("the server %q answers, but not at %s/list-apps: %v", line, client.BaseURL+client.Prefix, err)
+		}
 		if errors.Is(err, api.ErrStopped) {
 			return nil, fmt.Errorf("the server %q exited (%v) before answering %s/list-apps; its output:\n%s", line, s.err, client.BaseURL+client.Prefix, s.out)
 		}
@@ -124,6 +128,20 @@ func (s *server) stop() {
 		signalGroup(s.cmd, true)
 		<-s.exited
 	}
+}
+
+// loadError is the line of the server's output that says why agent did
+// not load (ADK Go's launcher logs "Error loading agent at
+// …/<agent>/root_agent.yaml: …" and serves the others), or "".
+func (s *server) loadError(agent string) string {
+	lines := strings.Split(s.out.String(), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(lines[i])
+		if strings.Contains(strings.ToLower(line), "error") && strings.Contains(line, agent) {
+			return line
+		}
+	}
+	return ""
 }
 
 // freePort returns a loopback TCP port that was free a moment ago.
