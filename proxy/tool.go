@@ -1,4 +1,4 @@
-// tool.go: intercepted traffic to hosts that are not Gemini's (an agent's
+// Intercepted traffic to hosts that are not Gemini's (an agent's
 // tools). Every such exchange, from a CONNECT tunnel or in absolute form,
 // is handed to the handler toolTraffic returns. It is recorded as a tool
 // exchange, filed under the step whose function call it served
@@ -6,6 +6,7 @@
 // cassette by matcher.ToolKey, first in, first out, or verified field by
 // field against the recording at the same endpoint. Replay never opens a
 // connection to a tool host.
+
 package proxy
 
 import (

@@ -36,7 +36,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "redact", Usage: "also scrub `VALUE` from cassettes, logs and matching (repeatable)", EnvVars: envFor("redact")},
 		&cli.Int64Flag{Name: "max-body", Value: 64 << 20, Usage: "largest request or response body in `BYTES` (decoded size); a larger request gets 413, a larger answer is passed on whole but not recorded and the run fails", EnvVars: envFor("max-body")},
 		stringFlag("log-level", "info", "`LEVEL` of log lines on stderr: debug, info, warn or error"),
-		stringFlag("log-format", "text", "`FORMAT` of log lines on stderr: text (multi-line details as indented lines) or json (one record a line)"),
+		stringFlag("log-format", "", "`FORMAT` of log lines on stderr: plain (like adkproxy's other lines; the default on a terminal), text (logfmt, multi-line details as indented lines; the default elsewhere) or json (one record a line)"),
 		&cli.StringSliceFlag{Name: "ignore", Usage: "leave the request field at `PATH` (e.g. generationConfig.seed, contents[*].parts[*].thought) out of matching and diffs (repeatable)", EnvVars: envFor("ignore")},
 		stringFlag("report", "", "write every request's outcome (matched, mismatched, unmatched, unused, recorded) to `FILE` as JSON"),
 		stringFlag("control-token", "", "let peers that send `TOKEN` as a bearer token use the /_adkproxy/ control API; without it only loopback peers may"),
