@@ -40,7 +40,8 @@ func TestReplayFaultWithTheExampleCassette(t *testing.T) {
 	report := filepath.Join(t.TempDir(), "report.json")
 	r = adkproxy(t, nil, "replay", "--cassettes", dir, "--fault", "call 1: 429", "--report", report, "--", "sh", "-c", weather+" || echo agent gave up")
 	if r.code != 76 || !strings.Contains(r.stdout, "agent gave up") || !strings.Contains(r.stderr, "Error 429") ||
-		!strings.Contains(r.stderr, "the agent did not recover") || !strings.Contains(r.stderr, "4 recording(s) unused") {
+		!strings.Contains(r.stderr, "the agent did not recover") || !strings.Contains(r.stderr, "4 recording(s) unused") ||
+		strings.Contains(r.stderr, "no request reached adkproxy") {
 		t.Errorf("agent without retries: exit %d (want 76)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), `"fault": "call 1: 429"`) || !strings.Contains(string(b), `"recovered": false`) {
