@@ -126,7 +126,7 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	hs.Start()
 	recording = cfg.Mode != proxy.ModeReplay && cfg.Mode != ""
 	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: recording,
-		keyless: !recording || proxy.PlaceholderKeyServes(cfg.Upstream),
+		keyless: !recording || proxyopt.PlaceholderKeyServes(cfg.Upstream),
 		strict:  cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
 }
 

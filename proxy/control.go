@@ -13,27 +13,15 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
-// ControlPrefix starts every control path. A client's model traffic never
-// uses it: Gemini and Vertex AI paths start with a version (/v1beta/...).
-const ControlPrefix = "/_adkproxy/"
-
-// Control paths, under ControlPrefix.
-const (
-	// ControlHealth (GET) answers 200 {"status":"ok","mode":...} once the
-	// server is serving: New has loaded every cassette by then.
-	ControlHealth = ControlPrefix + "health"
-	// ControlReport (GET) is the report so far, as Server.Report returns
-	// it (report.schema.json). Unused recordings are counted by Close, so
-	// they appear only in the report written after the run.
-	ControlReport = ControlPrefix + "report"
-	// ControlCassette (PUT {"name":"suite/TestX"}) sets the cassette for
-	// requests that name none; GET returns the current one.
-	ControlCassette = ControlPrefix + "cassette"
-	// ControlFlush (POST) writes every changed cassette now.
-	ControlFlush = ControlPrefix + "flush"
-)
+// ControlPrefix starts every path of the control API: health, report,
+// cassette, faults and flush (docs/sidecar.md describes them). A client's
+// model traffic never uses it: Gemini and Vertex AI paths start with a
+// version (/v1beta/...).
+const ControlPrefix = proxyopt.ControlPrefix
 
 // maxControlBody bounds a control request's body: a cassette name.
 const maxControlBody = 64 << 10
@@ -45,7 +33,7 @@ func isControl(r *http.Request) bool {
 }
 
 // defaultCassette is the cassette for requests that name none: the
-// configured one until a PUT on ControlCassette changes it. Every request
+// configured one until a PUT on proxyopt.ControlCassette changes it. Every request
 // reads it, so it is an atomic pointer rather than a lock.
 type defaultCassette struct {
 	name atomic.Pointer[string] // nil until changed: Config.DefaultCassette
@@ -83,23 +71,23 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.URL.Path {
-	case ControlHealth:
+	case proxyopt.ControlHealth:
 		if allow(w, r, http.MethodGet) {
 			writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "mode": s.cfg.reportMode(), "cassette": s.DefaultCassette()})
 		}
-	case ControlReport:
+	case proxyopt.ControlReport:
 		if allow(w, r, http.MethodGet) {
 			writeJSON(w, http.StatusOK, s.Report())
 		}
-	case ControlCassette:
+	case proxyopt.ControlCassette:
 		if allow(w, r, http.MethodGet, http.MethodPut) {
 			s.serveCassette(w, r)
 		}
-	case ControlFaults:
+	case proxyopt.ControlFaults:
 		if allow(w, r, http.MethodGet, http.MethodPut) {
 			s.serveFaults(w, r)
 		}
-	case ControlFlush:
+	case proxyopt.ControlFlush:
 		if allow(w, r, http.MethodPost) {
 			if err := s.Flush(); err != nil {
 				writeError(w, http.StatusInternalServerError, statusInternal, "flush: "+err.Error())
@@ -109,7 +97,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s, GET|PUT %s and POST %s",
-			r.URL.Path, ControlHealth, ControlReport, ControlCassette, ControlFaults, ControlFlush))
+			r.URL.Path, proxyopt.ControlHealth, proxyopt.ControlReport, proxyopt.ControlCassette, proxyopt.ControlFaults, proxyopt.ControlFlush))
 	}
 }
 
@@ -129,17 +117,17 @@ func (s *Server) serveCassette(w http.ResponseWriter, r *http.Request) {
 			why = err.Error()
 		}
 		writeError(w, http.StatusBadRequest, statusInvalidArgument,
-			fmt.Sprintf(`PUT %s wants a JSON body {"name": "suite/TestX"}: %s`, ControlCassette, why))
+			fmt.Sprintf(`PUT %s wants a JSON body {"name": "suite/TestX"}: %s`, proxyopt.ControlCassette, why))
 		return
 	}
 	if dec.Decode(&struct{}{}) != io.EOF {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument,
-			fmt.Sprintf(`PUT %s wants one JSON object {"name": "suite/TestX"}, and the body has more after it`, ControlCassette))
+			fmt.Sprintf(`PUT %s wants one JSON object {"name": "suite/TestX"}, and the body has more after it`, proxyopt.ControlCassette))
 		return
 	}
 	previous, err := s.SetDefaultCassette(*body.Name)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("bad cassette name in PUT %s: %v", ControlCassette, err))
+		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("bad cassette name in PUT %s: %v", proxyopt.ControlCassette, err))
 		return
 	}
 	s.log.Debug("default cassette set", "cassette", *body.Name, "previous", previous)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 )
 
 // FuzzControlRequestClassifier: whatever a peer puts in a request line,
@@ -38,7 +40,7 @@ func FuzzControlRequestClassifier(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method, host, origin, contentType, remote, bearer string) {
 		s := &Server{cfg: Config{ControlToken: "the-token"}}
 		r := &http.Request{Method: method, Host: host, RemoteAddr: remote, Header: http.Header{}}
-		r.URL = &url.URL{Path: ControlFlush}
+		r.URL = &url.URL{Path: proxyopt.ControlFlush}
 		if origin != "" {
 			r.Header.Set("Origin", origin)
 		}

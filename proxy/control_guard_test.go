@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -88,15 +89,15 @@ func TestControlThroughTheForwardProxyIsJudgedByItsPeer(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 
-	if code, body := send(direct, http.MethodPut, "http://"+proxyURL.Host+proxy.ControlCassette, ""); code != http.StatusUnauthorized {
+	if code, body := send(direct, http.MethodPut, "http://"+proxyURL.Host+proxyopt.ControlCassette, ""); code != http.StatusUnauthorized {
 		t.Fatalf("the peer's own PUT got %d %s, want 401: the peer is not loopback", code, body)
 	}
 	for _, host := range []string{"127.0.0.1", "localhost", "LocalHost.", "0.0.0.0", "127.0.0.2", "[::1]", "app.localhost", peer.HostIP.String()} {
 		for _, c := range []struct{ method, path string }{
-			{http.MethodPut, proxy.ControlCassette},
-			{http.MethodGet, proxy.ControlHealth},
-			{http.MethodGet, proxy.ControlReport},
-			{http.MethodPost, proxy.ControlFlush},
+			{http.MethodPut, proxyopt.ControlCassette},
+			{http.MethodGet, proxyopt.ControlHealth},
+			{http.MethodGet, proxyopt.ControlReport},
+			{http.MethodPost, proxyopt.ControlFlush},
 		} {
 			target := "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port) + c.path
 			if code, body := send(viaProxy, c.method, target, ""); code != http.StatusUnauthorized {
@@ -105,7 +106,7 @@ func TestControlThroughTheForwardProxyIsJudgedByItsPeer(t *testing.T) {
 		}
 	}
 	// The token still works through the proxy: it is the peer that is judged.
-	if code, body := send(viaProxy, http.MethodGet, "http://127.0.0.1:"+port+proxy.ControlHealth, token); code != http.StatusOK {
+	if code, body := send(viaProxy, http.MethodGet, "http://127.0.0.1:"+port+proxyopt.ControlHealth, token); code != http.StatusOK {
 		t.Errorf("health with the token through the forward proxy: %d %s, want 200", code, body)
 	}
 
@@ -120,7 +121,7 @@ func TestControlThroughTheForwardProxyIsJudgedByItsPeer(t *testing.T) {
 		fmt.Fprintf(conn, "CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n", name, port, name, port)
 		br := bufio.NewReader(conn)
 		if resp, err := http.ReadResponse(br, nil); err == nil && resp.StatusCode == http.StatusOK {
-			fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", proxy.ControlHealth)
+			fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", proxyopt.ControlHealth)
 			if inner, err := http.ReadResponse(br, nil); err == nil && inner.StatusCode == http.StatusOK {
 				t.Errorf("a plain request inside CONNECT %s:%s reached the control API (200): the tunnel went back into the listener from loopback", name, port)
 			}
@@ -132,7 +133,7 @@ func TestControlThroughTheForwardProxyIsJudgedByItsPeer(t *testing.T) {
 		DialContext: peer.DialContext, Proxy: http.ProxyURL(proxyURL),
 		TLSClientConfig: &tls.Config{RootCAs: poolOf(local)}, DisableKeepAlives: true,
 	}}
-	if code, body := send(tlsPeer, http.MethodPut, "https://127.0.0.1:"+port+proxy.ControlCassette, ""); code != http.StatusUnauthorized {
+	if code, body := send(tlsPeer, http.MethodPut, "https://127.0.0.1:"+port+proxyopt.ControlCassette, ""); code != http.StatusUnauthorized {
 		t.Errorf("PUT inside CONNECT 127.0.0.1:%s: %d %s, want 401", port, code, body)
 	}
 
@@ -196,16 +197,16 @@ func TestControlRefusesWebPages(t *testing.T) {
 		want               int
 		says               string
 	}{
-		{"no-cors flush from a page", http.MethodPost, proxy.ControlFlush, map[string]string{"Origin": foreign, "Content-Type": "text/plain"}, http.StatusForbidden, "web page"},
-		{"JSON flush from a page", http.MethodPost, proxy.ControlFlush, map[string]string{"Origin": foreign, "Content-Type": jsonType}, http.StatusForbidden, "web page"},
-		{"opaque origin", http.MethodGet, proxy.ControlHealth, map[string]string{"Origin": "null"}, http.StatusForbidden, "web page"},
-		{"rebound name", http.MethodGet, proxy.ControlHealth, map[string]string{"Host": "attacker.example"}, http.StatusForbidden, "localhost"},
-		{"rebound name with port", http.MethodPut, proxy.ControlCassette, map[string]string{"Host": "attacker.example:" + strings.Split(host, ":")[1], "Content-Type": jsonType}, http.StatusForbidden, "localhost"},
-		{"flush without a body type", http.MethodPost, proxy.ControlFlush, nil, http.StatusUnsupportedMediaType, "application/json"},
-		{"form PUT", http.MethodPut, proxy.ControlCassette, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType, "application/json"},
-		{"flush, JSON", http.MethodPost, proxy.ControlFlush, map[string]string{"Content-Type": jsonType}, http.StatusOK, `"ok"`},
-		{"health as localhost", http.MethodGet, proxy.ControlHealth, map[string]string{"Host": "localhost:1234"}, http.StatusOK, `"ok"`},
-		{"health from the proxy's own page", http.MethodGet, proxy.ControlHealth, map[string]string{"Origin": "http://" + host}, http.StatusOK, `"ok"`},
+		{"no-cors flush from a page", http.MethodPost, proxyopt.ControlFlush, map[string]string{"Origin": foreign, "Content-Type": "text/plain"}, http.StatusForbidden, "web page"},
+		{"JSON flush from a page", http.MethodPost, proxyopt.ControlFlush, map[string]string{"Origin": foreign, "Content-Type": jsonType}, http.StatusForbidden, "web page"},
+		{"opaque origin", http.MethodGet, proxyopt.ControlHealth, map[string]string{"Origin": "null"}, http.StatusForbidden, "web page"},
+		{"rebound name", http.MethodGet, proxyopt.ControlHealth, map[string]string{"Host": "attacker.example"}, http.StatusForbidden, "localhost"},
+		{"rebound name with port", http.MethodPut, proxyopt.ControlCassette, map[string]string{"Host": "attacker.example:" + strings.Split(host, ":")[1], "Content-Type": jsonType}, http.StatusForbidden, "localhost"},
+		{"flush without a body type", http.MethodPost, proxyopt.ControlFlush, nil, http.StatusUnsupportedMediaType, "application/json"},
+		{"form PUT", http.MethodPut, proxyopt.ControlCassette, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType, "application/json"},
+		{"flush, JSON", http.MethodPost, proxyopt.ControlFlush, map[string]string{"Content-Type": jsonType}, http.StatusOK, `"ok"`},
+		{"health as localhost", http.MethodGet, proxyopt.ControlHealth, map[string]string{"Host": "localhost:1234"}, http.StatusOK, `"ok"`},
+		{"health from the proxy's own page", http.MethodGet, proxyopt.ControlHealth, map[string]string{"Origin": "http://" + host}, http.StatusOK, `"ok"`},
 		{"text/plain model call from a page", http.MethodPost, generatePath, map[string]string{"Origin": foreign, "Content-Type": "text/plain"}, http.StatusForbidden, "web page"},
 	} {
 		body := ""

@@ -54,7 +54,7 @@ func TestHealthProbesDuringStrictReplayDoNotFailTheRun(t *testing.T) {
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
 	probe := func() {
 		t.Helper()
-		code, body := control(t, http.MethodGet, rep.URL+proxy.ControlHealth, "", "")
+		code, body := control(t, http.MethodGet, rep.URL+proxyopt.ControlHealth, "", "")
 		var h struct{ Status, Mode, Cassette string }
 		if err := json.Unmarshal([]byte(body), &h); err != nil || code != http.StatusOK {
 			t.Fatalf("health: %d %s (%v)", code, body, err)
@@ -69,10 +69,10 @@ func TestHealthProbesDuringStrictReplayDoNotFailTheRun(t *testing.T) {
 	}
 	probe()
 	// Odd control requests are refused, and are not model traffic either.
-	if code, body := control(t, http.MethodPost, rep.URL+proxy.ControlHealth, "", ""); code != http.StatusMethodNotAllowed || !strings.Contains(body, "use GET") {
+	if code, body := control(t, http.MethodPost, rep.URL+proxyopt.ControlHealth, "", ""); code != http.StatusMethodNotAllowed || !strings.Contains(body, "use GET") {
 		t.Errorf("POST health: %d %s, want 405 naming GET", code, body)
 	}
-	if code, body := control(t, http.MethodGet, rep.URL+proxy.ControlPrefix+"nope", "", ""); code != http.StatusNotFound || !strings.Contains(body, proxy.ControlCassette) {
+	if code, body := control(t, http.MethodGet, rep.URL+proxy.ControlPrefix+"nope", "", ""); code != http.StatusNotFound || !strings.Contains(body, proxyopt.ControlCassette) {
 		t.Errorf("GET an unknown control path: %d %s, want 404 listing the endpoints", code, body)
 	}
 	rep.stop(t)
@@ -96,7 +96,7 @@ func TestControlReportIsTheRunReportSoFar(t *testing.T) {
 	if _, err := (weatherAgent{tempC: 23}).run(t, rep.URL); err == nil {
 		t.Fatal("a changed tool result replayed without error")
 	}
-	code, raw := control(t, http.MethodGet, rep.URL+proxy.ControlReport, "", "")
+	code, raw := control(t, http.MethodGet, rep.URL+proxyopt.ControlReport, "", "")
 	if code != http.StatusOK {
 		t.Fatalf("GET report: %d %s", code, raw)
 	}
@@ -109,7 +109,7 @@ func TestControlReportIsTheRunReportSoFar(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := schema.Validate(doc); err != nil {
-		t.Fatalf("GET %s does not match report.schema.json: %v\n%s", proxy.ControlReport, err, raw)
+		t.Fatalf("GET %s does not match report.schema.json: %v\n%s", proxyopt.ControlReport, err, raw)
 	}
 	var got matcher.Report
 	if err := json.Unmarshal([]byte(raw), &got); err != nil {
@@ -138,11 +138,11 @@ func TestControlCassetteSelectsTheCassettePerTest(t *testing.T) {
 	}
 	use := func(base, name string) {
 		t.Helper()
-		code, body := control(t, http.MethodPut, base+proxy.ControlCassette, "", `{"name": "`+name+`"}`)
+		code, body := control(t, http.MethodPut, base+proxyopt.ControlCassette, "", `{"name": "`+name+`"}`)
 		if code != http.StatusOK || !strings.Contains(body, `"name": "`+name+`"`) {
 			t.Fatalf("PUT cassette %s: %d %s", name, code, body)
 		}
-		if _, body := control(t, http.MethodGet, base+proxy.ControlCassette, "", ""); !strings.Contains(body, name) {
+		if _, body := control(t, http.MethodGet, base+proxyopt.ControlCassette, "", ""); !strings.Contains(body, name) {
 			t.Errorf("GET cassette after PUT %s: %s", name, body)
 		}
 	}
@@ -187,7 +187,7 @@ func TestControlCassetteNamesAreCheckedAsHeaderNamesAre(t *testing.T) {
 		_, nameErr := cassettes.FileName(name)
 		header := body(t, post(t, rep.URL, generatePath, http.Header{proxy.HeaderCassette: {name}}, `{}`))
 		nameJSON, _ := json.Marshal(name)
-		code, put := control(t, http.MethodPut, rep.URL+proxy.ControlCassette, "", `{"name": `+string(nameJSON)+`}`)
+		code, put := control(t, http.MethodPut, rep.URL+proxyopt.ControlCassette, "", `{"name": `+string(nameJSON)+`}`)
 		if code != http.StatusBadRequest {
 			t.Errorf("PUT cassette %q: %d %s, want 400", name, code, put)
 		}
@@ -198,7 +198,7 @@ func TestControlCassetteNamesAreCheckedAsHeaderNamesAre(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{}`, `{"name": 7}`, `{"nam": "x"}`, `{"name": "a"} {"name": "b"}`, `not json`} {
-		if code, msg := control(t, http.MethodPut, rep.URL+proxy.ControlCassette, "", bad); code != http.StatusBadRequest || !strings.Contains(msg, `{\"name\": \"suite/TestX\"}`) {
+		if code, msg := control(t, http.MethodPut, rep.URL+proxyopt.ControlCassette, "", bad); code != http.StatusBadRequest || !strings.Contains(msg, `{\"name\": \"suite/TestX\"}`) {
 			t.Errorf("PUT cassette %s: %d %s, want 400 showing the expected body", bad, code, msg)
 		}
 	}
@@ -215,7 +215,7 @@ func TestControlFlushWritesCassettesWhileServing(t *testing.T) {
 	up := httptest.NewServer(upstream)
 	defer up.Close()
 	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
-	control(t, http.MethodGet, rec.URL+proxy.ControlHealth, "", "")
+	control(t, http.MethodGet, rec.URL+proxyopt.ControlHealth, "", "")
 	if _, err := (weatherAgent{}).run(t, rec.URL); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestControlFlushWritesCassettesWhileServing(t *testing.T) {
 	if _, err := os.Stat(file); err == nil {
 		t.Fatalf("%s exists before the flush; the test proves nothing", file)
 	}
-	if code, body := control(t, http.MethodPost, rec.URL+proxy.ControlFlush, "", ""); code != http.StatusOK {
+	if code, body := control(t, http.MethodPost, rec.URL+proxyopt.ControlFlush, "", ""); code != http.StatusOK {
 		t.Fatalf("POST flush: %d %s", code, body)
 	}
 	c, err := cassettes.Load(file)
@@ -285,7 +285,7 @@ func TestControlRefusesOtherMachinesWithoutTheToken(t *testing.T) {
 		{"loopback peer, no token", loopback.URL, "", http.StatusOK, `"status": "ok"`},
 		{"loopback peer, wrong token", loopback.URL, "nope", http.StatusUnauthorized, "not the control token"},
 	} {
-		code, body := control(t, http.MethodGet, c.base+proxy.ControlHealth, c.token, "")
+		code, body := control(t, http.MethodGet, c.base+proxyopt.ControlHealth, c.token, "")
 		if code != c.want || !strings.Contains(body, c.says) {
 			t.Errorf("%s: %d %s, want %d saying %q", c.what, code, body, c.want, c.says)
 		}

@@ -1,8 +1,15 @@
-// Package proxy serves adkproxy's HTTP endpoint. In record mode it forwards
-// each request to the Gemini (or Vertex AI) API, streams the answer back as
-// it arrives and keeps the exchange for its cassette; in replay mode it
-// answers from cassettes alone, never opening an upstream connection, and
-// turns any request that was not recorded into a Gemini-style error.
-// modes.go defines the modes and when a run under one has failed
-// (Server.Failure).
+// Package proxy records and replays an agent's Gemini and Vertex AI traffic
+// as an http.Handler. Recording forwards each request upstream, streams the
+// answer back as it arrives and keeps the exchange, placed in its session,
+// invocation and step, in a cassette; replay answers from cassettes alone,
+// never opening an upstream connection (unless Passthrough asks), and turns a request that differs
+// from its recording into a Gemini-style error naming each differing field.
+// The same handler serves SSE streams, the Live API over WebSocket,
+// resumable uploads, an agent's tool traffic through its forward proxy
+// (HTTPS_PROXY, with interception) and a control API under ControlPrefix.
+// A Config says what to do: one Mode (the zero Config is a strict replay
+// of ./testdata/cassettes), and hooks by stage in the manner of go-vcr's
+// recorder (BeforeSave, BeforeReplay, Passthrough, Match). New makes a
+// Server; serve it with any http.Server, then call Close to write the
+// cassettes, and Failure, Report and Stats say how the run went.
 package proxy

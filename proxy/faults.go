@@ -16,12 +16,9 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/internal/fault"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 )
-
-// ControlFaults replaces the faults a replay injects (PUT, a JSON body
-// {"faults": ["call 1: 429"]}) or lists them (GET).
-const ControlFaults = ControlPrefix + "faults"
 
 // faultInjector holds the armed faults and what they did.
 type faultInjector struct {
@@ -229,7 +226,7 @@ func (s *Server) liveFault(w http.ResponseWriter, r *http.Request, t *tape, req 
 	return nil, true
 }
 
-// serveFaults answers GET and PUT on ControlFaults.
+// serveFaults answers GET and PUT on proxyopt.ControlFaults.
 func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		writeJSON(w, http.StatusOK, map[string]any{"faults": s.armedSpecs(), "injected": s.faults.outcomes()})
@@ -252,7 +249,7 @@ func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument,
-			fmt.Sprintf(`PUT %s wants a JSON body {"faults": ["call 1: 429"]} (an empty list removes them): %v`, ControlFaults, err))
+			fmt.Sprintf(`PUT %s wants a JSON body {"faults": ["call 1: 429"]} (an empty list removes them): %v`, proxyopt.ControlFaults, err))
 		return
 	}
 	s.log.Debug("faults set", "faults", strings.Join(*body.Faults, "; "))

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -247,7 +248,7 @@ func TestFaultsThroughTheControlAPI(t *testing.T) {
 	dir := recordFromFake(t, false)
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, AllowRepeats: true}) // two tests in one run
 	put := func(contentType, body string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPut, rep.URL+proxy.ControlFaults, strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPut, rep.URL+proxyopt.ControlFaults, strings.NewReader(body))
 		req.Header.Set("Content-Type", contentType)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -279,14 +280,14 @@ func TestFaultsThroughTheControlAPI(t *testing.T) {
 	if got, err := askWeather(context.Background(), rep.URL, false, 0, 0); err != nil {
 		t.Errorf("with no faults: %q, %v", got, err)
 	}
-	resp, err := http.Get(rep.URL + proxy.ControlFaults)
+	resp, err := http.Get(rep.URL + proxyopt.ControlFaults)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if !strings.Contains(string(b), `"faults": []`) || !strings.Contains(string(b), `"fault": "call 2: 503"`) {
-		t.Errorf("GET %s: %s", proxy.ControlFaults, b)
+		t.Errorf("GET %s: %s", proxyopt.ControlFaults, b)
 	}
 }
 

@@ -1,7 +1,8 @@
-// forward.go: the listener's second way in. Besides base-URL requests the
+// The listener's second way in. Besides base-URL requests the
 // same port serves as an HTTP forward proxy (HTTPS_PROXY): absolute-form
 // plain-HTTP requests and CONNECT, which goproxy intercepts with a leaf
 // from the local CA, except --tunnel hosts, passed through untouched.
+
 package proxy
 
 import (

@@ -1,6 +1,7 @@
-// mitm.go: running an http.Handler where goproxy wants an *http.Response,
+// Running an http.Handler where goproxy wants an *http.Response,
 // so requests inside an intercepted tunnel reach the same handlers, with
 // the same streaming, as requests on the listener.
+
 package proxy
 
 import (

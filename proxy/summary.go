@@ -43,9 +43,14 @@ func Summary(r matcher.Report, st Stats, more string) string {
 	b.WriteString(findingsLine(r.Outcomes))
 	b.WriteString(faultLines(r.Faults))
 	follows := followOns(r.Outcomes)
-	caused := make([]int, len(r.Outcomes)) // how many later mismatches each one explains
-	for _, at := range follows {
-		if at >= 0 {
+	caused := make([]int, len(r.Outcomes))    // how many later mismatches each one explains
+	left := make([][]string, len(r.Outcomes)) // the recordings never requested after it
+	for i, at := range follows {
+		switch {
+		case at < 0:
+		case r.Outcomes[i].Outcome == matcher.OutcomeUnused:
+			left[at] = append(left[at], place(r.Outcomes[i]))
+		default:
 			caused[at]++
 		}
 	}
@@ -65,9 +70,37 @@ func Summary(r matcher.Report, st Stats, more string) string {
 		if caused[i] > 0 {
 			fmt.Fprintf(&b, "    %d later request(s) differ because of this change\n", caused[i])
 		}
+		if places := left[i]; len(places) > 0 {
+			if len(places) > 3 {
+				places = append(places[:3:3], fmt.Sprintf("%d more", len(left[i])-3))
+			}
+			fmt.Fprintf(&b, "    after it the agent stopped: %d recording(s) never requested (%s)\n", len(left[i]), strings.Join(places, "; "))
+		}
 	}
 	if extra := n - summaryShown; extra > 0 {
 		fmt.Fprintf(&b, "  … %d more%s\n", extra, more)
 	}
 	return b.String()
+}
+
+// place names a recording by its session, invocation, step and agent, as
+// briefly as the outcome allows.
+func place(o matcher.Outcome) string {
+	var parts []string
+	if o.Session > 0 {
+		parts = append(parts, fmt.Sprintf("session %d", o.Session))
+	}
+	if o.Invocation > 0 {
+		parts = append(parts, fmt.Sprintf("invocation %d", o.Invocation))
+	}
+	if o.Step != nil {
+		parts = append(parts, fmt.Sprintf("step %d", *o.Step))
+	}
+	if o.Agent != "" {
+		parts = append(parts, "agent "+o.Agent)
+	}
+	if len(parts) == 0 {
+		return o.Method + " " + o.Path
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,4 +1,4 @@
-// tool.go: intercepted traffic to hosts that are not Gemini's (an agent's
+// Intercepted traffic to hosts that are not Gemini's (an agent's
 // tools). Every such exchange, from a CONNECT tunnel or in absolute form,
 // is handed to the handler toolTraffic returns. It is recorded as a tool
 // exchange, filed under the step whose function call it served
@@ -6,6 +6,7 @@
 // cassette by matcher.ToolKey, first in, first out, or verified field by
 // field against the recording at the same endpoint. Replay never opens a
 // connection to a tool host.
+
 package proxy
 
 import (
@@ -32,6 +33,10 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer leave()
+	// A tool's token request carries its secrets in the body (form or
+	// JSON fields named like credentials): learn them before anything is
+	// stored or compared.
+	s.cfg.Redactor.LearnBody(r.Header.Get("Content-Type"), body)
 	req := s.capture(r, body)
 	req.Scheme, req.Host = r.URL.Scheme, cassettes.ToolHost(r.URL.Scheme, r.URL.Host)
 	// Matching reads only the content type (a form body compares as

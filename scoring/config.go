@@ -38,6 +38,14 @@ type Config struct {
 	// without it they are NOT_EVALUATED. Set by the caller, never read
 	// from the file.
 	Judge Judge
+	// Python is the interpreter custom metrics given only by
+	// code_config.name run in (adkproxy score --python); "" is
+	// DefaultPython on PATH. Set by the caller, never read from the file.
+	Python string
+	// ModelEndpoint, when set, gives every custom metric (command or
+	// Python function) a GOOGLE_GEMINI_BASE_URL whose calls are recorded
+	// and replayed with the judge's. Set by the caller.
+	ModelEndpoint ModelEndpoint
 }
 
 // Settings are adkproxy's own settings.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -55,12 +56,16 @@ type CustomMetric struct {
 	Name string
 	// Command is the argv run for each case (adkproxy).
 	Command []string
-	// CodeConfig is code_config.name, the Python function ADK would call.
+	// CodeConfig is code_config.name, the Python function ADK calls; run
+	// by runPythonMetric when there is no Command.
 	CodeConfig  string
 	Description string
 	MetricInfo  map[string]any
 	// Timeout overrides Settings.CustomTimeout when > 0 ("timeout_s").
 	Timeout time.Duration
+	// From MetricInfo, checked when read.
+	infoDescription string
+	interval        metricInterval
 }
 
 // DefaultCustomTimeout is how long a custom metric command may run unless
@@ -126,6 +131,9 @@ func (cfg *Config) parseCustomMetrics(n node) error {
 				return err
 			}
 			cm.MetricInfo = plain(mi.v).(map[string]any)
+			if cm.infoDescription, cm.interval, err = parseMetricInfo(mi); err != nil {
+				return err
+			}
 		}
 		if t, ok := mn.field(mo, "timeout_s"); ok {
 			if cm.Timeout, err = seconds(t); err != nil {
@@ -137,18 +145,35 @@ func (cfg *Config) parseCustomMetrics(n node) error {
 	return nil
 }
 
-// runCustomMetric computes a custom metric (see CustomMetric).
+// runCustomMetric computes a custom metric (see CustomMetric): its
+// command, or without one its Python function (runPythonMetric).
 func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult) {
+	env := []string{"ADKPROXY_METRIC=" + cm.Name, "ADKPROXY_CASE=" + c.ID}
+	if cfg.ModelEndpoint != nil {
+		more, done, err := cfg.ModelEndpoint.Open(c, cm.Name)
+		if err != nil {
+			m.Reason = err.Error()
+			return
+		}
+		defer done()
+		env = append(env, more...)
+	}
 	if len(cm.Command) == 0 {
-		m.Reason = fmt.Sprintf("custom metric %s names the Python function %q (code_config), which adkproxy cannot call: add \"command\": [PROGRAM, ARGS…] to custom_metrics.%s",
-			cm.Name, cm.CodeConfig, cm.Name)
-		return
+		runPythonMetric(ctx, cfg, cm, cr, c, m, env)
+	} else {
+		runCommandMetric(ctx, cfg, cm, cr, c, m, env)
 	}
-	input, err := customInput(cm, cr, c)
-	if err != nil {
-		m.Reason = "custom metric input: " + err.Error()
-		return
+	checkMetricInfo(cm, m)
+	if cm.Description != "" {
+		if m.Details == nil {
+			m.Details = map[string]any{}
+		}
+		m.Details["description"] = cm.Description
 	}
+}
+
+// customTimeout is how long a custom metric may run.
+func customTimeout(cfg *Config, cm *CustomMetric) time.Duration {
 	timeout := cfg.Adkproxy.CustomTimeout
 	if cm.Timeout > 0 {
 		timeout = cm.Timeout
@@ -156,8 +181,16 @@ func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Cri
 	if timeout <= 0 {
 		timeout = DefaultCustomTimeout
 	}
-	out, err := runCommand(ctx, cfg.Dir, cm.Command, input, timeout,
-		"ADKPROXY_METRIC="+cm.Name, "ADKPROXY_CASE="+c.ID)
+	return timeout
+}
+
+func runCommandMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult, env []string) {
+	input, err := customInput(cm, cr, c)
+	if err != nil {
+		m.Reason = "custom metric input: " + err.Error()
+		return
+	}
+	out, err := runCommand(ctx, cfg.Dir, cm.Command, input, customTimeout(cfg, cm), env...)
 	what := fmt.Sprintf("custom metric command %s", argvString(cm.Command))
 	if err != nil {
 		m.Reason = what + ": " + err.Error()
@@ -168,12 +201,6 @@ func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Cri
 		m.Score, m.PerInvocation, m.Status, m.Details = nil, nil, 0, nil
 		return
 	}
-	if cm.Description != "" {
-		if m.Details == nil {
-			m.Details = map[string]any{}
-		}
-		m.Details["description"] = cm.Description
-	}
 }
 
 func argvString(argv []string) string {
@@ -182,10 +209,10 @@ func argvString(argv []string) string {
 }
 
 type customRequest struct {
-	EvalMetric           customEvalMetric `json:"eval_metric"`
-	ActualInvocations    []*outInvocation `json:"actual_invocations"`
-	ExpectedInvocations  []*outInvocation `json:"expected_invocations"`
-	ConversationScenario json.RawMessage  `json:"conversation_scenario"`
+	EvalMetric           customEvalMetric      `json:"eval_metric"`
+	ActualInvocations    []*evalset.Invocation `json:"actual_invocations"`
+	ExpectedInvocations  []*evalset.Invocation `json:"expected_invocations"`
+	ConversationScenario json.RawMessage       `json:"conversation_scenario"`
 }
 
 type customEvalMetric struct {
@@ -197,11 +224,11 @@ type customEvalMetric struct {
 
 // toCustomInvocations gives a custom metric the invocations as ADK writes
 // them, call ids included (the metric may want to pair calls and results).
-func toCustomInvocations(invs []Invocation) []*outInvocation {
+func toCustomInvocations(invs []Invocation) []*evalset.Invocation {
 	if invs == nil {
 		return nil
 	}
-	out := make([]*outInvocation, len(invs))
+	out := make([]*evalset.Invocation, len(invs))
 	for i := range invs {
 		out[i] = outADKInvocation(&invs[i], true)
 	}
@@ -216,7 +243,7 @@ func customInput(cm *CustomMetric, cr *Criterion, c *Case) ([]byte, error) {
 		ConversationScenario: c.Scenario,
 	}
 	if req.ActualInvocations == nil {
-		req.ActualInvocations = []*outInvocation{}
+		req.ActualInvocations = []*evalset.Invocation{}
 	}
 	if cm.CodeConfig != "" {
 		req.EvalMetric.CustomFunctionPath = &cm.CodeConfig

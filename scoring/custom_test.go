@@ -148,7 +148,7 @@ func TestCustomMetricFailuresAreNotEvaluated(t *testing.T) {
 		"bad_json":    `custom metric command ["sh","custom_metric.sh","bad_json"] printed no valid result: stdout:1:2: invalid JSON: invalid character 'h' in literal true (expecting 'r')`,
 		"fails":       `custom metric command ["sh","custom_metric.sh","fail"]: failed: exit status 3; stderr: something broke`,
 		"missing":     `custom metric command ["./no-such-metric-program"]: could not run: `,
-		"python_only": `custom metric python_only names the Python function "metrics.python_only" (code_config), which adkproxy cannot call: add "command": [PROGRAM, ARGS…] to custom_metrics.python_only`,
+		"python_only": `custom metric python_only (code_config.name metrics.python_only, in python3) raised ModuleNotFoundError: No module named 'metrics'`,
 	} {
 		m := ms[name]
 		if m.Score != nil || m.Status != NotEvaluated || !strings.HasPrefix(m.Reason, want) || m.PerInvocation != nil {

@@ -14,7 +14,8 @@
 // trajectory_precision, trajectory_recall, trajectory_f1 and single_tool_use
 // with per-tool argument matchers; deterministic run metrics from the recorded
 // model calls (tokens, cost, latency, cache and thinking ratios, tool use);
-// custom metrics run as commands in any language; ADK's LLM-judged metrics
+// custom metrics run as commands in any language or as ADK's Python
+// functions (code_config.name); ADK's LLM-judged metrics
 // when Config.Judge is set (package judge). Where ADK releases differ,
 // the newest behaviour is followed and the doc comment says so.
 package scoring

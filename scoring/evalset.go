@@ -35,15 +35,16 @@ type ExpectedCase struct {
 	File      string
 	// Scenario is the case's conversation_scenario (JSON) when it has one
 	// instead of a conversation; Invocations are then nil. It was checked
-	// by scenarios.ParseScenario when the eval set was read.
+	// as ADK's ConversationScenario when the eval set was read.
 	Scenario json.RawMessage
 	// Rubrics are the case's own rubrics (EvalCase.rubrics, as JSON),
 	// which the rubric-based judged metrics apply to every invocation.
 	Rubrics json.RawMessage
 	// SessionInput is the case's session_input (the user and the initial
-	// state of the session it runs in), nil when it has none: ADK then
-	// uses its defaults, adkproxy simulate its --session-input.
-	SessionInput *scenarios.SessionInput
+	// state of the session it runs in) as JSON, nil when it has none: ADK
+	// then uses its defaults, adkproxy simulate its --session-input. It was
+	// checked when the eval set was read, as Scenario was.
+	SessionInput json.RawMessage
 }
 
 // LoadExpected reads expectations from path:
@@ -252,11 +253,10 @@ func parseEvalCase(n node) (ExpectedCase, error) {
 	}
 	if sn, ok := n.pyField(o, "session_input"); ok && sn.v != nil {
 		raw, _ := json.Marshal(plain(sn.v))
-		si, err := scenarios.ParseSessionInputField(sn.file, sn.path, raw)
-		if err != nil {
+		if _, err := scenarios.ParseSessionInputField(sn.file, sn.path, raw); err != nil {
 			return ec, err
 		}
-		ec.SessionInput = &si
+		ec.SessionInput = raw
 	}
 	conv, hasConv := n.pyField(o, "conversation")
 	scen, hasScen := n.pyField(o, "conversation_scenario")

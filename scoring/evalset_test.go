@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -247,7 +248,17 @@ func TestParseEvalSetSessionInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1, c2, c3 := exp.Cases[0].SessionInput, exp.Cases[1].SessionInput, exp.Cases[2].SessionInput
+	input := func(raw json.RawMessage) *scenarios.SessionInput {
+		if raw == nil {
+			return nil
+		}
+		si, err := scenarios.ParseSessionInput("kept", raw)
+		if err != nil {
+			t.Fatalf("the session_input kept does not read back: %v: %s", err, raw)
+		}
+		return &si
+	}
+	c1, c2, c3 := input(exp.Cases[0].SessionInput), input(exp.Cases[1].SessionInput), input(exp.Cases[2].SessionInput)
 	if c1 == nil || c1.UserID != "alice" || c1.AppName != "app" || fmt.Sprint(c1.State["budget"]) != "100" {
 		t.Errorf("c1 session input = %+v", c1)
 	}

@@ -5,6 +5,8 @@ package scoring
 
 import (
 	"io"
+
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 )
 
 // WriteEvalSet writes recorded sessions as an ADK eval set (an
@@ -15,34 +17,19 @@ import (
 // so that Pair finds each session by name), whose conversation holds each invocation
 // with its user content, final response and intermediate data (tool_uses,
 // tool_responses, intermediate_responses as [author, parts] pairs), and no
-// session_input. Keys are snake_case as ADK writes them; function call ids
+// session_input. Keys are snake_case and unset fields left out, as ADK's
+// local eval-set files are written; function call ids
 // are left out, since they differ every run and ADK never compares them.
 // Timestamps are 0 so that exporting the same cassettes twice gives the
 // same file.
 func WriteEvalSet(w io.Writer, evalSetID string, sessions []Session) error {
-	doc := outEvalSet{EvalSetID: evalSetID, Name: evalSetID, EvalCases: []outEvalCase{}}
+	doc := evalset.EvalSet{EvalSetID: evalSetID, Name: evalSetID, EvalCases: []evalset.EvalCase{}}
 	for i, id := range sessionIDs(sessions) {
-		c := outEvalCase{EvalID: id, Conversation: []*outInvocation{}}
+		c := evalset.EvalCase{EvalID: id, Conversation: []evalset.Invocation{}}
 		for j := range sessions[i].Invocations {
-			c.Conversation = append(c.Conversation, outADKInvocation(&sessions[i].Invocations[j], false))
+			c.Conversation = append(c.Conversation, *outADKInvocation(&sessions[i].Invocations[j], false))
 		}
 		doc.EvalCases = append(doc.EvalCases, c)
 	}
 	return writeIndentedJSON(w, doc)
-}
-
-// The EvalSet document (adk:eval_set.py, adk:eval_case.py).
-type outEvalSet struct {
-	EvalSetID         string        `json:"eval_set_id"`
-	Name              string        `json:"name"`
-	Description       *string       `json:"description"`
-	EvalCases         []outEvalCase `json:"eval_cases"`
-	CreationTimestamp float64       `json:"creation_timestamp"`
-}
-
-type outEvalCase struct {
-	EvalID            string           `json:"eval_id"`
-	Conversation      []*outInvocation `json:"conversation"`
-	SessionInput      *struct{}        `json:"session_input"`
-	CreationTimestamp float64          `json:"creation_timestamp"`
 }

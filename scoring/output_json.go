@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 )
 
 // JSONOptions fixes what WriteJSON otherwise takes from the clock, for
@@ -131,56 +132,33 @@ type outEvalMetricResult struct {
 }
 
 type outPerInvocation struct {
-	ActualInvocation   *outInvocation        `json:"actual_invocation"`
-	ExpectedInvocation *outInvocation        `json:"expected_invocation"`
+	ActualInvocation   *evalset.Invocation   `json:"actual_invocation"`
+	ExpectedInvocation *evalset.Invocation   `json:"expected_invocation"`
 	EvalMetricResults  []outEvalMetricResult `json:"eval_metric_results"`
 }
 
-// outInvocation is ADK's Invocation (adk:eval_case.py) with intermediate
+// outADKInvocation is inv as ADK writes an Invocation, with intermediate
 // data in the form ADK's docs show (tool_uses, tool_responses,
 // intermediate_responses as [author, parts] pairs): what the JSON result,
-// an exported eval set and a custom metric's input all carry.
-type outInvocation struct {
-	InvocationID      string          `json:"invocation_id"`
-	UserContent       outContent      `json:"user_content"`
-	FinalResponse     *outContent     `json:"final_response"`
-	IntermediateData  outIntermediate `json:"intermediate_data"`
-	CreationTimestamp float64         `json:"creation_timestamp"`
-}
-
-type outContent struct {
-	Parts []outPart `json:"parts"`
-	Role  string    `json:"role"`
-}
-
-type outPart struct {
-	Text string `json:"text"`
-}
-
-type outIntermediate struct {
-	ToolUses              []cassettes.ToolCall   `json:"tool_uses"`
-	ToolResponses         []cassettes.ToolResult `json:"tool_responses"`
-	IntermediateResponses [][2]any               `json:"intermediate_responses"`
-}
-
-// outADKInvocation is inv as ADK writes an Invocation. Without keepIDs the
-// function call and response ids are left out (they differ every run and
-// ADK never compares them).
-func outADKInvocation(inv *Invocation, keepIDs bool) *outInvocation {
+// an exported eval set and a custom metric's input all carry. Without
+// keepIDs the function call and response ids are left out (they differ
+// every run and ADK never compares them).
+func outADKInvocation(inv *Invocation, keepIDs bool) *evalset.Invocation {
 	if inv == nil {
 		return nil
 	}
-	out := &outInvocation{
+	out := &evalset.Invocation{
 		InvocationID: inv.ID,
-		UserContent:  outContent{Parts: []outPart{{Text: inv.UserText}}, Role: "user"},
-		IntermediateData: outIntermediate{
+		UserContent:  evalset.TextContent("user", inv.UserText),
+		IntermediateData: evalset.IntermediateData{
 			ToolUses:              make([]cassettes.ToolCall, 0, len(inv.ToolCalls)),
 			ToolResponses:         make([]cassettes.ToolResult, 0, len(inv.ToolResults)),
-			IntermediateResponses: make([][2]any, 0, len(inv.IntermediateResponses)),
+			IntermediateResponses: make([]evalset.AuthoredParts, 0, len(inv.IntermediateResponses)),
 		},
 	}
 	if inv.FinalResponse != "" {
-		out.FinalResponse = &outContent{Parts: []outPart{{Text: inv.FinalResponse}}, Role: "model"}
+		f := evalset.TextContent("model", inv.FinalResponse)
+		out.FinalResponse = &f
 	}
 	for _, c := range inv.ToolCalls {
 		if !keepIDs {
@@ -196,7 +174,7 @@ func outADKInvocation(inv *Invocation, keepIDs bool) *outInvocation {
 	}
 	for _, t := range inv.IntermediateResponses {
 		out.IntermediateData.IntermediateResponses = append(out.IntermediateData.IntermediateResponses,
-			[2]any{t.Author, []outPart{{Text: t.Text}}})
+			evalset.AuthoredParts{Author: t.Author, Parts: []evalset.Part{{Text: t.Text}}})
 	}
 	return out
 }

@@ -47,7 +47,9 @@ type outEventContent struct {
 func outSessionDetails(app string, c CaseResult) (*outSession, string) {
 	in := scenarios.DefaultSessionInput()
 	if c.Case != nil && c.Case.SessionInput != nil {
-		si := c.Case.SessionInput
+		// Checked when read: an error cannot happen here, and would leave
+		// the defaults.
+		si, _ := scenarios.ParseSessionInput("session_input", c.Case.SessionInput)
 		if si.UserID != "" {
 			in.UserID = si.UserID
 		}

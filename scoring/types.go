@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 )
 
 // Invocation is one user turn and what the agent did about it, in the shape
@@ -113,8 +112,8 @@ type Case struct {
 	// expectations).
 	EvalSetID string
 	// Scenario is the eval case's conversation_scenario (JSON) when it has
-	// one instead of a conversation; custom metrics receive it, the judge
-	// reads it with scenarios.ParseScenario.
+	// one instead of a conversation; custom metrics and the judged
+	// metrics receive it.
 	Scenario json.RawMessage
 	// Rubrics are the eval case's own rubrics (JSON), applied to every
 	// invocation by the rubric-based judged metrics, as ADK copies
@@ -126,10 +125,10 @@ type Case struct {
 	// and RunSessions the session of each run.
 	Run, Runs   int
 	RunSessions []*Session
-	// SessionInput is the eval case's session_input (nil without one):
-	// the user and state of the session, for the result's session_details
-	// and user_id.
-	SessionInput *scenarios.SessionInput
+	// SessionInput is the eval case's session_input as JSON (nil without
+	// one, checked when the eval set was read): the user and state of the
+	// session, for the result's session_details and user_id.
+	SessionInput json.RawMessage
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/urfave/cli/v2"
 )
 
@@ -46,7 +46,7 @@ func runHealth(c *cli.Context) error {
 	if !strings.Contains(base, "://") {
 		base = "http://" + base // HOST:PORT, as --listen takes it
 	}
-	req, err := http.NewRequestWithContext(c.Context, http.MethodGet, strings.TrimSuffix(base, "/")+proxy.ControlHealth, nil)
+	req, err := http.NewRequestWithContext(c.Context, http.MethodGet, strings.TrimSuffix(base, "/")+proxyopt.ControlHealth, nil)
 	if err != nil {
 		return usageErrorf("--url %q: %v", base, err)
 	}

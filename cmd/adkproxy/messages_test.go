@@ -93,10 +93,11 @@ func TestSummaryFoldsFollowOnMismatches(t *testing.T) {
 
 // A mismatch's detail prints as lines in the text log, and stays one
 // escaped value a line with --log-format json (or ADKPROXY_LOG_FORMAT).
+// (Asked for no format, a wrapped command's run leaves it to the summary.)
 func TestLogDetailLinesAndJSON(t *testing.T) {
 	dir := recordQuestions(t, "first question")
 	changed := []string{"QUESTION=first question", `EXTRA=,"generationConfig":{"temperature":0.5}`}
-	text := adkproxy(t, changed, append([]string{"replay", "--mode", "lenient", "--cassettes", dir}, self("ask")...)...)
+	text := adkproxy(t, changed, append([]string{"replay", "--mode", "lenient", "--log-format", "text", "--cassettes", dir}, self("ask")...)...)
 	if !strings.Contains(text.stderr, "\n  detail: cassette \"default\", session 1") ||
 		!strings.Contains(text.stderr, "\n      generationConfig: added {\"temperature\":0.5}\n") || strings.Contains(text.stderr, `detail="`) {
 		t.Errorf("text log:\n%s", text.stderr)
@@ -127,7 +128,7 @@ func TestLogDetailLinesAndJSON(t *testing.T) {
 			t.Errorf("%v: %d JSON records with the detail:\n%s", run, records, r.stderr)
 		}
 	}
-	if bad := adkproxy(t, nil, "replay", "--log-format", "xml", "--cassettes", dir); bad.code != exitUsage || !strings.Contains(bad.stderr, "--log-format must be text or json") {
+	if bad := adkproxy(t, nil, "replay", "--log-format", "xml", "--cassettes", dir); bad.code != exitUsage || !strings.Contains(bad.stderr, "--log-format must be plain, text or json") {
 		t.Errorf("bad --log-format: exit %d, %s", bad.code, bad.stderr)
 	}
 }

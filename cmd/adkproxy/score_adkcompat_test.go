@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -227,5 +229,133 @@ func TestScoreWritesEvalHistoryWithSessionDetails(t *testing.T) {
 	want := "user:user:text agent:model:function_call agent:user:function_response agent:model:text"
 	if got := strings.Join(shape, " "); got != want+" "+want {
 		t.Errorf("events %s\nwant %s %s", got, want, want)
+	}
+}
+
+// debianPython is the system's python3 without pydantic or google.adk, for
+// the plain-objects path.
+func debianPython(t *testing.T) string {
+	t.Helper()
+	const p = "/usr/bin/python3"
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is needed: %v", p, err)
+		}
+		t.Skipf("%s: %v", p, err)
+	}
+	return p
+}
+
+// A metric module written for adk eval (it imports google.adk, is async,
+// returns EvaluationResult with PerInvocationResult) runs unchanged by its
+// code_config.name in a Python without ADK; a sync one returning any object
+// with the three attributes works too; an exception is NOT_EVALUATED with
+// the traceback's last line; metric_info is shown, and a score outside its
+// interval is refused.
+func TestScoreRunsADKCustomMetricFunctions(t *testing.T) {
+	python := debianPython(t)
+	dir := t.TempDir()
+	writeTestFile(t, dir, "metrics/__init__.py", "")
+	writeTestFile(t, dir, "metrics/weather.py", `from typing import Optional
+from google.adk.evaluation.eval_case import ConversationScenario, Invocation
+from google.adk.evaluation.eval_metrics import EvalMetric
+from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult
+
+
+async def city_in_answer(eval_metric: EvalMetric, actual_invocations: list[Invocation],
+                         expected_invocations: Optional[list[Invocation]],
+                         conversation_scenario: Optional[ConversationScenario] = None) -> EvaluationResult:
+    per = []
+    for inv in actual_invocations:
+        text = "\n".join(p.text for p in inv.final_response.parts if p.text)
+        city = inv.intermediate_data.tool_uses[0].args["city"]
+        score = 1.0 if city in text and expected_invocations[0].user_content.parts[0].text else 0.0
+        status = EvalStatus.PASSED if score >= eval_metric.threshold else EvalStatus.FAILED
+        per.append(PerInvocationResult(actual_invocation=inv, score=score, eval_status=status))
+    print("the metric's own output goes to stderr")
+    overall = sum(p.score for p in per) / len(per)
+    return EvaluationResult(overall_score=overall, per_invocation_results=per,
+                            overall_eval_status=EvalStatus.PASSED if overall >= eval_metric.threshold else EvalStatus.FAILED)
+
+
+class Verdict:
+    def __init__(self, score):
+        self.overall_score = score
+        self.overall_eval_status = None
+        self.per_invocation_results = []
+
+
+def answers(eval_metric, actual_invocations, expected_invocations, conversation_scenario=None):
+    return Verdict(float(len(actual_invocations)) / 4)
+
+
+def too_big(eval_metric, actual_invocations, expected_invocations, conversation_scenario=None):
+    return Verdict(7.0)
+
+
+def broken(eval_metric, actual_invocations, expected_invocations, conversation_scenario=None):
+    return {"a": 1}["missing_key"]
+`)
+	cfg := writeTestFile(t, dir, "test_config.json", `{
+  "criteria": {"tool_trajectory_avg_score": 1.0, "city_in_answer": 1.0, "answers": 0.5, "too_big": 0.5, "broken": 0.5},
+  "custom_metrics": {
+    "city_in_answer": {"code_config": {"name": "metrics.weather.city_in_answer"},
+                       "metric_info": {"metric_name": "city_in_answer", "description": "The answer names the city looked up.",
+                                       "metric_value_info": {"interval": {"min_value": 0.0, "max_value": 1.0}}}},
+    "answers": {"code_config": {"name": "metrics.weather.answers"}},
+    "too_big": {"code_config": {"name": "metrics.weather.too_big"}, "metric_info": {"metric_value_info": {"interval": {"min_value": 0, "max_value": 5, "open_at_max": true}}}},
+    "broken": {"code_config": {"name": "metrics.weather.broken"}}
+  }}`)
+	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", cfg, "--python", python, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	var doc struct {
+		Cases []struct {
+			Overall []struct {
+				Metric  string         `json:"metric_name"`
+				Score   *float64       `json:"score"`
+				Status  int            `json:"eval_status"`
+				Details map[string]any `json:"details"`
+			} `json:"overall_eval_metric_results"`
+		} `json:"eval_case_results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Cases) != 1 {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	got := map[string]string{}
+	for _, m := range doc.Cases[0].Overall {
+		s := "null"
+		if m.Score != nil {
+			s = strconv.FormatFloat(*m.Score, 'g', -1, 64)
+		}
+		got[m.Metric] = fmt.Sprintf("%s %d %v %v", s, m.Status, m.Details["python_objects"], m.Details["reason"])
+	}
+	for metric, want := range map[string]string{
+		"city_in_answer": "1 1 plain <nil>",
+		"answers":        "0.5 1 plain <nil>",
+		"too_big":        "null 3 plain score 7 is outside metric_info's interval [0, 5)",
+		"broken":         "null 3 <nil> custom metric broken (code_config.name metrics.weather.broken, in " + python + ") raised KeyError: 'missing_key'",
+	} {
+		if got[metric] != want {
+			t.Errorf("%s: %s\nwant %s", metric, got[metric], want)
+		}
+	}
+	// The table shows metric_info.
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", cfg, "--python", python)
+	if !strings.Contains(r.stdout, "metric_info: The answer names the city looked up. (values in [0, 1])") {
+		t.Errorf("table:\n%s", r.stdout)
+	}
+	// A malformed metric_info stops the run before anything is scored.
+	bad := writeTestFile(t, dir, "bad.json", `{"criteria": {"answers": 0.5}, "custom_metrics": {"answers": {"code_config": {"name": "metrics.weather.answers"},
+	  "metric_info": {"metric_value_info": {"interval": {"min_value": 2, "max_value": 1}}}}}}`)
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", bad, "--python", python)
+	if r.code != exitDataErr || !strings.Contains(r.stderr, "custom_metrics.answers.metric_info.metric_value_info.interval: min_value 2 is above max_value 1") {
+		t.Errorf("bad metric_info: exit %d\n%s", r.code, r.stderr)
+	}
+	// No such Python: the reason says what to do.
+	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", cfg, "--python", "/nonexistent/python3", "--require-all")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "/nonexistent/python3 was not found: install Python or give its path with --python") {
+		t.Errorf("missing python: exit %d\n%s", r.code, r.stdout)
 	}
 }

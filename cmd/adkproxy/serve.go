@@ -145,9 +145,12 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, err
 	}
-	logger, err := clilog.New(c.App.ErrWriter, c.String("log-format"), c.String("log-level"))
+	logger, err := clilog.New(c.App.ErrWriter, logFormat(c), c.String("log-level"))
 	if err != nil {
 		return proxy.Config{}, withCode(exitUsage, err)
+	}
+	if c.Args().Present() && !c.IsSet("log-format") { // the summary says these once, at the end (quiet.go)
+		logger = clilog.Without(logger, inTheSummary)
 	}
 	if _, err := cassettes.FileName(c.String("cassette")); err != nil {
 		return proxy.Config{}, usageErrorf("--cassette: %v", err)
@@ -166,12 +169,18 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, usageErrorf("--ignore: %v", err)
 	}
+	redactor := redactorFor(redact)
+	for _, name := range c.StringSlice("keep-header") {
+		if err := redactor.KeepHeader(name); err != nil {
+			return proxy.Config{}, usageErrorf("--keep-header %q: %v", name, err)
+		}
+	}
 	cfg := proxy.Config{
 		Mode:            mode,
 		Matcher:         m,
 		Dir:             dir,
 		DefaultCassette: c.String("cassette"),
-		Redactor:        redactorFor(redact),
+		Redactor:        redactor,
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
 		ControlToken:    c.String("control-token"),
@@ -260,7 +269,7 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 // placeholder key: in replay, which sends no key anywhere, and in record
 // from an upstream that is not Google's (a fake, a staging server).
 func placeholderKey(cfg proxy.Config) bool {
-	return cfg.Mode == proxy.ModeReplay || proxy.PlaceholderKeyServes(cfg.Upstream)
+	return cfg.Mode == proxy.ModeReplay || proxyopt.PlaceholderKeyServes(cfg.Upstream)
 }
 
 func childEnv(placeholder bool, base string) []string {

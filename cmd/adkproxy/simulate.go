@@ -291,7 +291,9 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		for i, ec := range exp.Cases {
 			sc := &simulate.Case{ID: ec.ID, Input: input}
 			if ec.SessionInput != nil { // ADK: a case's own session_input wins
-				sc.Input = *ec.SessionInput
+				if sc.Input, err = scenarios.ParseSessionInputField(path, fmt.Sprintf("eval_cases[%d].session_input", i), ec.SessionInput); err != nil {
+					return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
+				}
 			}
 			if ec.Scenario != nil {
 				s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), ec.Scenario)

@@ -78,7 +78,7 @@ func TestSummaryColours(t *testing.T) {
 	step := 0
 	r := matcher.Report{Mode: "replay", Counts: map[string]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
 		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
-		{Outcome: matcher.OutcomeUnused, Method: "POST", Path: "/p", Message: "never requested"},
+		{Outcome: matcher.OutcomeUnused, Cassette: "other", Method: "POST", Path: "/p", Message: "never requested"},
 	}}
 	text := proxy.Summary(r, proxy.Stats{}, "")
 	if got := (palette{}).summary(text, true); got != text {

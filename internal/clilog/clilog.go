@@ -14,7 +14,8 @@ import (
 )
 
 // New returns a logger writing records of level and above to w in format
-// "text" or "json". Errors name the value that is wrong and what is wanted.
+// "text" (logfmt), "plain" (as adkproxy's other lines, for a terminal) or
+// "json". Errors name the value that is wrong and what is wanted.
 func New(w io.Writer, format, level string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
@@ -26,8 +27,10 @@ func New(w io.Writer, format, level string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	case "text":
 		return slog.New(&linesHandler{inner: slog.NewTextHandler(w, opts), out: &output{w: w}}), nil
+	case "plain":
+		return slog.New(&plainHandler{level: l, out: &output{w: w}}), nil
 	}
-	return nil, fmt.Errorf("--log-format must be text or json, not %q", format)
+	return nil, fmt.Errorf("--log-format must be plain, text or json, not %q", format)
 }
 
 // output is the writer every handler derived from one logger shares, with

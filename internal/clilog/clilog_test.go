@@ -82,3 +82,27 @@ func TestBadFormatAndLevel(t *testing.T) {
 	}
 	_ = slog.LevelInfo
 }
+
+// The plain format reads like adkproxy's other lines: no time or level
+// field, a warning said in words, multi-line values under the record.
+func TestPlainReadsLikeTheOtherLines(t *testing.T) {
+	var out bytes.Buffer
+	log, err := New(&out, "plain", "info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.With("cassette", "default").Warn("request differs", "detail", detail, "path", "/v1beta/x y")
+	log.Info("cassette written", "file", "c/default.yaml")
+	log.Debug("not shown")
+	want := "adkproxy: warning: request differs cassette=default path=\"/v1beta/x y\"\n" +
+		"  detail: cassette \"default\": request differs:\n      contents[2]: added {\"text\":\"x\"}\n    Re-record if intended.\n" +
+		"adkproxy: cassette written file=c/default.yaml\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	out.Reset()
+	Without(log, func(r slog.Record) bool { return r.Message == "dropped" }).Warn("dropped")
+	if out.Len() != 0 {
+		t.Errorf("Without kept %q", out.String())
+	}
+}

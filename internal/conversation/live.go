@@ -20,9 +20,13 @@ const LiveAgent = "live"
 
 // LiveSteps derives the steps of a recorded Live connection, placed in
 // session. A clientContent turn with turnComplete (or realtimeInput text)
-// starts an invocation whose user text is the turn's; the model's frames up
-// to a toolCall or turnComplete are one step, and each toolResponse starts
-// the next step. Every step is an exchange in generateContent's shape:
+// starts an invocation whose user text is the turn's; so does a spoken
+// turn (realtimeInput audio, video or media), from its first frame after
+// the previous answer, once the server answers it: its user text is the
+// server's inputTranscription. The model's frames up to a toolCall or
+// turnComplete are one step, and each toolResponse starts the next step;
+// a step's outputTranscription is its text, so a spoken answer has a final
+// response. Every step is an exchange in generateContent's shape:
 // the request holds the history so far with the setup's system instruction
 // and tools, the response the model's parts and usage. Client frames may
 // spell keys in snake_case (Python) or camelCase (JS, Go). Frames that are
@@ -85,6 +89,15 @@ type liveBuilder struct {
 
 	invocation int
 	user       string
+	// spoken: realtimeInput media arrived since the last answer, at
+	// spokenAt; the invocation starts when the server answers it.
+	spoken   bool
+	spokenAt time.Duration
+	// heard is the user content of a spoken invocation, whose text the
+	// input transcription fills in; transcript is the step's output
+	// transcription.
+	heard      map[string]any
+	transcript string
 	step       int
 	open       bool // a step is being answered
 	start, end time.Duration
@@ -112,6 +125,8 @@ func (b *liveBuilder) client(msg map[string]any, at time.Duration) {
 		if text, _ := ri["text"].(string); text != "" {
 			b.history = append(b.history, map[string]any{"role": "user", "parts": []any{map[string]any{"text": text}}})
 			b.newInvocation(text, at)
+		} else if !b.spoken && (!b.open || b.done) && hasMedia(ri) {
+			b.spoken, b.spokenAt = true, at
 		}
 		return
 	}
@@ -135,20 +150,54 @@ func (b *liveBuilder) newInvocation(user string, at time.Duration) {
 	b.finish()
 	b.invocation++
 	b.user, b.step = user, 0
+	b.heard, b.spoken = nil, false
 	b.begin(at)
+}
+
+// hasMedia: a realtimeInput frame carries audio, video or media chunks.
+func hasMedia(ri map[string]any) bool {
+	for _, k := range []string{"audio", "video", "media", "mediaChunks"} {
+		if ri[k] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// hear starts the spoken invocation the server is answering, its user
+// content in the history to be filled in by the transcription.
+func (b *liveBuilder) hear() {
+	at := b.spokenAt
+	b.newInvocation("", at)
+	b.heard = map[string]any{"role": "user", "parts": []any{map[string]any{"text": ""}}}
+	b.history = append(b.history, b.heard)
 }
 
 func (b *liveBuilder) begin(at time.Duration) {
 	b.open, b.done = true, false
 	b.start, b.end = at, at
-	b.parts, b.usage = nil, nil
+	b.parts, b.usage, b.transcript = nil, nil, ""
 }
 
 func (b *liveBuilder) server(msg map[string]any, at time.Duration) {
+	sc, _ := msg["serverContent"].(map[string]any)
+	if b.spoken && (sc != nil || msg["toolCall"] != nil) {
+		b.hear()
+	}
 	if !b.open {
 		return // setupComplete, or frames outside any turn
 	}
-	if sc, ok := msg["serverContent"].(map[string]any); ok {
+	if sc != nil {
+		if t, ok := sc["inputTranscription"].(map[string]any); ok && b.heard != nil {
+			text, _ := t["text"].(string)
+			b.user += text
+			b.heard["parts"] = []any{map[string]any{"text": strings.TrimSpace(b.user)}}
+		}
+		if t, ok := sc["outputTranscription"].(map[string]any); ok {
+			text, _ := t["text"].(string)
+			b.transcript += text
+			b.end = at
+		}
 		if turn, ok := sc["modelTurn"].(map[string]any); ok {
 			parts, _ := turn["parts"].([]any)
 			b.addParts(parts)
@@ -211,7 +260,11 @@ func (b *liveBuilder) finish() {
 		}
 		model, _ = b.setup["model"].(string)
 	}
-	content := map[string]any{"role": "model", "parts": append([]any{}, b.parts...)}
+	parts := append([]any{}, b.parts...)
+	if t := strings.TrimSpace(b.transcript); t != "" {
+		parts = append(parts, map[string]any{"text": t})
+	}
+	content := map[string]any{"role": "model", "parts": parts}
 	b.history = append(b.history, content)
 	candidate := map[string]any{"content": content, "index": 0}
 	if b.done {
@@ -230,11 +283,15 @@ func (b *liveBuilder) finish() {
 	if agent == "" {
 		agent = LiveAgent
 	}
+	user := b.user
+	if b.heard != nil {
+		user = strings.TrimSpace(user)
+	}
 	b.steps = append(b.steps, &cassettes.Exchange{
 		Request: cassettes.Request{Method: "POST", Path: livePathFor(b.path, model), Body: reqBody},
 		Response: cassettes.Response{Status: 200, Body: respBody, End: cassettes.EndComplete,
 			Latency: b.end - b.start},
-		Place: &cassettes.Place{Session: b.session, Invocation: b.invocation, User: b.user, Step: b.step, Agent: agent},
+		Place: &cassettes.Place{Session: b.session, Invocation: b.invocation, User: user, Step: b.step, Agent: agent},
 	})
 }
 

@@ -3,7 +3,8 @@
 // hints that end failure messages in the program's words, the listener
 // wrappers the CLI serves through (connection limit, TLS on the same
 // port), the tunnel host pattern check, the placeholder key replay hands
-// out, and the defaults of proxy.Limits the CLI shows as flag defaults.
+// out and when a recording client may use it too, the control API's paths,
+// and the defaults of proxy.Limits the CLI shows as flag defaults.
 // Package proxy fills in the function variables when it is initialised,
 // so they are set wherever proxy is imported.
 package proxyopt
@@ -54,6 +55,26 @@ var (
 	// addresses and the address the client connected to; other names are
 	// refused. Accept never waits on one slow client.
 	SniffTLS func(ln net.Listener, leaf func(host string) (*tls.Certificate, error)) net.Listener
+)
+
+// The control API's paths (proxy.ControlPrefix is the same prefix).
+const (
+	ControlPrefix = "/_adkproxy/"
+	// ControlHealth (GET) answers 200 {"status":"ok","mode":...} once the
+	// server is serving: New has loaded every cassette by then.
+	ControlHealth = ControlPrefix + "health"
+	// ControlReport (GET) is the report so far, as Server.Report returns
+	// it (report.schema.json). Unused recordings are counted by Close, so
+	// they appear only in the report written after the run.
+	ControlReport = ControlPrefix + "report"
+	// ControlCassette (PUT {"name":"suite/TestX"}) sets the cassette for
+	// requests that name none; GET returns the current one.
+	ControlCassette = ControlPrefix + "cassette"
+	// ControlFlush (POST) writes every changed cassette now.
+	ControlFlush = ControlPrefix + "flush"
+	// ControlFaults replaces the faults a replay injects (PUT, a JSON body
+	// {"faults": ["call 1: 429"]}) or lists them (GET).
+	ControlFaults = ControlPrefix + "faults"
 )
 
 // ReplayPlaceholderKey is the API key given to clients in replay, for SDKs

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -64,7 +65,12 @@ func FromEvalSet(e *scoring.Expected) (convs []Conversation, skipped []string) {
 			continue
 		}
 		c := Conversation{Name: name}
-		if si := ec.SessionInput; si != nil { // ADK: the case's session runs with its session_input
+		if ec.SessionInput != nil { // ADK: the case's session runs with its session_input
+			si, err := scenarios.ParseSessionInputField(ec.File, "case "+ec.ID+": session_input", ec.SessionInput)
+			if err != nil { // checked when the eval set was read
+				skipped = append(skipped, name+": "+err.Error())
+				continue
+			}
 			c.UserID, c.InitialState = si.UserID, si.State
 		}
 		for i, inv := range ec.Invocations {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The expected ids were computed with CPython 3.11:
@@ -127,36 +126,6 @@ func TestSessionInput(t *testing.T) {
 	}
 	if d := DefaultSessionInput(); d.AppName != "EvaluationGenerator" || d.UserID != "test_user_id" {
 		t.Errorf("default %+v", d)
-	}
-}
-
-func TestEvalCaseRoundTrip(t *testing.T) {
-	ss, err := LoadFile("testdata/scenarios.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	si := SessionInput{AppName: "a", UserID: "u", State: map[string]any{"k": "v"}}
-	c := NewEvalCase(ss[2], &si, time.Unix(1700000000, 500000000))
-	if c.EvalID != ss[2].ID() {
-		t.Errorf("eval id %s, want the scenario id %s", c.EvalID, ss[2].ID())
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), `"user_persona":{"id":"NOVICE","description":`) || !strings.Contains(string(b), `"creation_timestamp":1700000000.5`) {
-		t.Errorf("marshalled %s", b)
-	}
-	back, err := ParseEvalCase("set.json", "eval_cases[0]", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.EvalID != c.EvalID || back.Scenario.ID() != c.EvalID || back.Input().AppName != "a" || back.CreationTimestamp != 1700000000.5 {
-		t.Errorf("round trip: %+v", back)
-	}
-	_, err = ParseEvalCase("set.json", "eval_cases[3]", []byte(`{"eval_id": "x", "conversation": []}`))
-	if err == nil || !strings.HasPrefix(err.Error(), "set.json: eval_cases[3].conversation: the case has a static conversation") {
-		t.Errorf("error %v", err)
 	}
 }
 

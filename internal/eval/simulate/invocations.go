@@ -12,6 +12,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/adk/api"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -154,72 +155,11 @@ func eventUsage(ev *api.Event) (scoring.Usage, string, bool) {
 		ToolUse: int64(m.ToolUsePromptTokenCount), Total: int64(m.TotalTokenCount)}, raw.ModelVersion, true
 }
 
-// The eval set written out: ADK's EvalSet / EvalCase / Invocation, with
-// snake_case keys and no ids or timestamps that change from run to run.
-type outEvalSet struct {
-	EvalSetID         string        `json:"eval_set_id"`
-	Name              string        `json:"name"`
-	EvalCases         []outEvalCase `json:"eval_cases"`
-	CreationTimestamp float64       `json:"creation_timestamp"`
-}
-
-type outEvalCase struct {
-	EvalID            string          `json:"eval_id"`
-	Conversation      []outInvocation `json:"conversation"`
-	SessionInput      json.RawMessage `json:"session_input,omitempty"`
-	Rubrics           json.RawMessage `json:"rubrics,omitempty"`
-	CreationTimestamp float64         `json:"creation_timestamp"`
-}
-
-type outInvocation struct {
-	InvocationID      string          `json:"invocation_id"`
-	UserContent       outContent      `json:"user_content"`
-	FinalResponse     *outContent     `json:"final_response,omitempty"`
-	IntermediateData  outIntermediate `json:"intermediate_data"`
-	CreationTimestamp float64         `json:"creation_timestamp"`
-}
-
-type outIntermediate struct {
-	InvocationEvents []outEvent `json:"invocation_events"`
-}
-
-type outEvent struct {
-	Author  string     `json:"author"`
-	Content outContent `json:"content"`
-}
-
-type outContent struct {
-	Role  string    `json:"role,omitempty"`
-	Parts []outPart `json:"parts"`
-}
-
-type outPart struct {
-	Text             string       `json:"text,omitempty"`
-	Thought          bool         `json:"thought,omitempty"`
-	FunctionCall     *outCall     `json:"function_call,omitempty"`
-	FunctionResponse *outResponse `json:"function_response,omitempty"`
-	InlineData       *outBlob     `json:"inline_data,omitempty"`
-}
-
-type outCall struct {
-	Name string         `json:"name"`
-	Args map[string]any `json:"args"`
-}
-
-type outResponse struct {
-	Name     string         `json:"name"`
-	Response map[string]any `json:"response"`
-}
-
-type outBlob struct {
-	MIMEType string `json:"mime_type"`
-	Data     []byte `json:"data"`
-}
-
 // contentOut writes a content for the eval set, function call ids left
-// out (they differ every run and ADK never compares them).
-func contentOut(c *genai.Content) outContent {
-	out := outContent{Parts: []outPart{}}
+// out (they differ every run and ADK never compares them), absent
+// arguments and responses as {}.
+func contentOut(c *genai.Content) evalset.Content {
+	out := evalset.Content{Parts: []evalset.Part{}}
 	if c == nil {
 		return out
 	}
@@ -228,15 +168,15 @@ func contentOut(c *genai.Content) outContent {
 		if p == nil {
 			continue
 		}
-		op := outPart{Text: p.Text, Thought: p.Thought}
+		op := evalset.Part{Text: p.Text, Thought: p.Thought}
 		if p.FunctionCall != nil {
-			op.FunctionCall = &outCall{Name: p.FunctionCall.Name, Args: orEmpty(p.FunctionCall.Args)}
+			op.FunctionCall = &cassettes.ToolCall{Name: p.FunctionCall.Name, Args: orEmpty(p.FunctionCall.Args)}
 		}
 		if p.FunctionResponse != nil {
-			op.FunctionResponse = &outResponse{Name: p.FunctionResponse.Name, Response: orEmpty(p.FunctionResponse.Response)}
+			op.FunctionResponse = &cassettes.ToolResult{Name: p.FunctionResponse.Name, Response: orEmpty(p.FunctionResponse.Response)}
 		}
 		if p.InlineData != nil {
-			op.InlineData = &outBlob{MIMEType: p.InlineData.MIMEType, Data: p.InlineData.Data}
+			op.InlineData = &evalset.Blob{MIMEType: p.InlineData.MIMEType, Data: p.InlineData.Data}
 		}
 		out.Parts = append(out.Parts, op)
 	}
@@ -251,13 +191,15 @@ func orEmpty(m map[string]any) map[string]any {
 }
 
 // evalCase is the transcript as a static-conversation eval case whose
-// eval_id is the scenario's id.
-func (t *Transcript) evalCase() outEvalCase {
-	c := outEvalCase{EvalID: t.Case.ID, Conversation: []outInvocation{}, Rubrics: t.Case.Rubrics}
-	c.SessionInput, _ = json.Marshal(t.Case.Input)
+// eval_id is the scenario's id, intermediate data as invocation_events.
+func (t *Transcript) evalCase() evalset.EvalCase {
+	c := evalset.EvalCase{EvalID: t.Case.ID, Conversation: []evalset.Invocation{}, SessionInput: t.Case.Input}
+	if len(t.Case.Rubrics) > 0 {
+		c.Rubrics = t.Case.Rubrics
+	}
 	for i, inv := range t.invocations() {
-		oi := outInvocation{InvocationID: t.Case.ID + "-" + strconv.Itoa(i+1), UserContent: contentOut(inv.user),
-			IntermediateData: outIntermediate{InvocationEvents: []outEvent{}}}
+		oi := evalset.Invocation{InvocationID: t.Case.ID + "-" + strconv.Itoa(i+1), UserContent: contentOut(inv.user),
+			IntermediateData: evalset.IntermediateData{Events: []evalset.Event{}}}
 		if oi.UserContent.Role == "" {
 			oi.UserContent.Role = genai.RoleUser
 		}
@@ -266,7 +208,7 @@ func (t *Transcript) evalCase() outEvalCase {
 			oi.FinalResponse = &f
 		}
 		for _, ev := range inv.intermediate {
-			oi.IntermediateData.InvocationEvents = append(oi.IntermediateData.InvocationEvents, outEvent{Author: ev.Author, Content: contentOut(ev.Content)})
+			oi.IntermediateData.Events = append(oi.IntermediateData.Events, evalset.Event{Author: ev.Author, Content: contentOut(ev.Content)})
 		}
 		c.Conversation = append(c.Conversation, oi)
 	}

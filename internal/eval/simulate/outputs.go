@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -121,7 +122,7 @@ func writeFile(path string, b []byte) error {
 }
 
 func (r *Report) evalSet() ([]byte, error) {
-	doc := outEvalSet{EvalSetID: EvalSetID, Name: EvalSetID, EvalCases: []outEvalCase{}}
+	doc := evalset.EvalSet{EvalSetID: EvalSetID, Name: EvalSetID, EvalCases: []evalset.EvalCase{}}
 	for _, t := range r.Transcripts {
 		doc.EvalCases = append(doc.EvalCases, t.evalCase())
 	}

@@ -1,7 +1,9 @@
 // The Live API over WebSocket: a scripted model session that answers
 // setup with setupComplete, a user turn with a toolCall or text, a
 // toolResponse with text, each turn ending with turnComplete and
-// usageMetadata. Server frames go out as binary messages, as the real API
+// usageMetadata. A spoken turn (realtimeInput audio ended by
+// audioStreamEnd or activityEnd) is transcribed and answered in audio with
+// transcriptions (live_audio.go). Server frames go out as binary messages, as the real API
 // sends them; client frames are read in camelCase or snake_case.
 
 package fakegemini
@@ -37,10 +39,8 @@ type liveClientMessage struct {
 		Turns        []content `json:"turns"`
 		TurnComplete bool      `json:"turnComplete"`
 	} `json:"clientContent"`
-	RealtimeInput *struct {
-		Text string `json:"text"`
-	} `json:"realtimeInput"`
-	ToolResponse *struct {
+	RealtimeInput *realtimeInput `json:"realtimeInput"`
+	ToolResponse  *struct {
 		FunctionResponses []struct {
 			ID       string         `json:"id"`
 			Name     string         `json:"name"`
@@ -59,6 +59,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 	var (
 		session generateRequest
 		calls   int
+		voice   spokenTurn
 	)
 	send := func(v any) error {
 		b, _ := json.Marshal(v)
@@ -94,6 +95,16 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		case msg.RealtimeInput != nil && msg.RealtimeInput.Text != "":
 			session.Contents = append(session.Contents, content{Role: "user", Parts: []part{{Text: msg.RealtimeInput.Text}}})
 			turn = true
+		case msg.RealtimeInput != nil:
+			said, ended := voice.hear(msg.RealtimeInput)
+			if !ended {
+				continue
+			}
+			session.Contents = append(session.Contents, content{Role: "user", Parts: []part{{Text: said}}})
+			if send(map[string]any{"serverContent": map[string]any{"inputTranscription": map[string]any{"text": said}}}) != nil {
+				return
+			}
+			turn = true
 		case msg.ToolResponse != nil:
 			c := content{Role: "user"}
 			for _, fr := range msg.ToolResponse.FunctionResponses {
@@ -118,14 +129,19 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 			}
 			continue
 		}
-		// The text in two pieces, then the end of the turn and its usage.
+		// The text in two pieces (spoken, when the user spoke), then the
+		// end of the turn and its usage.
 		words := strings.SplitAfter(reply.Text, " ")
 		half := strings.Join(words[:len(words)/2], "")
 		for _, piece := range []string{half, strings.TrimPrefix(reply.Text, half)} {
 			if piece == "" {
 				continue
 			}
-			if send(map[string]any{"serverContent": map[string]any{"modelTurn": map[string]any{"role": "model", "parts": []part{{Text: piece}}}}}) != nil {
+			frame := map[string]any{"serverContent": map[string]any{"modelTurn": map[string]any{"role": "model", "parts": []part{{Text: piece}}}}}
+			if voice.spoken {
+				frame = spokenAnswer(piece)
+			}
+			if send(frame) != nil {
 				return
 			}
 		}

@@ -1,7 +1,7 @@
 // When a client may start with the placeholder key instead of a real one:
 // in replay, and in recording from an upstream that is not Google's.
 
-package proxy
+package proxyopt
 
 import (
 	"net/url"
