@@ -149,6 +149,15 @@ func (cfg *Config) parseCustomMetrics(n node) error {
 // command, or without one its Python function (runPythonMetric).
 func runCustomMetric(ctx context.Context, cfg *Config, cm *CustomMetric, cr *Criterion, c *Case, m *MetricResult) {
 	env := []string{"ADKPROXY_METRIC=" + cm.Name, "ADKPROXY_CASE=" + c.ID}
+	if cfg.ModelEndpoint != nil {
+		more, done, err := cfg.ModelEndpoint.Open(c, cm.Name)
+		if err != nil {
+			m.Reason = err.Error()
+			return
+		}
+		defer done()
+		env = append(env, more...)
+	}
 	if len(cm.Command) == 0 {
 		runPythonMetric(ctx, cfg, cm, cr, c, m, env)
 	} else {

@@ -30,6 +30,15 @@ type Judge interface {
 	Evaluate(ctx context.Context, cr *Criterion, c *Case, m *MetricResult)
 }
 
+// ModelEndpoint gives a custom metric's process a Gemini endpoint whose
+// calls are recorded and replayed with the judge's (package judge's
+// Endpoint): Open returns the environment to add (GOOGLE_GEMINI_BASE_URL
+// and what else the endpoint needs) for metric on case c, and a func that
+// closes the endpoint once the metric has run.
+type ModelEndpoint interface {
+	Open(c *Case, metric string) (env []string, done func(), err error)
+}
+
 // IsJudged says whether metric is one of ADK's LLM-judged metrics.
 func IsJudged(metric string) bool {
 	switch metric {

@@ -74,6 +74,12 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	}
 	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, judge: judge.New(rec.client, judge.Options{Backoff: backoff})}
 	cfg.Judge = j.judge
+	// Custom metrics that call Gemini themselves go through the same recorder.
+	ep := &judge.Endpoint{Recorder: rec.srv}
+	if rec.mode != proxy.ModeRecord && apiKey() == "" {
+		ep.Env = []string{"GOOGLE_API_KEY=" + replayKey}
+	}
+	cfg.ModelEndpoint = ep
 	return j, nil
 }
 
