@@ -47,6 +47,7 @@ type Redactor struct {
 	mu      sync.RWMutex
 	secrets map[string]string // value -> label used in errors (never the value)
 	needles []needle          // every stored form of every secret, longest first
+	kept    map[string]bool   // headers stored as they are (KeepHeader)
 }
 
 type needle struct {
@@ -74,20 +75,27 @@ func (r *Redactor) Add(value, label string) {
 	r.rebuild()
 }
 
-// IsCredentialHeader reports whether a header carries a credential or is
-// otherwise never stored.
+// IsCredentialHeader reports whether a header carries a credential (by
+// the list above or by IsCredentialName) or is otherwise never stored.
 func IsCredentialHeader(name string) bool {
 	name = http.CanonicalHeaderKey(name)
-	return slices.Contains(credentialHeaders, name) || slices.Contains(droppedHeaders, name)
+	return slices.Contains(credentialHeaders, name) || slices.Contains(droppedHeaders, name) || IsCredentialName(name)
+}
+
+// isCredentialParam: a query parameter carrying a key or token.
+func isCredentialParam(name string) bool {
+	return slices.Contains(credentialParams, name) || IsCredentialName(name)
 }
 
 // Learn remembers the credentials carried by a request's headers and query.
 func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	var found [][2]string
-	for _, name := range credentialHeaders {
-		for _, v := range h.Values(name) {
-			v = withoutScheme(v)
-			found = append(found, [2]string{v, "the " + name + " header"})
+	for name, values := range h {
+		if slices.Contains(droppedHeaders, http.CanonicalHeaderKey(name)) || !r.dropsHeader(name) {
+			continue
+		}
+		for _, v := range values {
+			found = append(found, [2]string{withoutScheme(v), "the " + http.CanonicalHeaderKey(name) + " header"})
 		}
 	}
 	// Pairs are read the way Query removes them: split on "&" only (so a
@@ -95,7 +103,7 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	for _, pair := range strings.Split(rawQuery, "&") {
 		rawName, value, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
-		if err != nil || !slices.Contains(credentialParams, name) {
+		if err != nil || !isCredentialParam(name) {
 			continue
 		}
 		label := "the ?" + name + "= parameter"
@@ -104,6 +112,11 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 			found = append(found, [2]string{v, label})
 		}
 	}
+	r.learn(found)
+}
+
+// learn remembers the (value, label) pairs worth remembering.
+func (r *Redactor) learn(found [][2]string) {
 	if len(found) == 0 {
 		return
 	}
@@ -196,6 +209,9 @@ func encodedForms(v string) []string {
 			}
 		}
 	}
+	for _, f := range transformedForms(v) { // encodings.go
+		forms[f] = true
+	}
 	out := make([]string, 0, len(forms))
 	for f := range forms {
 		if f != "" {
@@ -264,19 +280,26 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // find is the index of the first form in b at or after from that is not
 // inside a placeholder, or -1.
 func find(b, form []byte, from int) int {
+	// bytes.Index is vectorised for short needles only: look for a long
+	// form's head, then check the rest.
+	head := form[:min(len(form), maxFastNeedle)]
 	for from <= len(b) {
-		i := bytes.Index(b[from:], form)
+		i := bytes.Index(b[from:], head)
 		if i < 0 {
 			return -1
 		}
 		i += from
-		if !inPlaceholder(b, i, len(form)) {
+		if bytes.HasPrefix(b[i:], form) && !inPlaceholder(b, i, len(form)) {
 			return i
 		}
 		from = i + 1
 	}
 	return -1
 }
+
+// maxFastNeedle is the longest needle bytes.Index searches for with
+// vector instructions (internal/bytealg.MaxLen on amd64).
+const maxFastNeedle = 32
 
 // inPlaceholder reports whether b[i:i+n] lies within a placeholder.
 func inPlaceholder(b []byte, i, n int) bool {
@@ -303,7 +326,7 @@ func (r *Redactor) Query(rawQuery string) string {
 	kept := make([]string, 0, 4)
 	for _, pair := range strings.Split(rawQuery, "&") {
 		name, _, _ := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(name); err == nil && slices.Contains(credentialParams, n) {
+		if n, err := url.QueryUnescape(name); err == nil && isCredentialParam(n) {
 			continue
 		}
 		kept = append(kept, pair)
@@ -316,7 +339,7 @@ func (r *Redactor) Query(rawQuery string) string {
 func (r *Redactor) Header(h http.Header, drop ...string) http.Header {
 	out := make(http.Header, len(h))
 	for name, values := range h {
-		if IsCredentialHeader(name) || containsHeader(drop, name) {
+		if r.dropsHeader(name) || containsHeader(drop, name) {
 			continue
 		}
 		vs := make([]string, len(values))

@@ -33,6 +33,10 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer leave()
+	// A tool's token request carries its secrets in the body (form or
+	// JSON fields named like credentials): learn them before anything is
+	// stored or compared.
+	s.cfg.Redactor.LearnBody(r.Header.Get("Content-Type"), body)
 	req := s.capture(r, body)
 	req.Scheme, req.Host = r.URL.Scheme, cassettes.ToolHost(r.URL.Scheme, r.URL.Host)
 	// Matching reads only the content type (a form body compares as

@@ -200,7 +200,7 @@ func (cfg *Config) parseSettings(n node) error {
 	if err != nil {
 		return err
 	}
-	if err := n.checkKeys(o, "criteria", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
+	if err := n.checkKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
 		return err
 	}
 	s := &cfg.Adkproxy
@@ -217,6 +217,11 @@ func (cfg *Config) parseSettings(n node) error {
 				return err
 			}
 			s.Criteria = append(s.Criteria, cr)
+		}
+	}
+	if l, ok := n.field(o, "llm_metrics"); ok {
+		if err := cfg.parseLLMMetrics(l); err != nil {
+			return err
 		}
 	}
 	if a, ok := n.field(o, "arg_matchers"); ok {

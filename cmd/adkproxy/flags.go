@@ -34,6 +34,7 @@ func commonFlags() []cli.Flag {
 		stringFlag("listen", DefaultListen, "`ADDR` to listen on; :0 picks a free port. With a COMMAND the default is a free port on 127.0.0.1"),
 		stringFlag("addr-file", "", "write the address actually listened on to `FILE` once listening"),
 		&cli.StringSliceFlag{Name: "redact", Usage: "also scrub `VALUE` from cassettes, logs and matching (repeatable)", EnvVars: envFor("redact")},
+		&cli.StringSliceFlag{Name: "keep-header", Usage: "store header `NAME` as sent although its name looks like a credential's (token, secret, key, auth, password, signature); repeatable", EnvVars: envFor("keep-header")},
 		&cli.Int64Flag{Name: "max-body", Value: 64 << 20, Usage: "largest request or response body in `BYTES` (decoded size); a larger request gets 413, a larger answer is passed on whole but not recorded and the run fails", EnvVars: envFor("max-body")},
 		stringFlag("log-level", "info", "`LEVEL` of log lines on stderr: debug, info, warn or error"),
 		stringFlag("log-format", "", "`FORMAT` of log lines on stderr: plain (like adkproxy's other lines; the default on a terminal), text (logfmt, multi-line details as indented lines; the default elsewhere) or json (one record a line)"),

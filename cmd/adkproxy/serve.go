@@ -169,12 +169,18 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, usageErrorf("--ignore: %v", err)
 	}
+	redactor := redactorFor(redact)
+	for _, name := range c.StringSlice("keep-header") {
+		if err := redactor.KeepHeader(name); err != nil {
+			return proxy.Config{}, usageErrorf("--keep-header %q: %v", name, err)
+		}
+	}
 	cfg := proxy.Config{
 		Mode:            mode,
 		Matcher:         m,
 		Dir:             dir,
 		DefaultCassette: c.String("cassette"),
-		Redactor:        redactorFor(redact),
+		Redactor:        redactor,
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
 		ControlToken:    c.String("control-token"),

@@ -1,0 +1,170 @@
+// Which header, parameter and field names carry credentials: a rule on the
+// words of the name rather than a list, so a tool's own spelling
+// (X-Auth-Token, Ocp-Apim-Subscription-Key, client_secret) is caught too.
+
+package cassettes
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// credentialWords: a name holding any of these words carries a credential.
+var credentialWords = map[string]bool{
+	"token": true, "secret": true, "password": true, "passwd": true, "pwd": true,
+	"signature": true, "sig": true, "auth": true, "authorization": true, "authentication": true,
+	"oauth": true, "credential": true, "credentials": true, "apikey": true, "jwt": true,
+}
+
+// keyQualifiers: "key" carries a credential when it is the whole name or
+// follows one of these ("api key", "subscription key"); "sort_key" does not.
+var keyQualifiers = map[string]bool{
+	"api": true, "access": true, "private": true, "secret": true, "subscription": true,
+	"client": true, "signing": true, "master": true, "account": true, "app": true, "auth": true,
+}
+
+// IsCredentialName reports whether a header, query parameter, form or
+// JSON field name carries a key, token, password or signature: a word of
+// it (split at punctuation and case changes) is one of token, secret,
+// password, signature, sig, auth, authorization, credential, apikey, jwt…,
+// or it is "key", or has "api key", "subscription key" and the like. See
+// docs/secrets.md.
+func IsCredentialName(name string) bool {
+	words := nameWords(name)
+	for i, w := range words {
+		if credentialWords[w] {
+			return true
+		}
+		if w == "key" && (strings.EqualFold(name, "key") || i > 0 && keyQualifiers[words[i-1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords splits a name at anything not a letter or digit and where a
+// lower-case letter meets an upper-case one ("xAuthToken": x auth token),
+// lower-cased.
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			flush()
+		}
+		cur = append(cur, r)
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	flush()
+	return words
+}
+
+// maxLearnedBody bounds the request bodies whose fields are read for
+// credentials.
+const maxLearnedBody = 1 << 20
+
+// LearnBody remembers the values of credential-named fields of a form or
+// JSON request body (a tool's token request: refresh_token, client_secret,
+// password), so they are scrubbed wherever they appear.
+func (r *Redactor) LearnBody(contentType string, body []byte) {
+	if len(body) == 0 || len(body) > maxLearnedBody {
+		return
+	}
+	var found [][2]string
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "application/x-www-form-urlencoded":
+		for _, pair := range strings.Split(string(body), "&") {
+			rawName, value, _ := strings.Cut(pair, "=")
+			name, err := url.QueryUnescape(rawName)
+			if err != nil || !IsCredentialName(name) {
+				continue
+			}
+			found = append(found, [2]string{value, "the body field " + name})
+			if v, err := url.QueryUnescape(value); err == nil && v != value {
+				found = append(found, [2]string{v, "the body field " + name})
+			}
+		}
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		var v any
+		if json.Unmarshal(body, &v) == nil {
+			found = credentialFields(v, "", found, 0)
+		}
+	}
+	r.learn(found)
+}
+
+// credentialFields collects the string values of credential-named fields.
+func credentialFields(v any, name string, found [][2]string, depth int) [][2]string {
+	if depth > 64 {
+		return found
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			found = credentialFields(e, k, found, depth+1)
+		}
+	case []any:
+		for _, e := range x {
+			found = credentialFields(e, name, found, depth+1)
+		}
+	case string:
+		if name != "" && IsCredentialName(name) {
+			found = append(found, [2]string{x, "the body field " + name})
+		}
+	}
+	return found
+}
+
+// KeepHeader stores the header name as it is (--keep-header): neither
+// dropped nor learned, although its name looks like a credential's. The
+// headers that always carry a key or session (X-Goog-Api-Key,
+// Authorization, Cookie, …) cannot be kept.
+func (r *Redactor) KeepHeader(name string) error {
+	canonical := http.CanonicalHeaderKey(strings.TrimSpace(name))
+	if canonical == "" {
+		return fmt.Errorf("an empty header name")
+	}
+	if slices.Contains(credentialHeaders, canonical) || slices.Contains(droppedHeaders, canonical) {
+		return fmt.Errorf("%s always carries a key, token or session (or is never stored) and cannot be kept", canonical)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kept == nil {
+		r.kept = map[string]bool{}
+	}
+	r.kept[canonical] = true
+	return nil
+}
+
+// dropsHeader: a header never stored, its value a secret.
+func (r *Redactor) dropsHeader(name string) bool {
+	canonical := http.CanonicalHeaderKey(name)
+	if slices.Contains(credentialHeaders, canonical) || slices.Contains(droppedHeaders, canonical) {
+		return true
+	}
+	if !IsCredentialName(canonical) {
+		return false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return !r.kept[canonical]
+}
