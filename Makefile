@@ -5,6 +5,9 @@ STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME ?= 30s
 # Test output (cassettes, logs) goes here so it can be scanned for secrets.
 export ADKPROXY_TEST_OUT ?= $(CURDIR)/.test-out
+# Modules of their own beside the product's, so that what they need stays out of its go.mod:
+# bench/ (go-vcr, measured against), examples/adkgo and e2e/adkgo (ADK Go, google.golang.org/adk v1.7.0).
+SUBMODULES := bench examples/adkgo e2e/adkgo
 
 .PHONY: all build test lint vet tidy-check fmt-check unit npm-deps demo fuzz bench bench-simulate clean
 
@@ -15,18 +18,18 @@ build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/adkproxy
 
 ## test: lint, then every test with the race detector (npm packages installed first), in the product
-## module and in bench/ (its own module: the report's golden tests live there).
+## module and in each of SUBMODULES (bench/'s report golden tests, the ADK Go demo agent, the corpus
+## against ADK Go's conformance server).
 test: lint npm-deps
 	rm -rf $(ADKPROXY_TEST_OUT)
 	$(GO) test -race -count=1 ./...
-	cd bench && $(GO) test -race -count=1 ./...
+	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 	$(GO) run ./internal/testing/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
 
-## lint: gofmt, go vet, staticcheck and a tidy go.mod, in the product module and in bench/ (a module of
-## its own, so that go-vcr, which it measures against, stays out of the product's go.mod).
+## lint: gofmt, go vet, staticcheck and a tidy go.mod, in the product module and in each of SUBMODULES.
 lint: fmt-check vet tidy-check
 	$(STATICCHECK) ./...
-	cd bench && $(STATICCHECK) ./...
+	for m in $(SUBMODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -34,11 +37,11 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
-	cd bench && $(GO) vet ./...
+	for m in $(SUBMODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 tidy-check:
 	$(GO) mod tidy -diff
-	cd bench && $(GO) mod tidy -diff
+	for m in $(SUBMODULES); do (cd $$m && $(GO) mod tidy -diff) || exit 1; done
 
 ## npm-deps: the official JS clients used by end-to-end tests, and ADK-JS's API server (e2e/adkserver:
 ## @google/adk-devtools, for drive and conformance tests), every folder with a package-lock.json, pinned by
@@ -48,7 +51,7 @@ npm-deps:
 		echo "npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
 	done
 
-## demo: replay the shipped example cassettes through a real client, offline, no key.
+## demo: replay the ADK Go demo agent's cassettes (examples/adkgo), offline, no key, and score the run.
 demo: build
 	./scripts/demo.sh
 

@@ -1,28 +1,32 @@
 package matcher
 
+// OutcomeKind is what happened to a request: one of the Outcome
+// constants below.
+type OutcomeKind string
+
 // Outcome kinds, one per request (and one per recording never requested).
 const (
 	// OutcomeMatched: answered from the recording of this exact request.
-	OutcomeMatched = "matched"
+	OutcomeMatched OutcomeKind = "matched"
 	// OutcomeMismatched: a recording exists at this request's place in the
 	// conversation (same agent, invocation and step) but the request
 	// differs from it; Diffs says how. Lenient replay served it anyway.
-	OutcomeMismatched = "mismatched"
+	OutcomeMismatched OutcomeKind = "mismatched"
 	// OutcomeUnmatched: nothing was recorded at this request's place.
-	OutcomeUnmatched = "unmatched"
+	OutcomeUnmatched OutcomeKind = "unmatched"
 	// OutcomeUnused: a recording that no request asked for: the agent
 	// stopped early or skipped a step.
-	OutcomeUnused = "unused"
+	OutcomeUnused OutcomeKind = "unused"
 	// OutcomeRecorded: forwarded upstream and recorded.
-	OutcomeRecorded = "recorded"
+	OutcomeRecorded OutcomeKind = "recorded"
 	// OutcomeForwarded: forwarded upstream, not recorded (passthrough).
-	OutcomeForwarded = "forwarded"
+	OutcomeForwarded OutcomeKind = "forwarded"
 )
 
 // Outcome is what happened to one request, where it sits in the
 // conversation and, for a mismatch, how it differs from the recording.
 type Outcome struct {
-	Outcome    string       `json:"outcome"`
+	Outcome    OutcomeKind  `json:"outcome"`
 	Cassette   string       `json:"cassette"`
 	Scheme     string       `json:"scheme,omitempty"` // tool requests only
 	Host       string       `json:"host,omitempty"`   // tool requests only
@@ -46,9 +50,9 @@ type Outcome struct {
 // Report is what a replay or recording did with every request, the JSON
 // written by --report (proxy/report.schema.json describes it).
 type Report struct {
-	Mode     string         `json:"mode"`
-	Counts   map[string]int `json:"counts"`
-	Outcomes []Outcome      `json:"outcomes"`
+	Mode     string              `json:"mode"`
+	Counts   map[OutcomeKind]int `json:"counts"`
+	Outcomes []Outcome           `json:"outcomes"`
 	// Truncated is how many outcomes were counted but not listed.
 	Truncated int `json:"truncated,omitempty"`
 	// Faults lists the faults replay injected, and those no request

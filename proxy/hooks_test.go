@@ -43,7 +43,7 @@ func TestBeforeSaveErrorFailsTheRun(t *testing.T) {
 	}
 	var msgs []string
 	for _, o := range rec.Report().Outcomes {
-		msgs = append(msgs, o.Outcome+": "+o.Message)
+		msgs = append(msgs, string(o.Outcome)+": "+o.Message)
 	}
 	if got := strings.Join(msgs, "|"); got != "forwarded: not recorded: BeforeSave: cannot scrub this one|recorded: " {
 		t.Errorf("outcomes %q", got)

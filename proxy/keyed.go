@@ -128,7 +128,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		o := outcomeFor(matcher.OutcomeUnmatched, t.name, req, &place)
 		o.Conformance, o.Message = &key, msg
 		s.report.add(o)
-		s.log.Warn(matcher.OutcomeUnmatched+" request", "cassette", t.name, "key", key.String(), "detail", msg)
+		s.log.Warn(string(matcher.OutcomeUnmatched)+" request", "cassette", t.name, "key", key.String(), "detail", msg)
 		writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
 		return true
 	}

@@ -206,7 +206,7 @@ func (p *livePlayer) differs(i int, diffs []matcher.Difference, why string) bool
 	}
 	t.markContested(p.e)
 	s.report.add(o)
-	s.log.Warn(matcher.OutcomeMismatched+" Live frame", "cassette", t.name, "path", p.req.Path, "detail", msg)
+	s.log.Warn(string(matcher.OutcomeMismatched)+" Live frame", "cassette", t.name, "path", p.req.Path, "detail", msg)
 	p.close(closePolicy, fmt.Sprintf("adkproxy: frame %d differs from the recording at %s", i+1, diffs[0].Path))
 	return false
 }

@@ -91,11 +91,11 @@ func describePlace(cassette string, p *cassettes.Place) string {
 		cassette, p.Session, p.Invocation, p.User, p.Step, p.Agent)
 }
 
-func (s *Server) miss(w http.ResponseWriter, kind, name string, req *cassettes.Request, p *cassettes.Place, diffs []matcher.Difference, msg string) {
+func (s *Server) miss(w http.ResponseWriter, kind matcher.OutcomeKind, name string, req *cassettes.Request, p *cassettes.Place, diffs []matcher.Difference, msg string) {
 	o := outcomeFor(kind, name, req, p)
 	o.Diffs, o.Message = keptDiffs(diffs), msg
 	s.report.add(o)
-	s.log.Warn(kind+" request", "cassette", name, "method", req.Method, "path", req.Path, "detail", msg)
+	s.log.Warn(string(kind)+" request", "cassette", name, "method", req.Method, "path", req.Path, "detail", msg)
 	writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
 }
 

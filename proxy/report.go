@@ -11,7 +11,7 @@ import (
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
-func outcomeFor(kind, cassette string, req *cassettes.Request, p *cassettes.Place) matcher.Outcome {
+func outcomeFor(kind matcher.OutcomeKind, cassette string, req *cassettes.Request, p *cassettes.Place) matcher.Outcome {
 	o := matcher.Outcome{Outcome: kind, Cassette: cassette, Scheme: req.Scheme, Host: req.Host, Method: req.Method, Path: req.Path}
 	if p != nil {
 		step := p.Step
@@ -26,7 +26,7 @@ const maxListed = 100000
 type reportLog struct {
 	mu        sync.Mutex
 	mode      string
-	counts    map[string]int
+	counts    map[matcher.OutcomeKind]int
 	listed    []logged
 	truncated int
 	refused   int
@@ -66,9 +66,9 @@ func (l *reportLog) add(o matcher.Outcome) {
 	l.count(o.Outcome, logged{other: &o})
 }
 
-func (l *reportLog) count(kind string, g logged) {
+func (l *reportLog) count(kind matcher.OutcomeKind, g logged) {
 	if l.counts == nil {
-		l.counts = map[string]int{}
+		l.counts = map[matcher.OutcomeKind]int{}
 	}
 	l.counts[kind]++
 	if len(l.listed) < maxListed {
@@ -95,8 +95,8 @@ func (s *Server) Report() matcher.Report {
 	l := &s.report
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	counts := map[string]int{}
-	for _, k := range []string{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused, matcher.OutcomeRecorded, matcher.OutcomeForwarded} {
+	counts := map[matcher.OutcomeKind]int{}
+	for _, k := range []matcher.OutcomeKind{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused, matcher.OutcomeRecorded, matcher.OutcomeForwarded} {
 		counts[k] = l.counts[k]
 	}
 	outcomes := make([]matcher.Outcome, len(l.listed))

@@ -460,7 +460,7 @@ func TestReportMatchesItsSchema(t *testing.T) {
 	weatherAgent{question: "Is it raining in Rome?"}.run(t, rep.URL) // unmatched
 	rep.stop(t)                                                      // unused: the Tokyo conversation
 	report := rep.Report()
-	for _, kind := range []string{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused} {
+	for _, kind := range []matcher.OutcomeKind{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused} {
 		if report.Counts[kind] == 0 {
 			t.Errorf("no %s outcome in %v", kind, report.Counts)
 		}

@@ -232,16 +232,24 @@ log "peak RSS while recording 16 MiB and 64 MiB answers"
 "$BIN/benchtool" recordrss -bin "$BIN/adkproxy" -sizes-mib 16,64 -reps "$REPS" -out "$RESULTS" 2>>"$LOGS/recordrss.log"
 
 # --- 4. cold start with 10k realistic interactions ---------------------------------------------------
+# replay --check reads every cassette before serving, as ls, score and diff read them all.
 log "cold start: 10k interactions in one cassette"
-"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -dir "$WORK/traffic10k" -reps "$REPS" \
+"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -check -dir "$WORK/traffic10k" -reps "$REPS" \
 	-tags "set=10k-one-file" -out "$RESULTS" 2>>"$LOGS/coldstart.log"
 log "cold start: 10k interactions in 500 cassettes"
-"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -dir "$WORK/traffic10k-suite" -reps "$REPS" \
+"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -check -dir "$WORK/traffic10k-suite" -reps "$REPS" \
 	-tags "set=10k-500-files" -out "$RESULTS" 2>>"$LOGS/coldstart.log"
+# A test's first answer: its one cassette alone in the folder, then beside the 499 others.
+log "first answer: one cassette alone, and beside 499 others"
+rm -rf "$WORK/alone" && mkdir -p "$WORK/alone/suite" && cp "$WORK/traffic10k-suite/suite/test-0000.yaml" "$WORK/alone/suite/"
+"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -ask suite/test-0000 -dir "$WORK/alone" -reps "$REPS" \
+	-tags "set=first-answer-alone" -out "$RESULTS" 2>>"$LOGS/coldstart.log"
+"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -ask suite/test-0000 -dir "$WORK/traffic10k-suite" -reps "$REPS" \
+	-tags "set=first-answer-among-500" -out "$RESULTS" 2>>"$LOGS/coldstart.log"
 
 # --- 5. replay throughput with 100k recorded interactions vs 10, same request mix -------------------
 log "large cassette: starting adkproxy on ${BIG} interactions (loading takes a while)"
-"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -dir "$CACHE/big-$BIG" -reps 1 -tags "set=$BIGLABEL-one-file" \
+"$BIN/benchtool" coldstart -bin "$BIN/adkproxy" -check -dir "$CACHE/big-$BIG" -reps 1 -tags "set=$BIGLABEL-one-file" \
 	-out "$RESULTS" 2>>"$LOGS/coldstart.log"
 start small "$BIN/adkproxy" replay --allow-repeats --cassettes "$WORK/mix10" --listen 127.0.0.1:0 \
 	--addr-file "$WORK/small.addr" --log-level warn
@@ -266,16 +274,17 @@ stop "$BIG_PID"
 stop "$SMALL_PID"
 
 # --- 6. Go benchmarks and CPU profiles --------------------------------------------------------------
-log "go test -bench (matcher, cassettes, proxy, scoring, rundiff)"
+log "go test -bench (matcher, cassettes, proxy, adkproxytest, scoring, rundiff)"
 go test -run '^$' -bench 'Fingerprint4KB|Canonical4KB|CanonicalAppend4KB|Analyze4KB' -benchmem -count "$REPS" ./matcher >"$WORK/gobench.txt"
 go test -run '^$' -bench 'Marshal|Unmarshal|Save|Load|JournalAppend' -benchmem -count "$REPS" ./cassettes >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'ReplayJSON|ReplaySSE|NewReplay|Record|InterceptedReplay' -benchmem -count "$REPS" ./proxy >>"$WORK/gobench.txt"
+go test -run '^$' -bench 'Start' -benchmem -count "$REPS" ./adkproxytest >>"$WORK/gobench.txt"
 (cd bench && go test -run '^$' -bench 'LiveReplay' -count "$REPS" ./live) >>"$WORK/gobench.txt"
 log "simulate: 100 replayed scenarios × 5 turns against ADK-JS's API server, and the same turns from a static eval set"
 if [ -d e2e/adkserver/node_modules ]; then SIMSERVER=adkjs; else SIMSERVER=fake; fi
 (cd bench && go run ./simulate -adkproxy "$BIN/adkproxy" -server "$SIMSERVER" -reps "$REPS" -results "$RESULTS") >>"$LOGS/simulate.log" 2>&1
 go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
-go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./rundiff >>"$WORK/gobench.txt"
+go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./internal/report/rundiff >>"$WORK/gobench.txt"
 log "CPU profiles of the replay request path and of replay start-up"
 go test -run '^$' -bench 'ReplayJSON' -cpuprofile "$WORK/replay.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
 go test -run '^$' -bench 'NewReplay/interactions=1000' -benchtime 5x -cpuprofile "$WORK/load.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null
@@ -291,5 +300,5 @@ log "writing $OUT"
 	-duration $(($(date +%s) - T0)) -reps "$REPS" -n "$N" -warmup "$WARM" -rec-n "$REC_N" -big "$BIG" \
 	-go-version "$(go version | cut -d' ' -f3-)" -out "$OUT"
 # Keep the results, logs and profiles in $WORK; drop the generated cassettes (the 100k one stays cached).
-rm -rf "$WORK/traffic10k" "$WORK/traffic10k-suite" "$WORK/mix10" "$WORK/proxy.test"
+rm -rf "$WORK/traffic10k" "$WORK/traffic10k-suite" "$WORK/alone" "$WORK/mix10" "$WORK/proxy.test"
 log "done in $(($(date +%s) - T0)) s: $OUT"

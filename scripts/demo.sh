@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# make demo: replays the shipped example cassettes through a real agent (the
-# official Go genai client), offline and without an API key, then scores the
-# recorded run against a hand-written ADK eval set.
+# make demo: replays the shipped cassettes of the ADK Go demo agent
+# (examples/adkgo: an LlmAgent with two function tools and a sub-agent it
+# transfers to), offline and without an API key, then scores the recorded
+# run against a hand-written ADK eval set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o bin/weather-agent ./examples/weather
-echo "== adkproxy replay: examples/weather/cassettes (no network, no key)"
-# No real key: any value satisfies the SDK, and replay never sends it anywhere.
+(cd examples/adkgo && go build -o ../../bin/adkgo-agent .)
+echo "== adkproxy replay: examples/adkgo/cassettes (no network, no key)"
+# ADK Go's gemini.NewModel refuses to start without a key: any value will
+# do, and replay never sends it anywhere.
 unset GEMINI_API_KEY
 export GOOGLE_API_KEY=no-key-needed-for-replay
-./bin/adkproxy replay --cassettes examples/weather/cassettes -- ./bin/weather-agent
+./bin/adkproxy replay --cassettes examples/adkgo/cassettes -- ./bin/adkgo-agent
 echo
-echo "== adkproxy score: the recorded run against examples/weather/weather.evalset.json"
-./bin/adkproxy score --cassettes examples/weather/cassettes \
-  --expected examples/weather/weather.evalset.json --config examples/weather/eval_config.json
+echo "== adkproxy ls: the cassette as sessions, invocations and steps"
+./bin/adkproxy ls --cassettes examples/adkgo/cassettes
+echo
+echo "== adkproxy score: the recorded run against examples/adkgo/trip.evalset.json"
+./bin/adkproxy score --cassettes examples/adkgo/cassettes \
+  --expected examples/adkgo/trip.evalset.json --config examples/adkgo/eval_config.json

@@ -54,9 +54,12 @@ func appendResult(path string, m Measurement) error {
 
 // coldStart starts `adkproxy replay` on a cassette folder and measures the
 // time from starting the process until its --addr-file exists (it is
-// written once every cassette is loaded and the port is open), and the
-// peak resident memory at that point (VmHWM in /proc/PID/status), -reps
-// times. It also records the size of the YAML files.
+// written once the port is open; with -check, once every cassette is
+// loaded), and the peak resident memory at that point (VmHWM in
+// /proc/PID/status), -reps times. With -ask NAME it then sends the first
+// recorded request of cassette NAME and measures, from the start, until
+// its answer is in: what a test waits for before its first model call is
+// answered. It also records the size of the YAML files.
 func coldStart(args []string) error {
 	fl := flag.NewFlagSet("coldstart", flag.ContinueOnError)
 	bin := fl.String("bin", "bin/adkproxy", "adkproxy `BINARY`")
@@ -65,8 +68,17 @@ func coldStart(args []string) error {
 	tags := fl.String("tags", "", "`k=v,...` labels")
 	out := fl.String("out", "", "append results to `FILE`")
 	limit := fl.Duration("timeout", 5*time.Minute, "give up on one start after this long")
+	check := fl.Bool("check", false, "start replay with --check (read every cassette before serving)")
+	ask := fl.String("ask", "", "cassette `NAME` whose first recorded request is sent once the port is open")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	var first *cassettes.Exchange
+	if *ask != "" {
+		var err error
+		if first, err = firstRequest(*dir, *ask); err != nil {
+			return err
+		}
 	}
 	paths, err := cassettes.Files(*dir) // what adkproxy will load
 	if err != nil {
@@ -87,8 +99,11 @@ func coldStart(args []string) error {
 			return err
 		}
 		addrFile := filepath.Join(tmp, "addr")
-		cmd := exec.Command(*bin, "replay", "--cassettes", *dir, "--listen", "127.0.0.1:0",
-			"--addr-file", addrFile, "--log-level", "error")
+		argv := []string{"replay", "--cassettes", *dir, "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--log-level", "error"}
+		if *check {
+			argv = append(argv, "--check")
+		}
+		cmd := exec.Command(*bin, argv...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
@@ -98,6 +113,12 @@ func coldStart(args []string) error {
 		}
 		ready, err := waitForFile(addrFile, cmd, *limit)
 		elapsed := time.Since(start)
+		var answered time.Duration
+		if err == nil && ready && first != nil {
+			if err = askFirst(addrFile, *ask, first); err == nil {
+				answered = time.Since(start)
+			}
+		}
 		hwm, herr := vmHWM(cmd.Process.Pid)
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
@@ -110,14 +131,67 @@ func coldStart(args []string) error {
 		}
 		t := harness.ParseTags(*tags)
 		t["rep"] = strconv.Itoa(rep)
-		if err := appendResult(*out, Measurement{Kind: "coldstart", Tags: t, Values: map[string]float64{
+		values := map[string]float64{
 			"startup_ms": float64(elapsed.Microseconds()) / 1e3,
 			"vmhwm_mb":   float64(hwm) / 1024,
 			"yaml_mb":    float64(yamlBytes) / (1 << 20),
 			"files":      float64(files),
-		}}); err != nil {
+		}
+		if first != nil {
+			values["first_answer_ms"] = float64(answered.Microseconds()) / 1e3
+		}
+		if err := appendResult(*out, Measurement{Kind: "coldstart", Tags: t, Values: values}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// firstRequest is the first recorded exchange of cassette name in dir.
+func firstRequest(dir, name string) (*cassettes.Exchange, error) {
+	path, err := cassettes.PathFor(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cassettes.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Exchanges) == 0 {
+		return nil, fmt.Errorf("cassette %s has no exchanges", path)
+	}
+	return c.Exchanges[0], nil
+}
+
+// askFirst sends x's request for cassette name to the replay whose address
+// is in addrFile and reads the whole answer, which must have x's status.
+func askFirst(addrFile, name string, x *cassettes.Exchange) error {
+	req := &x.Request
+	addr, err := os.ReadFile(addrFile)
+	if err != nil {
+		return err
+	}
+	target := "http://" + strings.TrimSpace(string(addr)) + req.Path
+	if req.Query != "" {
+		target += "?" + req.Query
+	}
+	r, err := http.NewRequest(req.Method, target, bytes.NewReader(req.Body))
+	if err != nil {
+		return err
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Adkproxy-Cassette", name)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != x.Response.Status {
+		return fmt.Errorf("the first request of %s was not replayed: %d %s", name, resp.StatusCode, body)
 	}
 	return nil
 }

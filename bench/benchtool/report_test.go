@@ -83,8 +83,10 @@ func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string 
 	measure("ssedelay", map[string]string{"path": "adkproxy-record"}, map[string]float64{"p50_us": 150 + adk.addUS, "p99_us": 400 + 20*adk.addUS, "max_us": 1500 + 20*adk.addUS})
 	for set, files := range map[string]float64{"10k-one-file": 1, "10k-500-files": 500, bigLabel(big) + "-one-file": 1} {
 		measure("coldstart", map[string]string{"set": set}, map[string]float64{
-			"startup_ms": 400 + 3*adk.addUS, "vmhwm_mb": 80 + adk.addUS/2, "yaml_mb": 41, "files": files})
+			"startup_ms": 300 + 3*adk.addUS, "vmhwm_mb": 80 + adk.addUS/2, "yaml_mb": 41, "files": files})
 	}
+	measure("coldstart", map[string]string{"set": "first-answer-alone"}, map[string]float64{"first_answer_ms": 20, "startup_ms": 10, "files": 1})
+	measure("coldstart", map[string]string{"set": "first-answer-among-500"}, map[string]float64{"first_answer_ms": 21 + adk.addUS/10, "startup_ms": 10, "files": 500})
 	for _, mib := range []float64{16, 64} {
 		measure("recordrss", map[string]string{"set": fmt.Sprintf("%.0fMiB", mib)}, map[string]float64{
 			"answer_mb": mib, "base_mb": 15, "peak_mb": 15 + mib*(2+adk.addUS/200), "ratio": 2 + adk.addUS/200})
@@ -114,6 +116,8 @@ BenchmarkJournalAppend-2          	    1000	   1300000 ns/op
 BenchmarkRecordJSON-2             	    1000	   1450000 ns/op	   98304 B/op	     612 allocs/op
 BenchmarkRecordPassthroughJSON-2  	   10000	    150000 ns/op	   40960 B/op	     301 allocs/op
 BenchmarkEvaluate10kInvocations-2 	       1	%d ns/op
+BenchmarkStart/cassettes=1-2      	    1000	    900000 ns/op	  130000 B/op	     650 allocs/op
+BenchmarkStart/cassettes=400-2    	    1000	    950000 ns/op	  131000 B/op	     650 allocs/op
 BenchmarkInterceptedReplay/via=proxy/call=tool/c=1-2   	    3000	    160000 ns/op	  38.73 MB/s	   10116 B/op	     130 allocs/op
 BenchmarkInterceptedReplay/via=proxy/call=gemini/c=1-2 	    3000	    150000 ns/op	  41.10 MB/s	   10009 B/op	     127 allocs/op
 BenchmarkInterceptedReplay/via=direct/c=1-2            	    3000	    120000 ns/op	  51.62 MB/s	    7684 B/op	      90 allocs/op

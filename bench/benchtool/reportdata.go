@@ -24,6 +24,12 @@ type reportData struct {
 	SSEFloor      sseFloor
 	SizeFloors    []ratioFloor
 	ColdFloors    []coldFloor
+	// FirstAnswerFloor: a test's first answer with its cassette among 500
+	// (A) against alone in the folder (B), in ms.
+	FirstAnswerFloor *ratioFloor
+	// StartFloor: adkproxytest's New, one answer and Close with the test's
+	// cassette among 400 (A) against alone (B), in µs.
+	StartFloor    *ratioFloor
 	MemoryFloors  []memoryFloor
 	ScoringFloors []scoringFloor
 	// InterceptFloors and Intercept: BenchmarkInterceptedReplay (intercept.go).
@@ -124,6 +130,10 @@ type memoryFloor struct {
 // maxRecordRSS is the floor on Ratio: memory while recording an answer of
 // N bytes stays within 2.5 N above the idle process.
 const maxRecordRSS = 2.5
+
+// maxColdStartMS bounds reading every cassette of the 10k-interaction run,
+// what ls, score, diff and replay --check do before anything else.
+const maxColdStartMS = 350
 
 type scoringFloor struct {
 	MS  float64
@@ -254,9 +264,18 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 		id := "coldstart/" + set
 		f := coldFloor{Set: set, MS: r.measure(id, "startup_ms"), RSS: r.measure(id, "vmhwm_mb"), YAML: r.measure(id, "yaml_mb")}
 		f.Ratio = f.RSS / f.YAML
-		f.MetTime, f.MetMemory = f.MS <= 1000, f.RSS <= 3*f.YAML
+		f.MetTime, f.MetMemory = f.MS <= maxColdStartMS, f.RSS <= 3*f.YAML
 		d.ColdFloors = append(d.ColdFloors, f)
 		if !f.MetTime || !f.MetMemory {
+			missed = append(missed, "coldstart")
+		}
+	}
+	if alone, among := "coldstart/first-answer-alone", "coldstart/first-answer-among-500"; len(r.measures[alone]) > 0 && len(r.measures[among]) > 0 {
+		f := ratioFloor{A: r.measure(among, "first_answer_ms"), B: r.measure(alone, "first_answer_ms")}
+		f.Ratio = f.A / f.B
+		f.Met = f.Ratio <= 1.5
+		d.FirstAnswerFloor = &f
+		if !f.Met {
 			missed = append(missed, "coldstart")
 		}
 	}
@@ -272,6 +291,15 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 		d.RecordRSS = append(d.RecordRSS, f)
 		if !f.Met {
 			missed = append(missed, "recordrss")
+		}
+	}
+	if alone, among := findBench(gb, "BenchmarkStart/cassettes=1"), findBench(gb, "BenchmarkStart/cassettes=400"); alone != nil && among != nil {
+		f := ratioFloor{A: among.ns / 1e3, B: alone.ns / 1e3}
+		f.Ratio = f.A / f.B
+		f.Met = f.Ratio <= 2
+		d.StartFloor = &f
+		if !f.Met {
+			missed = append(missed, "coldstart")
 		}
 	}
 	for _, g := range gb {
@@ -426,4 +454,14 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 		d.PlanSSE = planSSE
 	}
 	return d
+}
+
+// findBench is the Go benchmark called name, or nil.
+func findBench(gb []gobench, name string) *gobench {
+	for i := range gb {
+		if gb[i].name == name {
+			return &gb[i]
+		}
+	}
+	return nil
 }

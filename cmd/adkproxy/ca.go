@@ -1,5 +1,6 @@
-// ca.go: the 'adkproxy ca' command: create the local CA and show where it
+// The 'adkproxy ca' command: create the local CA and show where it
 // is or what it is, so users can trust it outside a wrapped command.
+
 package main
 
 import (

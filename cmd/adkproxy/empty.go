@@ -26,6 +26,11 @@ func requestsSeen(r matcher.Report, st proxy.Stats) int {
 			n += count
 		}
 	}
+	for _, f := range r.Faults { // answered with a fault, not counted above
+		if f.Injected {
+			n++
+		}
+	}
 	return n
 }
 

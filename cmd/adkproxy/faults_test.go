@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -37,7 +40,8 @@ func TestReplayFaultWithTheExampleCassette(t *testing.T) {
 	report := filepath.Join(t.TempDir(), "report.json")
 	r = adkproxy(t, nil, "replay", "--cassettes", dir, "--fault", "call 1: 429", "--report", report, "--", "sh", "-c", weather+" || echo agent gave up")
 	if r.code != 76 || !strings.Contains(r.stdout, "agent gave up") || !strings.Contains(r.stderr, "Error 429") ||
-		!strings.Contains(r.stderr, "the agent did not recover") || !strings.Contains(r.stderr, "4 recording(s) unused") {
+		!strings.Contains(r.stderr, "the agent did not recover") || !strings.Contains(r.stderr, "4 recording(s) unused") ||
+		strings.Contains(r.stderr, "no request reached adkproxy") {
 		t.Errorf("agent without retries: exit %d (want 76)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), `"fault": "call 1: 429"`) || !strings.Contains(string(b), `"recovered": false`) {
@@ -65,5 +69,49 @@ func TestFaultFlagsAndFile(t *testing.T) {
 	}
 	if r := adkproxy(t, nil, "replay", "--cassettes", dir, "--faults", file, "--", "true"); !strings.Contains(r.stderr, "faults.yaml:3: faults[1]") {
 		t.Errorf("a bad spec in the file is not named by line: %s", r.stderr)
+	}
+}
+
+// TestFakeCommand: adkproxy fake serves its script and prints the export
+// lines; a missing or broken script exits 64 naming the file and line.
+func TestFakeCommand(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "turns.yaml")
+	os.WriteFile(script, []byte("turns:\n  - model:\n      - txt: hello\n"), 0o644)
+	for args, want := range map[string]string{
+		"":                         "fake needs --script FILE",
+		"--script " + script:       "turns.yaml:3: turns[0].model[0]: line 3: unknown key \"txt\"",
+		"--script " + script + "x": "no such file",
+	} {
+		r := adkproxy(t, nil, append([]string{"fake"}, strings.Fields(args)...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
+			t.Errorf("fake %s: exit %d, stderr %q; want 64 and %q", args, r.code, r.stderr, want)
+		}
+	}
+	os.WriteFile(script, []byte("turns:\n  - model:\n      - text: hello\n"), 0o644)
+	addrFile := filepath.Join(dir, "addr")
+	cmd := adkproxyCmd(t, nil, "fake", "--script", script, "--listen", "127.0.0.1:0", "--addr-file", addrFile)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := waitForFile(t, addrFile)
+	resp, err := http.Post("http://"+addr+"/v1beta/models/gemini-2.5-flash:generateContent", "application/json",
+		strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"text": "hello"`) || !strings.Contains(string(body), `"promptTokenCount": 1`) {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+	if !strings.Contains(stdout.String(), "export GOOGLE_GEMINI_BASE_URL=http://"+addr) {
+		t.Errorf("stdout: %s", stdout.String())
 	}
 }

@@ -1,5 +1,6 @@
-// forward.go: the CLI side of the forward proxy: its flags, the CA it
+// The CLI side of the forward proxy: its flags, the CA it
 // needs, and the environment that points a wrapped command at it.
+
 package main
 
 import (

@@ -30,7 +30,7 @@ func logFormat(c *cli.Context) string {
 // requested.
 func inTheSummary(r slog.Record) bool {
 	msg := r.Message
-	return r.Level == slog.LevelWarn && (strings.HasPrefix(msg, matcher.OutcomeMismatched+" ") ||
-		strings.HasPrefix(msg, matcher.OutcomeUnmatched+" ") || msg == "recording never requested" ||
+	return r.Level == slog.LevelWarn && (strings.HasPrefix(msg, string(matcher.OutcomeMismatched)+" ") ||
+		strings.HasPrefix(msg, string(matcher.OutcomeUnmatched)+" ") || msg == "recording never requested" ||
 		strings.HasSuffix(msg, "(lenient)"))
 }

@@ -76,7 +76,7 @@ func TestDiffColourChoice(t *testing.T) {
 
 func TestSummaryColours(t *testing.T) {
 	step := 0
-	r := matcher.Report{Mode: "replay", Counts: map[string]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
+	r := matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
 		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
 		{Outcome: matcher.OutcomeUnused, Cassette: "other", Method: "POST", Path: "/p", Message: "never requested"},
 	}}
@@ -95,7 +95,7 @@ func TestSummaryColours(t *testing.T) {
 	if plain := strings.NewReplacer("\x1b[1;31m", "", "\x1b[0m", "").Replace(got); plain != text {
 		t.Errorf("colour changed the text:\n%q\n%q", plain, text)
 	}
-	clean := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[string]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
+	clean := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
 	if got := (palette{on: true}).summary(clean, false); !strings.HasPrefix(got, "\x1b[32m") {
 		t.Errorf("a clean run's line is not green: %q", got)
 	}

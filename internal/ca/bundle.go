@@ -1,6 +1,7 @@
-// bundle.go: the trust bundle a wrapped command is pointed at, holding the
+// The trust bundle a wrapped command is pointed at, holding the
 // system's roots and the CA, so clients that replace (rather than extend)
 // their roots with SSL_CERT_FILE and the like still reach real hosts.
+
 package ca
 
 import (

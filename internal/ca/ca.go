@@ -1,4 +1,5 @@
-// ca.go: creating, loading and checking the CA's two files.
+// Creating, loading and checking the CA's two files.
+
 package ca
 
 import (

@@ -1,4 +1,5 @@
-// dir.go: where the CA lives when the user does not say.
+// Where the CA lives when the user does not say.
+
 package ca
 
 import (

@@ -1,5 +1,6 @@
-// leaf.go: the short-lived certificates the forward proxy presents for
+// The short-lived certificates the forward proxy presents for
 // intercepted hosts, minted on first use and kept in a bounded cache.
+
 package ca
 
 import (

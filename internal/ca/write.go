@@ -1,5 +1,6 @@
-// write.go: writing a CA file so that a reader never sees half of it and
+// Writing a CA file so that a reader never sees half of it and
 // nothing already there, a symlink included, is ever replaced.
+
 package ca
 
 import (

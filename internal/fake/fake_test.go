@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -198,5 +199,58 @@ func TestLive(t *testing.T) {
 	_, err = livescenario.Run(context.Background(), livescenario.Options{BaseURL: ws, APIKey: "any"})
 	if err == nil || !strings.Contains(err.Error(), "close 1011") {
 		t.Errorf("a scripted close 1011: %v", err)
+	}
+}
+
+// TestCuttingFaultsTakeTheNextAnswer: reset after events and delay act on
+// the turn's next answer; the reset leaves it for the retry, the delay
+// gives it once waited out.
+func TestCuttingFaultsTakeTheNextAnswer(t *testing.T) {
+	ctx := context.Background()
+	script := "turns:\n  - model:\n      - fault: reset after 1 events\n      - parts: [{text: 'One, '}, {text: 'two.'}]\n"
+	var got []string
+	var streamErr error
+	for chunk, err := range client(t, serve(t, script), 0).Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text("Count"), nil) {
+		if err != nil {
+			streamErr = err
+			break
+		}
+		got = append(got, chunk.Text())
+	}
+	if fmt.Sprint(got) != "[One, ]" || streamErr == nil || !strings.Contains(streamErr.Error(), "unexpected EOF") {
+		t.Errorf("reset after 1 events: chunks %q, error %v", got, streamErr)
+	}
+
+	base := serve(t, "turns:\n  - model:\n      - fault: delay 2s\n      - text: late\n")
+	timeout := 100 * time.Millisecond
+	impatient, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "any", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: base, Timeout: &timeout}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := impatient.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("hi"), nil); err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
+		t.Errorf("a client that does not wait 2s: %v", err)
+	}
+	base = serve(t, "turns:\n  - model:\n      - fault: delay 50ms\n      - text: late\n")
+	if resp, err := client(t, base, 0).Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("hi"), nil); err != nil || resp.Text() != "late" {
+		t.Errorf("a client that waits: %v, %v", resp, err)
+	}
+}
+
+// TestVertexPathsAndModels: the Vertex AI client is answered on its paths,
+// and the model list is served.
+func TestVertexPathsAndModels(t *testing.T) {
+	base := serve(t, issueScript)
+	// Vertex express mode: an API key, publishers/google/models paths.
+	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{Backend: genai.BackendVertexAI, APIKey: "any", HTTPOptions: genai.HTTPOptions{BaseURL: base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text("What is the weather in Paris right now?"), nil)
+	if err != nil || len(resp.FunctionCalls()) != 1 {
+		t.Errorf("Vertex generateContent: %v, %v", resp, err)
+	}
+	m, err := client(t, base, 0).Models.Get(context.Background(), "gemini-2.5-flash", nil)
+	if err != nil || m.Name != "models/gemini-2.5-flash" {
+		t.Errorf("models.get: %+v, %v", m, err)
 	}
 }

@@ -43,11 +43,24 @@ var statusMessages = map[int]string{
 // ErrorBody is a Gemini error body (google.rpc.Status, pretty-printed as
 // the API sends it). A 429 carries a google.rpc.RetryInfo with its delay.
 func ErrorBody(code int, status, message string, retryAfterSeconds int) []byte {
-	e := map[string]any{"code": code, "message": message, "status": status}
-	if code == 429 {
-		e["details"] = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.Itoa(retryAfterSeconds) + "s"}}
+	// Fields in the API's order: code, message, status, details.
+	type detail struct {
+		Type       string `json:"@type"`
+		RetryDelay string `json:"retryDelay"`
 	}
-	b, _ := json.MarshalIndent(map[string]any{"error": e}, "", "  ")
+	var e struct {
+		Error struct {
+			Code    int      `json:"code"`
+			Message string   `json:"message"`
+			Status  string   `json:"status"`
+			Details []detail `json:"details,omitempty"`
+		} `json:"error"`
+	}
+	e.Error.Code, e.Error.Message, e.Error.Status = code, message, status
+	if code == 429 {
+		e.Error.Details = []detail{{"type.googleapis.com/google.rpc.RetryInfo", strconv.Itoa(retryAfterSeconds) + "s"}}
+	}
+	b, _ := json.MarshalIndent(e, "", "  ")
 	return append(b, '\n')
 }
 

@@ -13,7 +13,7 @@
 // It owns the simulated user's prompts (adkproxy's own text, Jinja
 // templates rendered with gonja, as are the custom instructions of
 // user_simulator_config), the conversation loop, the replay verification
-// of each user turn and the outputs (outputs.go). The scenario data model
+// of each user turn and the outputs (eval set, sessions table, transcripts). The scenario data model
 // is package scenarios'; the API server client is package adkapi's; run
 // metrics are package scoring's.
 //
@@ -29,6 +29,5 @@
 // recorded user turn is still sent, and the run reports
 // "scenario S diverged at turn N" with the field-level difference.
 // Beside each cassette, <scenario id>.timings.json keeps the agent's time
-// per turn as the recording run measured it (timings.go): a replay
-// reports those, so its outputs are byte-identical to the recording's.
+// per turn as the recording run measured it: a replay reports those, so its outputs are byte-identical to the recording's.
 package simulate

@@ -262,16 +262,3 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 		t.Errorf("scenario B: divergences %+v, want turn 3", changed.transcripts[1].Divergences)
 	}
 }
-
-func TestShowOutputs(t *testing.T) {
-	if os.Getenv("SHOW") == "" {
-		t.Skip()
-	}
-	user := &userScript{}
-	up := httptest.NewServer(&fakejudge.Handler{Script: user.reply})
-	defer up.Close()
-	rec := play(t, &fakeadk.Server{Weather: "sunny"}, t.TempDir(), up.URL)
-	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile, simulate.SessionsCSV, simulate.SessionsJSON, simulate.SummaryFile} {
-		t.Logf("== %s\n%s", f, read(t, filepath.Join(rec.out, f)))
-	}
-}

@@ -5,12 +5,14 @@ package testutil
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -44,19 +46,53 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
-// BuildAdkproxy builds the CLI into a temporary folder and returns the
-// binary's path, for tests that run it as a real process.
+// adkproxyBuild is the CLI built for this test binary, once.
+var adkproxyBuild struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+	// cleaned: Main runs, so the folder is removed when the tests end.
+	cleaned bool
+}
+
+// BuildAdkproxy returns the path of the CLI built for tests that run it as
+// a real process. It is built once per test binary, into a folder Main
+// removes when the tests end; a test binary that uses it calls Main from
+// its TestMain.
 func BuildAdkproxy(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "adkproxy")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/adkproxy")
-	cmd.Dir = RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/adkproxy: %v\n%s", err, out)
+	b := &adkproxyBuild
+	if !b.cleaned {
+		t.Fatal("testutil.BuildAdkproxy: call testutil.Main(m) from this package's TestMain, so the built binary is removed at the end")
 	}
-	return bin
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "adkproxy-bin-"); b.err != nil {
+			return
+		}
+		b.bin = filepath.Join(b.dir, "adkproxy")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.bin, "./cmd/adkproxy")
+		cmd.Dir = RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build ./cmd/adkproxy: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
+}
+
+// Main runs a test binary's tests, then removes what they shared (the CLI
+// BuildAdkproxy built) and exits with their status. Call it from TestMain.
+func Main(m *testing.M) {
+	adkproxyBuild.cleaned = true
+	code := m.Run()
+	if adkproxyBuild.dir != "" {
+		os.RemoveAll(adkproxyBuild.dir)
+	}
+	os.Exit(code)
 }
 
 // SharedDir returns ../shared beside the repository, or skips the test

@@ -1,0 +1,9 @@
+package doccheck
+
+import (
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
