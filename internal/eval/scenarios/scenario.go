@@ -6,9 +6,9 @@ package scenarios
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // StopSignal is what the simulated user writes to end a conversation, and
@@ -57,82 +57,17 @@ func (s *Scenario) ID() string {
 // pythonJSON is json.dumps(model_dump(), sort_keys=True): snake_case keys
 // in sorted order, ", " and ": " separators, non-ASCII escaped.
 func (s *Scenario) pythonJSON() string {
-	var b strings.Builder
-	b.WriteString(`{"conversation_plan": `)
-	pyString(&b, s.ConversationPlan)
-	b.WriteString(`, "starting_prompt": `)
-	pyString(&b, s.StartingPrompt)
-	b.WriteString(`, "user_persona": `)
-	if s.Persona == nil {
-		b.WriteString("null}")
-		return b.String()
-	}
-	p := s.Persona
-	b.WriteString(`{"behaviors": [`)
-	for i, bh := range p.Behaviors {
-		if i > 0 {
-			b.WriteString(", ")
+	var persona any // None
+	if p := s.Persona; p != nil {
+		behaviors := make([]any, len(p.Behaviors))
+		for i, bh := range p.Behaviors {
+			behaviors[i] = map[string]any{"behavior_instructions": bh.Instructions, "description": bh.Description,
+				"name": bh.Name, "violation_rubrics": bh.ViolationRubrics}
 		}
-		b.WriteString(`{"behavior_instructions": `)
-		pyStrings(&b, bh.Instructions)
-		b.WriteString(`, "description": `)
-		pyString(&b, bh.Description)
-		b.WriteString(`, "name": `)
-		pyString(&b, bh.Name)
-		b.WriteString(`, "violation_rubrics": `)
-		pyStrings(&b, bh.ViolationRubrics)
-		b.WriteString("}")
+		persona = map[string]any{"behaviors": behaviors, "description": p.Description, "id": p.ID}
 	}
-	b.WriteString(`], "description": `)
-	pyString(&b, p.Description)
-	b.WriteString(`, "id": `)
-	pyString(&b, p.ID)
-	b.WriteString("}}")
-	return b.String()
-}
-
-func pyStrings(b *strings.Builder, list []string) {
-	b.WriteString("[")
-	for i, s := range list {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		pyString(b, s)
-	}
-	b.WriteString("]")
-}
-
-// pyString writes s as Python's json.dumps with ensure_ascii does:
-// \" \\ \n \r \t \b \f, other control and all non-ASCII characters as
-// lower-case \uXXXX (UTF-16 surrogate pairs beyond the BMP).
-func pyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || (r > 0x7e && r <= 0xffff):
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r > 0xffff:
-			hi, lo := utf16.EncodeRune(r)
-			fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
+	return pyjson.Dumps(map[string]any{"conversation_plan": s.ConversationPlan, "starting_prompt": s.StartingPrompt,
+		"user_persona": persona}, true)
 }
 
 // parseScenario reads a ConversationScenario: both casings, unknown keys
