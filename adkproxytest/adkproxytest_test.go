@@ -316,3 +316,12 @@ func TestConfigureFaults(t *testing.T) {
 		t.Errorf("a test that asked again failed: %s", errs)
 	}
 }
+
+// A replay whose cassette folder is missing says how to record it.
+func TestMissingFolderSaysHowToRecord(t *testing.T) {
+	t.Setenv(adkproxytest.RecordEnv, "")
+	_, err := adkproxytest.New(filepath.Join(t.TempDir(), "testdata", "cassettes"), "TestWeather/paris")
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "ADKPROXY_RECORD=1 go test -run '^TestWeather$/^paris$'") {
+		t.Errorf("error %v, want it to say how to record", err)
+	}
+}
