@@ -42,6 +42,10 @@ type Config struct {
 	// code_config.name run in (adkproxy score --python); "" is
 	// DefaultPython on PATH. Set by the caller, never read from the file.
 	Python string
+	// Vertex, when set, computes ADK's metrics that need Vertex AI's
+	// evaluation service (IsVertex); without it they are NOT_EVALUATED.
+	// Set by the caller.
+	Vertex Judge
 	// ModelEndpoint, when set, gives every custom metric (command or
 	// Python function) a GOOGLE_GEMINI_BASE_URL whose calls are recorded
 	// and replayed with the judge's. Set by the caller.
