@@ -68,7 +68,7 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
 	rec, err := startModelRecorder(c, modelRecorderFlags{command: "score", dir: "judge-cassettes", mode: "judge-mode",
 		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord,
-		keyOptional: needsVertex(cfg) && !callsGemini(cfg)})
+		keyOptional: (needsVertex(cfg) || len(cfg.CustomMetrics) > 0) && !judgesWithGemini(cfg)})
 	if err != nil {
 		return nil, err
 	}
@@ -142,13 +142,13 @@ func (j *judgeRun) costLine(cfg *scoring.Config) string {
 	return line
 }
 
-// callsGemini says whether scoring with cfg may call the Gemini API: an
-// LLM-judged criterion, or a custom metric (which may call a model).
-func callsGemini(cfg *scoring.Config) bool {
+// judgesWithGemini says whether cfg has an LLM-judged criterion, which
+// the judge computes with the Gemini API (a key is needed to record).
+func judgesWithGemini(cfg *scoring.Config) bool {
 	for _, cr := range cfg.Criteria {
 		if scoring.IsJudged(cr.Metric) && !cr.Adkproxy {
 			return true
 		}
 	}
-	return len(cfg.CustomMetrics) > 0
+	return false
 }

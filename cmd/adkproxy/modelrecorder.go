@@ -31,8 +31,9 @@ type modelRecorderFlags struct {
 	what, model string
 	// rerecord is the hint for a call replay cannot answer.
 	rerecord string
-	// keyOptional: record mode may start without a Gemini key (the run
-	// makes no Gemini call, e.g. only Vertex AI metrics are judged).
+	// keyOptional: record mode may start without a Gemini key (no
+	// criterion is judged with Gemini: only Vertex AI metrics, or custom
+	// metrics that bring their own key).
 	keyOptional bool
 	// lenient: replay serves a changed call's recording and reports it
 	// (Server.Misses); else it refuses the call.
