@@ -29,7 +29,7 @@ type reportData struct {
 	FirstAnswerFloor *ratioFloor
 	// StartFloor: adkproxytest's New, one answer and Close with the test's
 	// cassette among 400 (A) against alone (B), in µs.
-	StartFloor *ratioFloor
+	StartFloor    *ratioFloor
 	MemoryFloors  []memoryFloor
 	ScoringFloors []scoringFloor
 	// InterceptFloors and Intercept: BenchmarkInterceptedReplay (intercept.go).

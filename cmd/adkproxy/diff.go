@@ -64,11 +64,6 @@ func diffCommand() *cli.Command {
 
 func runDiff(c *cli.Context) error {
 	if c.NArg() != 2 {
-		for _, a := range c.Args().Slice() {
-			if strings.HasPrefix(a, "-") {
-				return usageErrorf("diff: %s after the paths: flags go first (adkproxy diff [flags] OLD NEW)", a)
-			}
-		}
 		return usageErrorf("diff: want two paths, OLD and NEW (cassette folders or files), got %d", c.NArg())
 	}
 	format := c.String("format")

@@ -421,7 +421,7 @@ func TestDiffUsageAndDataErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"diff", dir}, 64, "want two paths"},
-		{[]string{"diff", dir, dir, "--fail-on", "any"}, 64, "--fail-on after the paths: flags go first"},
+		{[]string{"diff", dir, dir, "--fail-on", "all"}, 64, `--fail-on "all"`}, // read after the paths too
 		{[]string{"diff", "--format", "yaml", dir, dir}, 64, `--format "yaml"`},
 		{[]string{"diff", "--fail-on", "all", dir, dir}, 64, `--fail-on "all"`},
 		{[]string{"diff", "--color", "sometimes", dir, dir}, 64, `--color "sometimes"`},

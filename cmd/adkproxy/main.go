@@ -24,7 +24,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	app := newApp(stdout, stderr)
-	err := withHint(app.Run(args))
+	if len(args) == 1 { // a bare 'adkproxy' is a question, not a success
+		fmt.Fprintf(stderr, "%s give a command: %s (see 'adkproxy --help')\n", paletteFor(stderr).red("adkproxy:"), commandNames(app))
+		return exitUsage
+	}
+	err := withHint(app.Run(flagsFirst(app, args)))
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err.Error() != "" {
