@@ -13,12 +13,14 @@ import (
 // MatchType is ToolTrajectoryCriterion.MatchType; the numbers are ADK's.
 type MatchType int
 
+// The match types, as ADK numbers them.
 const (
 	Exact    MatchType = 0
 	InOrder  MatchType = 1
 	AnyOrder MatchType = 2
 )
 
+// String is ADK's name of the match type (EXACT, IN_ORDER, ANY_ORDER).
 func (m MatchType) String() string {
 	switch m {
 	case Exact:
