@@ -44,6 +44,10 @@ type Config struct {
 	// code_config.name run in (adkproxy score --python); "" is
 	// DefaultPython on PATH. Set by the caller, never read from the file.
 	Python string
+	// Vertex, when set, computes ADK's metrics that need Vertex AI's
+	// evaluation service (IsVertex); without it they are NOT_EVALUATED.
+	// Set by the caller.
+	Vertex Judge
 	// ModelEndpoint, when set, gives every custom metric (command or
 	// Python function) a GOOGLE_GEMINI_BASE_URL whose calls are recorded
 	// and replayed with the judge's. Set by the caller.
@@ -197,7 +201,7 @@ func (cfg *Config) parseSettings(n pyjson.Value) error {
 	if err != nil {
 		return err
 	}
-	if err := n.CheckKeys(o, "criteria", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
+	if err := n.CheckKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
 		return err
 	}
 	s := &cfg.Adkproxy
@@ -214,6 +218,11 @@ func (cfg *Config) parseSettings(n pyjson.Value) error {
 				return err
 			}
 			s.Criteria = append(s.Criteria, cr)
+		}
+	}
+	if l, ok := n.Field(o, "llm_metrics"); ok {
+		if err := cfg.parseLLMMetrics(l); err != nil {
+			return err
 		}
 	}
 	if a, ok := n.Field(o, "arg_matchers"); ok {

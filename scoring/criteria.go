@@ -52,6 +52,8 @@ type Criterion struct {
 	Tool string
 	// Tools are the tools sandbox_usage counts (nil: DefaultSandboxTools).
 	Tools []string
+	// Scale is set for an LLM metric defined under adkproxy.llm_metrics.
+	Scale *ScaleMetric
 	// Stat is the latency statistic that becomes the score: mean, p50, max.
 	Stat string
 	// Fields is the criterion as ADK writes it in results
