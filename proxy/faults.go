@@ -176,9 +176,6 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, t *tape, re
 	s.faults.fired(ev)
 	t.touch() // its recordings left unused are reported as such
 	s.log.Warn("fault injected", "fault", f.Spec, "cassette", t.name, "method", req.Method, "path", req.Path, "call", call)
-	if f.What.Live() {
-		return false // applies to the Live connection itself (live.go)
-	}
 	if f.What.Kind == fault.Delay {
 		return s.cfg.Clock.Sleep(r.Context(), f.What.Duration) != nil // the client gave up: nothing more to answer
 	}
