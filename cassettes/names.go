@@ -100,6 +100,17 @@ func FileName(name string) (string, error) {
 	return filepath.Join(segments...) + Extension, nil
 }
 
+// windowsReserved: a file name stem Windows keeps for a device (CON,
+// PRN, AUX, NUL, COM0-9, LPT0-9, in any case).
+func windowsReserved(stem string) bool {
+	switch strings.ToUpper(strings.TrimRight(stem, " ")) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	s := strings.ToUpper(stem)
+	return len(s) == 4 && (strings.HasPrefix(s, "COM") || strings.HasPrefix(s, "LPT")) && s[3] >= '0' && s[3] <= '9'
+}
+
 func safeSegment(seg string) string {
 	var b strings.Builder
 	changed := false
@@ -122,6 +133,12 @@ func safeSegment(seg string) string {
 		prevDot = dot
 	}
 	out := b.String()
+	if stem, _, _ := strings.Cut(out, "."); windowsReserved(stem) {
+		// NUL, CON, COM1.txt… name devices on Windows, whatever follows
+		// the first dot: a checkout there could not hold the file.
+		out = stem + "_" + strings.TrimPrefix(out, stem)
+		changed = true
+	}
 	if len(out) > maxSegment {
 		out = out[:maxSegment]
 		changed = true

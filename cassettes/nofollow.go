@@ -77,10 +77,17 @@ func readNoFollow(path string) ([]byte, error) {
 	if info.Mode()&fs.ModeSymlink != 0 {
 		return nil, symlinkError(path)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	info, err = f.Stat()
+	if err == nil {
+		err = checkRegular(info, MaxFileSize) // a FIFO would block, a device never end
+	}
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(f, MaxFileSize))
 }

@@ -44,7 +44,7 @@ func Load(path string) (*Cassette, error) {
 }
 
 func loadYAML(path string) (*Cassette, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, MaxFileSize) // regular.go
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist", ErrNotFound, path)
 	}

@@ -116,6 +116,10 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 		judge(&m, cr, false)
 		return m
 	}
+	if evaluateVertex(ctx, cfg, cr, c, &m) {
+		judge(&m, cr, true)
+		return m
+	}
 	def, computed := metrics[cr.Metric]
 	if why, ok := adkNotComputed[cr.Metric]; ok && !cr.Adkproxy {
 		m.Status, m.Reason = NotEvaluated, fmt.Sprintf("%s is not computed by adkproxy: %s", cr.Metric, why)

@@ -51,6 +51,16 @@ func IsJudged(metric string) bool {
 // evaluateJudged runs a judged metric through cfg.Judge; nil when there is
 // no judge, and the caller reports the metric NOT_EVALUATED as before.
 func evaluateJudged(ctx context.Context, cfg *Config, cr *Criterion, c *Case, m *MetricResult) bool {
+	if cr.Scale != nil {
+		if cfg.Judge == nil {
+			m.Reason = judgeMissing
+		} else if c.Failure != "" {
+			m.Reason = "not compared: " + c.Failure
+		} else {
+			cfg.Judge.Evaluate(ctx, cr, c, m)
+		}
+		return true
+	}
 	if cfg.Judge == nil || !IsJudged(cr.Metric) || cr.Adkproxy {
 		return false
 	}

@@ -100,7 +100,7 @@ const (
 // when a judge is given).
 var adkNotComputed = map[string]string{
 	"response_evaluation_score":              "it needs Vertex AI's Gen AI Evaluation service",
-	"safety_v1":                              "it needs Vertex AI's Gen AI Evaluation service (SAFETY)",
+	"safety_v1":                              "it needs Vertex AI's Gen AI Evaluation service (SAFETY): give --judge-cassettes DIR to record or replay its calls",
 	"final_response_match_v2":                judgeMissing,
 	"rubric_based_final_response_quality_v1": judgeMissing,
 	"rubric_based_tool_use_quality_v1":       judgeMissing,

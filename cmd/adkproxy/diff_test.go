@@ -103,7 +103,7 @@ func TestDiffShowsExactlyTheThreeChanges(t *testing.T) {
 	out := filepath.Dir(old)
 
 	doc, r := diffJSON(t, old, new)
-	wantLine := "diff: 1 cassette, 2 invocations: 1 same, 1 changed (1 tool added, 1 argument changed, 1 response changed); tokens "
+	wantLine := "diff: 1 cassette, 2 invocations: 1 same, 1 changed (1 tool added, 1 argument changed, 1 response changed); total tokens "
 	if r.code != 0 || !strings.HasPrefix(r.stderr, wantLine) {
 		t.Fatalf("exit %d, stderr %q, want it to start %q", r.code, r.stderr, wantLine)
 	}
@@ -272,7 +272,7 @@ func TestDiffEveryKind(t *testing.T) {
 
 	doc, r := diffJSON(t, old, new)
 	wantLine := "diff: 1 cassette, 5 invocations: 1 same, 2 changed (1 tool removed, 1 tool moved, 1 result field changed, " +
-		"2 models changed, 2 config fields changed, 2 instructions changed, 2 declarations changed), 1 added, 1 removed; tokens -9.2 %\n"
+		"1 model changed, 1 config field changed, 1 instruction changed, 1 declaration changed), 1 added, 1 removed; total tokens 380 → 345 (-9.2 %)\n"
 	if r.code != 0 || r.stderr != wantLine {
 		t.Fatalf("exit %d, stderr %q, want %q", r.code, r.stderr, wantLine)
 	}
@@ -372,7 +372,7 @@ func TestDiffIdenticalRunsHaveNoChange(t *testing.T) {
 		a := recordScenario(t, name+"-a", sc())
 		b := recordScenario(t, name+"-b", sc())
 		r := adkproxy(t, nil, "diff", "--fail-on", "any", "--min-rouge", "1", a, b)
-		if r.code != 0 || !strings.Contains(r.stderr, " same; tokens 0.0 %") || strings.Contains(r.stdout, "changed") {
+		if r.code != 0 || !strings.Contains(r.stderr, " same; total tokens ") || !strings.Contains(r.stderr, " in both") || strings.Contains(r.stdout, "changed") {
 			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", name, r.code, r.stdout, r.stderr)
 		}
 		if md := adkproxy(t, nil, "diff", "--format", "markdown", a, b); strings.Contains(md.stdout, "<details>") {

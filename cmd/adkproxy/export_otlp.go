@@ -56,7 +56,7 @@ func exportOTLP(c *cli.Context, dir string, loaded map[string]*cassettes.Cassett
 	endpoint, out := c.String("otlp-endpoint"), c.String("out")
 	if endpoint != "" {
 		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageErrorf("export: --otlp-endpoint %q: want the collector's http:// or https:// base URL, such as http://localhost:4318", endpoint)
+			return usageErrorf("export: --otlp-endpoint %s: want the collector's http:// or https:// base URL, such as http://localhost:4318", otlpexport.ShownURL(endpoint))
 		}
 	}
 	req := otlpexport.Build(runview.Build(dir, loaded), otlpexport.Options{Start: start})
@@ -83,7 +83,7 @@ func exportOTLP(c *cli.Context, dir string, loaded map[string]*cassettes.Cassett
 	if err := otlpexport.Push(c.Context, client, endpoint, req); err != nil {
 		return withCode(exitUnavailable, fmt.Errorf("export: %w", err))
 	}
-	fmt.Fprintf(c.App.ErrWriter, "adkproxy: sent %d trace(s), %d span(s) to %s\n", traces, spans, otlpexport.TracesURL(endpoint))
+	fmt.Fprintf(c.App.ErrWriter, "adkproxy: sent %d trace(s), %d span(s) to %s\n", traces, spans, otlpexport.ShownURL(otlpexport.TracesURL(endpoint)))
 	return nil
 }
 

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -32,11 +33,13 @@ func judgeFlags() []cli.Flag {
 
 // judgeRun is the judge of one score run.
 type judgeRun struct {
-	dir   string
-	mode  proxy.Mode
-	srv   *proxy.Server
-	rec   *modelRecorder
-	judge *judge.Judge
+	dir  string
+	mode proxy.Mode
+	srv  *proxy.Server
+	rec  *modelRecorder
+	// vertex records the Vertex AI evaluation calls; nil without them.
+	vertex *vertexRun
+	judge  *judge.Judge
 }
 
 // apiKey is the key the genai SDK would use.
@@ -64,15 +67,29 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	}
 	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
 	rec, err := startModelRecorder(c, modelRecorderFlags{command: "score", dir: "judge-cassettes", mode: "judge-mode",
-		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord})
+		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord,
+		keyOptional: (needsVertex(cfg) || len(cfg.CustomMetrics) > 0) && !judgesWithGemini(cfg)})
 	if err != nil {
+		return nil, err
+	}
+	vx, err := startVertex(c, cfg, rec.mode, rec.dir)
+	if err != nil {
+		rec.close()
 		return nil, err
 	}
 	backoff := judge.DefaultBackoff
 	if rec.mode != proxy.ModeRecord {
 		backoff = func(int) time.Duration { return 0 } // nothing to wait for
 	}
-	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, judge: judge.New(rec.client, judge.Options{Backoff: backoff})}
+	var prompts judge.Prompts
+	if dir := c.String("judge-prompts"); dir != "" {
+		if prompts, err = judge.LoadPrompts(dir); err != nil {
+			rec.close()
+			vx.close()
+			return nil, withCode(exitDataErr, fmt.Errorf("--judge-prompts: %w", err))
+		}
+	}
+	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff, Prompts: prompts})}
 	cfg.Judge = j.judge
 	// Custom metrics that call Gemini themselves go through the same recorder.
 	ep := &judge.Endpoint{Recorder: rec.srv}
@@ -88,7 +105,7 @@ func (j *judgeRun) finish(c *cli.Context, cfg *scoring.Config) error {
 	if j == nil {
 		return nil
 	}
-	if err := j.rec.close(); err != nil {
+	if err := errors.Join(j.rec.close(), j.vertex.close()); err != nil {
 		return fmt.Errorf("--judge-cassettes: %w", err)
 	}
 	fmt.Fprintln(c.App.ErrWriter, "adkproxy: "+j.costLine(cfg))
@@ -131,4 +148,15 @@ func (j *judgeRun) costLine(cfg *scoring.Config) string {
 		line += "; cost unknown: a judge model has no price (add it under adkproxy.prices)"
 	}
 	return line
+}
+
+// judgesWithGemini says whether cfg has an LLM-judged criterion, which
+// the judge computes with the Gemini API (a key is needed to record).
+func judgesWithGemini(cfg *scoring.Config) bool {
+	for _, cr := range cfg.Criteria {
+		if scoring.IsJudged(cr.Metric) && !cr.Adkproxy {
+			return true
+		}
+	}
+	return false
 }

@@ -148,11 +148,17 @@ func startOnLoopback(t *testing.T, stderr io.Writer, args ...string) (*exec.Cmd,
 // model call of every session gets one answer.
 func scriptedUpstream(t *testing.T) *httptest.Server {
 	t.Helper()
+	return httptest.NewServer(scriptedHandler(t))
+}
+
+// scriptedHandler is scriptedUpstream's handler, to serve elsewhere.
+func scriptedHandler(t *testing.T) http.Handler {
+	t.Helper()
 	script, err := fake.ParseScript("upstream.yaml", []byte("turns:\n  - model:\n      - text: It is 18 degrees and sunny.\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httptest.NewServer(fake.New(script))
+	return fake.New(script)
 }
 
 // self is the wrapped command: this test binary in client mode.

@@ -5,13 +5,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -19,7 +17,7 @@ import (
 // recordQuestions records one session per question into a new folder.
 func recordQuestions(t *testing.T, questions ...string) string {
 	t.Helper()
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	t.Cleanup(up.Close)
 	dir := testutil.OutDir(t)
 	for _, q := range questions {
@@ -139,7 +137,7 @@ func TestLogDetailLinesAndJSON(t *testing.T) {
 func TestRecordWithoutAKeySaysSo(t *testing.T) {
 	// Google's host, routed to a fake: from any other upstream no key is needed.
 	public := newTestCA(t)
-	up := testutil.StartCounting(t, &fakegemini.Handler{}, public.Leaf)
+	up := testutil.StartCounting(t, scriptedHandler(t), public.Leaf)
 	record := func(env []string, command ...string) result {
 		return adkproxy(t, env, append([]string{"record", "--cassettes", t.TempDir(), "--upstream", proxy.DefaultUpstream,
 			"--connect-to", "generativelanguage.googleapis.com:443=" + up.Addr(), "--upstream-ca", public.CertPath, "--"}, command...)...)

@@ -31,6 +31,10 @@ type modelRecorderFlags struct {
 	what, model string
 	// rerecord is the hint for a call replay cannot answer.
 	rerecord string
+	// keyOptional: record mode may start without a Gemini key (no
+	// criterion is judged with Gemini: only Vertex AI metrics, or custom
+	// metrics that bring their own key).
+	keyOptional bool
 	// lenient: replay serves a changed call's recording and reports it
 	// (Server.Misses); else it refuses the call.
 	lenient bool
@@ -64,9 +68,11 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		mode = m
 	}
 	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor()}
-	proxyopt.SetHints(&pcfg, proxyopt.Hints{Record: f.rerecord, Rerecord: f.rerecord, Mismatch: f.rerecord, UsedUp: f.rerecord})
+	setRecorderHints(&pcfg, f.rerecord)
 	if mode == proxy.ModeRecord {
-		if key == "" {
+		if key == "" && f.keyOptional {
+			key = replayKey // nothing will call the Gemini API
+		} else if key == "" {
 			return nil, usageErrorf("%s: --%s record needs GOOGLE_API_KEY or GEMINI_API_KEY for %s", f.command, f.mode, f.model)
 		}
 		u, err := parseUpstream("--"+f.baseURL, c.String(f.baseURL))
@@ -114,4 +120,9 @@ func (r *modelRecorder) close() error {
 		return withCode(exitCantWrite, err)
 	}
 	return nil
+}
+
+// setRecorderHints makes every hint of a recorder's misses say rerecord.
+func setRecorderHints(pcfg *proxy.Config, rerecord string) {
+	proxyopt.SetHints(pcfg, proxyopt.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord})
 }

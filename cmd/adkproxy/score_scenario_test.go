@@ -78,7 +78,7 @@ func TestScoreScenarioCaseRecordThenReplay(t *testing.T) {
 	for _, want := range []string{`"eval_id": "4f1c2b9a"`, `"metric_name": "per_turn_user_simulator_quality_v1"`,
 		`"stop_check"`, `"verdict": "true"`, `"label": "supported"`, `"rubric_id": "names_city"`,
 		`the eval case has a conversation_scenario, no expected conversation to compare with`,
-		`multi_turn_task_success_v1 is not computed by adkproxy: it needs Vertex AI's Gen AI Evaluation service`} {
+		`Vertex AI's evaluation service needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION`} {
 		if !bytes.Contains(replayed, []byte(want)) {
 			t.Errorf("the JSON lacks %s:\n%s", want, replayed)
 		}

@@ -69,6 +69,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-mode", "", "`MODE` of the simulated user: record (needs GOOGLE_API_KEY or GEMINI_API_KEY) or replay; default record when a key is set, else replay"),
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
+			analysisFlag(),
 		}, judgeFlags()...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
@@ -173,9 +174,15 @@ func runSimulate(c *cli.Context) error {
 	report.Wall = wall
 	if scoreCfg != nil {
 		report.Scores = scoring.Evaluate(c.Context, scoreCfg, report.Cases)
+		analysisErr := writeAnalysis(c, jr, report.Scores)
 		if err := jr.finish(c, scoreCfg); err != nil {
 			return err
 		}
+		if analysisErr != nil {
+			return analysisErr
+		}
+	} else if err := writeAnalysis(c, nil, nil); err != nil {
+		return err
 	}
 	if err := report.Write(c.String("out")); err != nil {
 		return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))

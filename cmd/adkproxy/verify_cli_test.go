@@ -2,13 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -17,7 +15,7 @@ import (
 // "stopped early"), so strict replay fails with 76 and the report says
 // which recording went unused; lenient replay passes with a warning.
 func TestReplayModesAndReportThroughTheCLI(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	for _, q := range []string{"first question", "second question"} {
@@ -66,7 +64,7 @@ func TestReplayModesAndReportThroughTheCLI(t *testing.T) {
 // recordings it left unused fail the run with 76, as replay does, and the
 // cassette is left as it was.
 func TestRecordOnceFailsLikeStrictReplay(t *testing.T) {
-	up := httptest.NewServer(&fakegemini.Handler{})
+	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	if r := adkproxy(t, []string{"QUESTION=first question"}, append([]string{"record", "--mode", "once", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...); r.code != 0 {

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,47 +44,20 @@ type verdict struct {
 
 // buildADKCLI builds ADK Go's conformance server from this module, which
 // requires google.golang.org/adk v1.7.0 (a main under cmd/internal builds by
-// path though it cannot be imported), once for all the tests.
+// path though it cannot be imported).
 func buildADKCLI(t *testing.T) string {
 	t.Helper()
-	adkcli.once.Do(func() {
-		adkcli.path, adkcli.err = buildInto(filepath.Join(builds, "adkcli"), "google.golang.org/adk/cmd/internal/adkcli")
-	})
-	if adkcli.err != nil {
-		t.Fatal(adkcli.err)
-	}
-	return adkcli.path
-}
-
-var (
-	builds string // a folder for the binaries, removed by TestMain
-	adkcli struct {
-		once sync.Once
-		path string
-		err  error
-	}
-)
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "adkgo-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	builds = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func buildInto(bin, pkg string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	bin := filepath.Join(t.TempDir(), "adkcli")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "google.golang.org/adk/cmd/internal/adkcli").CombinedOutput(); err != nil {
+		t.Fatalf("go build adkcli: %v\n%s", err, out)
 	}
-	return bin, nil
+	return bin
 }
+
+// TestMain removes the adkproxy binary the tests share when they end.
+func TestMain(m *testing.M) { testutil.Main(m) }
 
 // serverCmd is the --server-cmd for adkcli: it serves the agents of its
 // working folder under /api.

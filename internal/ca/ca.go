@@ -74,6 +74,13 @@ func Load(dir string) (*Authority, error) {
 		return fmt.Errorf("%w: %s: %s; fix or remove the CA files in %s and run 'adkproxy ca init' (clients must then trust the new ca.pem)",
 			ErrBroken, file, fmt.Sprintf(format, args...), dir)
 	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(certPath); err == nil && !fi.Mode().IsRegular() {
+		// Another file's certificate would be handed to clients to trust.
+		return nil, broken(certPath, "the CA certificate is not a regular file (%s)", fi.Mode().Type())
+	}
 	certPEM, err := os.ReadFile(certPath)
 	if err != nil {
 		return nil, broken(certPath, "cannot read the CA certificate: %v", reason(err))
@@ -125,6 +132,20 @@ func reason(err error) error {
 	return err
 }
 
+// checkDir refuses a CA folder anyone may write to, as ssh refuses such a
+// ~/.ssh: another user could put their own key and certificate there.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o002 != 0 {
+		return fmt.Errorf("%w: the CA folder %s is writable by every user (mode %04o), so anyone could replace the CA; run chmod 700 %s or choose another --ca-dir",
+			ErrBroken, dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
+
 // checkKeyMode refuses a key others can read: the CA signs certificates any
 // client trusting it accepts for any host.
 func checkKeyMode(keyPath string) error {
@@ -146,6 +167,9 @@ func checkKeyMode(keyPath string) error {
 func Create(dir string) (*Authority, error) {
 	if Exists(dir) {
 		return nil, fmt.Errorf("%w in %s", ErrExists, dir)
+	}
+	if err := checkDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the CA folder %s: %v", dir, reason(err))

@@ -60,9 +60,11 @@ func TestLoadRefusesBrokenCA(t *testing.T) {
 		{"other CA's key", func(a *ca.Authority) { os.WriteFile(a.KeyPath, otherKey, 0o600) }, ca.KeyFile, "does not belong"},
 		{"key readable by others", func(a *ca.Authority) { os.Chmod(a.KeyPath, 0o644) }, ca.KeyFile, "chmod 600"},
 		{"key is a symlink", func(a *ca.Authority) { os.Remove(a.KeyPath); os.Symlink(other.KeyPath, a.KeyPath) }, ca.KeyFile, "not a regular file"},
+		{"certificate is a symlink", func(a *ca.Authority) { os.Remove(a.CertPath); os.Symlink(other.CertPath, a.CertPath) }, ca.CertFile, "not a regular file"},
+		{"folder writable by every user", func(a *ca.Authority) { os.Chmod(a.Dir, 0o777) }, "", "chmod 700"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if runtime.GOOS == "windows" && (c.name == "key readable by others" || c.name == "key is a symlink") {
+			if runtime.GOOS == "windows" && (c.name == "key readable by others" || strings.Contains(c.name, "symlink") || strings.Contains(c.name, "writable")) {
 				t.Skip("Unix file modes")
 			}
 			dir := t.TempDir()
@@ -209,5 +211,22 @@ func TestEnsureConcurrently(t *testing.T) {
 		if a := <-got; a == nil || first == nil || !a.Cert.Equal(first.Cert) {
 			t.Error("concurrent Ensure calls returned different CAs")
 		}
+	}
+}
+
+// A CA is never made in a folder every user may write to.
+func TestCreateRefusesAWorldWritableFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix file modes")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, created, err := ca.Ensure(dir); created || !errors.Is(err, ca.ErrBroken) || !strings.Contains(err.Error(), "writable by every user") {
+		t.Errorf("Ensure in a 0777 folder: created %v, %v; want it refused", created, err)
+	}
+	if ca.Exists(dir) {
+		t.Error("a CA file was written into the world-writable folder")
 	}
 }

@@ -254,3 +254,13 @@ func TestVertexPathsAndModels(t *testing.T) {
 		t.Errorf("models.get: %+v, %v", m, err)
 	}
 }
+
+// TestLiveBeyondTheScript: a Live turn past the script closes the
+// connection with 1011 naming the connection and the turn.
+func TestLiveBeyondTheScript(t *testing.T) {
+	ws := "ws" + strings.TrimPrefix(serve(t, "turns:\n  - model:\n      - text: only one\n"), "http")
+	_, err := livescenario.Run(context.Background(), livescenario.Options{BaseURL: ws, APIKey: "any"})
+	if err == nil || !strings.Contains(err.Error(), "close 1011") || !strings.Contains(err.Error(), `Live connection 1's model call is in turn 2 (user: "Thanks")`) {
+		t.Errorf("a Live call past the script: %v", err)
+	}
+}

@@ -63,8 +63,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	defer conn.Close()
 	s.mu.Lock()
 	s.liveIDs++
-	// Live sessions are numbered after any HTTP session could be: far apart.
-	c := &liveConn{s: s, conn: conn, session: 1_000_000 + s.liveIDs}
+	c := &liveConn{s: s, conn: conn, session: liveSessions + s.liveIDs}
 	s.mu.Unlock()
 	for {
 		_, data, err := conn.ReadMessage()

@@ -149,22 +149,34 @@ func (s *Server) take(session, invocation int, user string) (Item, int, error) {
 	defer s.mu.Unlock()
 	turns := s.script.Turns
 	if invocation > len(turns) {
-		return Item{}, 0, fmt.Errorf("the script %s has %d turn(s); session %d's model call is in turn %d (user: %q): add a turn to the script",
-			s.script.Name, len(turns), session, invocation, user)
+		return Item{}, 0, fmt.Errorf("the script %s has %d turn(s); %s's model call is in turn %d (user: %q): add a turn to the script",
+			s.script.Name, len(turns), sessionName(session), invocation, user)
 	}
 	turn := turns[invocation-1]
 	key := [2]int{session, invocation}
 	at := s.next[key]
 	if at == 0 && turn.User != nil && user != "" && strings.TrimSpace(*turn.User) != strings.TrimSpace(user) {
-		return Item{}, 0, fmt.Errorf("%s:%d: turn %d expects the user to say %q; session %d's call says %q",
-			s.script.Name, turn.Line, invocation, *turn.User, session, user)
+		return Item{}, 0, fmt.Errorf("%s:%d: turn %d expects the user to say %q; %s's call says %q",
+			s.script.Name, turn.Line, invocation, *turn.User, sessionName(session), user)
 	}
 	if at >= len(turn.Model) {
-		return Item{}, 0, fmt.Errorf("%s:%d: turn %d (user: %q) has %d model item(s); session %d made model call %d of that turn: add an item to turns[%d].model",
-			s.script.Name, turn.Line, invocation, user, len(turn.Model), session, at+1, invocation-1)
+		return Item{}, 0, fmt.Errorf("%s:%d: turn %d (user: %q) has %d model item(s); %s made model call %d of that turn: add an item to turns[%d].model",
+			s.script.Name, turn.Line, invocation, user, len(turn.Model), sessionName(session), at+1, invocation-1)
 	}
 	s.next[key] = at + 1
 	return turn.Model[at], at, nil
+}
+
+// liveSessions numbers Live connections apart from the sessions the
+// organizer places HTTP calls in.
+const liveSessions = 1_000_000
+
+// sessionName names a session in messages.
+func sessionName(session int) string {
+	if session > liveSessions {
+		return fmt.Sprintf("Live connection %d", session-liveSessions)
+	}
+	return fmt.Sprintf("session %d", session)
 }
 
 // peek is the item take would hand out next, without taking it.

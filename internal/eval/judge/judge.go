@@ -26,20 +26,26 @@ func CassetteName(c *scoring.Case) string {
 
 // Evaluate implements scoring.Judge.
 func (j *Judge) Evaluate(ctx context.Context, cr *scoring.Criterion, c *scoring.Case, m *scoring.MetricResult) {
-	opts, err := readOptions(cr)
+	read := readOptions
+	if cr.Scale != nil {
+		read = scaleOptions
+	}
+	opts, err := read(cr)
 	if err != nil {
 		m.Reason = err.Error()
 		return
 	}
 	run := &caseRun{j: j, cassette: CassetteName(c), c: c, metric: cr.Metric, threshold: cr.Threshold, opts: opts}
-	switch cr.Metric {
-	case scoring.FinalResponseMatchV2:
+	switch metric := cr.Metric; {
+	case cr.Scale != nil:
+		err = run.scale(ctx, cr, m)
+	case metric == scoring.FinalResponseMatchV2:
 		err = run.finalResponseMatch(ctx, m)
-	case scoring.RubricBasedFinalResponseQualityV1, scoring.RubricBasedToolUseQualityV1:
+	case metric == scoring.RubricBasedFinalResponseQualityV1, metric == scoring.RubricBasedToolUseQualityV1:
 		err = run.rubricBased(ctx, m)
-	case scoring.HallucinationsV1:
+	case metric == scoring.HallucinationsV1:
 		err = run.hallucinations(ctx, m)
-	case scoring.PerTurnUserSimulatorQualityV1:
+	case metric == scoring.PerTurnUserSimulatorQualityV1:
 		err = run.simulatorQuality(ctx, m)
 	default:
 		err = fmt.Errorf("%s is not an LLM-judged metric", cr.Metric)

@@ -230,5 +230,17 @@ func CheckConfig(cfg *scoring.Config) error {
 			return err
 		}
 	}
+	for i := range cfg.Adkproxy.Criteria {
+		cr := &cfg.Adkproxy.Criteria[i]
+		if cr.Scale == nil {
+			continue
+		}
+		if _, err := scaleOptions(cr); err != nil {
+			if cfg.File != "" {
+				return fmt.Errorf("%s: %w", cfg.File, err)
+			}
+			return err
+		}
+	}
 	return nil
 }

@@ -6,13 +6,13 @@ package scenarios
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // StopSignal is what the simulated user writes to end a conversation, and
-// the value of the {{ stop_signal }} placeholder in behavior texts.
+// the pyjson.Value of the {{ stop_signal }} placeholder in behavior texts.
 const StopSignal = "</finished>"
 
 // Scenario is ADK's ConversationScenario.
@@ -57,113 +57,48 @@ func (s *Scenario) ID() string {
 // pythonJSON is json.dumps(model_dump(), sort_keys=True): snake_case keys
 // in sorted order, ", " and ": " separators, non-ASCII escaped.
 func (s *Scenario) pythonJSON() string {
-	var b strings.Builder
-	b.WriteString(`{"conversation_plan": `)
-	pyString(&b, s.ConversationPlan)
-	b.WriteString(`, "starting_prompt": `)
-	pyString(&b, s.StartingPrompt)
-	b.WriteString(`, "user_persona": `)
-	if s.Persona == nil {
-		b.WriteString("null}")
-		return b.String()
-	}
-	p := s.Persona
-	b.WriteString(`{"behaviors": [`)
-	for i, bh := range p.Behaviors {
-		if i > 0 {
-			b.WriteString(", ")
+	var persona any // None
+	if p := s.Persona; p != nil {
+		behaviors := make([]any, len(p.Behaviors))
+		for i, bh := range p.Behaviors {
+			behaviors[i] = map[string]any{"behavior_instructions": bh.Instructions, "description": bh.Description,
+				"name": bh.Name, "violation_rubrics": bh.ViolationRubrics}
 		}
-		b.WriteString(`{"behavior_instructions": `)
-		pyStrings(&b, bh.Instructions)
-		b.WriteString(`, "description": `)
-		pyString(&b, bh.Description)
-		b.WriteString(`, "name": `)
-		pyString(&b, bh.Name)
-		b.WriteString(`, "violation_rubrics": `)
-		pyStrings(&b, bh.ViolationRubrics)
-		b.WriteString("}")
+		persona = map[string]any{"behaviors": behaviors, "description": p.Description, "id": p.ID}
 	}
-	b.WriteString(`], "description": `)
-	pyString(&b, p.Description)
-	b.WriteString(`, "id": `)
-	pyString(&b, p.ID)
-	b.WriteString("}}")
-	return b.String()
-}
-
-func pyStrings(b *strings.Builder, list []string) {
-	b.WriteString("[")
-	for i, s := range list {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		pyString(b, s)
-	}
-	b.WriteString("]")
-}
-
-// pyString writes s as Python's json.dumps with ensure_ascii does:
-// \" \\ \n \r \t \b \f, other control and all non-ASCII characters as
-// lower-case \uXXXX (UTF-16 surrogate pairs beyond the BMP).
-func pyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || (r > 0x7e && r <= 0xffff):
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r > 0xffff:
-			hi, lo := utf16.EncodeRune(r)
-			fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
+	return pyjson.Dumps(map[string]any{"conversation_plan": s.ConversationPlan, "starting_prompt": s.StartingPrompt,
+		"user_persona": persona}, true)
 }
 
 // parseScenario reads a ConversationScenario: both casings, unknown keys
 // rejected, user_persona null, a pre-built persona id, or a persona object.
-func parseScenario(x value) (Scenario, error) {
-	o, err := x.object()
+func parseScenario(x pyjson.Value) (Scenario, error) {
+	o, err := x.Object()
 	if err != nil {
 		return Scenario{}, err
 	}
-	if err := x.onlyKeys(o, "starting_prompt", "conversation_plan", "user_persona"); err != nil {
+	if err := x.CheckPyKeys(o, "starting_prompt", "conversation_plan", "user_persona"); err != nil {
 		return Scenario{}, err
 	}
 	var s Scenario
-	sp, err := x.required(o, "starting_prompt", "a scenario needs the first user message")
+	sp, err := x.Required(o, "starting_prompt", "a scenario needs the first user message")
 	if err != nil {
 		return s, err
 	}
-	if s.StartingPrompt, err = sp.str(); err != nil {
+	if s.StartingPrompt, err = sp.Str(); err != nil {
 		return s, err
 	}
 	if strings.TrimSpace(s.StartingPrompt) == "" {
-		return s, sp.errorf("empty: the starting prompt is sent as the first user message")
+		return s, sp.Errorf("empty: the starting prompt is sent as the first user message")
 	}
-	cp, err := x.required(o, "conversation_plan", "a scenario needs the plan the simulated user follows")
+	cp, err := x.Required(o, "conversation_plan", "a scenario needs the plan the simulated user follows")
 	if err != nil {
 		return s, err
 	}
-	if s.ConversationPlan, err = cp.str(); err != nil {
+	if s.ConversationPlan, err = cp.Str(); err != nil {
 		return s, err
 	}
-	if up, ok := x.pyField(o, "user_persona"); ok {
+	if up, ok := x.PyField(o, "user_persona"); ok && up.V != nil {
 		p, err := parsePersonaRef(up)
 		if err != nil {
 			return s, err
@@ -175,11 +110,11 @@ func parseScenario(x value) (Scenario, error) {
 
 // parsePersonaRef reads a persona id (resolved in the pre-built catalogue)
 // or a persona object.
-func parsePersonaRef(x value) (Persona, error) {
-	if id, ok := x.v.(string); ok {
+func parsePersonaRef(x pyjson.Value) (Persona, error) {
+	if id, ok := x.V.(string); ok {
 		p, ok := Prebuilt(id)
 		if !ok {
-			return Persona{}, x.errorf("unknown persona id %q (pre-built: %s); give a custom persona as an object {\"id\", \"description\", \"behaviors\"}",
+			return Persona{}, x.Errorf("unknown persona id %q (pre-built: %s); give a custom persona as an object {\"id\", \"description\", \"behaviors\"}",
 				id, strings.Join(PersonaIDs(), ", "))
 		}
 		return p, nil
@@ -189,36 +124,36 @@ func parsePersonaRef(x value) (Persona, error) {
 
 // parsePersona reads a UserPersona object: snake_case keys only, all
 // fields required, unknown keys ignored (as ADK's plain pydantic model).
-func parsePersona(x value) (Persona, error) {
-	o, err := x.object()
+func parsePersona(x pyjson.Value) (Persona, error) {
+	o, err := x.Object()
 	if err != nil {
-		return Persona{}, x.errorf("want a persona id or a persona object, got %s", kind(x.v))
+		return Persona{}, x.Errorf("want a persona id or a persona object, got %s", pyjson.Describe(x.V))
 	}
 	var p Persona
-	idv, ok := x.field(o, "id")
-	if !ok {
-		return p, idv.errorf("missing: a persona needs an id")
+	idv, ok := x.Field(o, "id")
+	if !ok || idv.V == nil {
+		return p, idv.Errorf("missing: a persona needs an id")
 	}
-	if p.ID, err = idv.str(); err != nil {
+	if p.ID, err = idv.Str(); err != nil {
 		return p, err
 	}
-	dv, ok := x.field(o, "description")
-	if !ok {
-		return p, dv.errorf("missing: a persona needs a description")
+	dv, ok := x.Field(o, "description")
+	if !ok || dv.V == nil {
+		return p, dv.Errorf("missing: a persona needs a description")
 	}
-	if p.Description, err = dv.str(); err != nil {
+	if p.Description, err = dv.Str(); err != nil {
 		return p, err
 	}
-	bv, ok := x.field(o, "behaviors")
-	if !ok {
-		return p, bv.errorf("missing: a persona needs a list of behaviors")
+	bv, ok := x.Field(o, "behaviors")
+	if !ok || bv.V == nil {
+		return p, bv.Errorf("missing: a persona needs a list of behaviors")
 	}
-	items, err := bv.list()
+	items, err := bv.List()
 	if err != nil {
 		return p, err
 	}
-	for _, it := range items {
-		b, err := parseBehavior(it)
+	for i := range items {
+		b, err := parseBehavior(bv.Elem(items, i))
 		if err != nil {
 			return p, err
 		}
@@ -227,8 +162,8 @@ func parsePersona(x value) (Persona, error) {
 	return p, nil
 }
 
-func parseBehavior(x value) (Behavior, error) {
-	o, err := x.object()
+func parseBehavior(x pyjson.Value) (Behavior, error) {
+	o, err := x.Object()
 	if err != nil {
 		return Behavior{}, err
 	}
@@ -237,11 +172,11 @@ func parseBehavior(x value) (Behavior, error) {
 		key string
 		dst *string
 	}{{"name", &b.Name}, {"description", &b.Description}} {
-		v, ok := x.field(o, f.key)
-		if !ok {
-			return b, v.errorf("missing: a behavior needs %s", f.key)
+		v, ok := x.Field(o, f.key)
+		if !ok || v.V == nil {
+			return b, v.Errorf("missing: a behavior needs %s", f.key)
 		}
-		if *f.dst, err = v.str(); err != nil {
+		if *f.dst, err = v.Str(); err != nil {
 			return b, err
 		}
 	}
@@ -249,11 +184,11 @@ func parseBehavior(x value) (Behavior, error) {
 		key string
 		dst *[]string
 	}{{"behavior_instructions", &b.Instructions}, {"violation_rubrics", &b.ViolationRubrics}} {
-		v, ok := x.field(o, f.key)
-		if !ok {
-			return b, v.errorf("missing: a behavior needs %s (a list of strings)", f.key)
+		v, ok := x.Field(o, f.key)
+		if !ok || v.V == nil {
+			return b, v.Errorf("missing: a behavior needs %s (a list of strings)", f.key)
 		}
-		if *f.dst, err = v.strings(); err != nil {
+		if *f.dst, err = v.Strings(); err != nil {
 			return b, err
 		}
 	}
@@ -264,10 +199,10 @@ func parseBehavior(x value) (Behavior, error) {
 // say where it came from, for errors ("home.evalset.json",
 // "eval_cases[2].conversation_scenario").
 func ParseScenario(name, field string, data []byte) (Scenario, error) {
-	x, err := decode(name, data)
+	x, err := pyjson.Decode(name, data)
 	if err != nil {
 		return Scenario{}, err
 	}
-	x.path = field
+	x.Path = field
 	return parseScenario(x)
 }

@@ -24,7 +24,7 @@ func WriteDiff(w io.Writer, r *rundiff.Report) error {
 	}
 	for _, k := range rundiff.Kinds {
 		if n := s.Changes[k]; n > 0 {
-			p.Counts = append(p.Counts, Count{string(k), n})
+			p.Counts = append(p.Counts, Count{string(k), n, rundiff.CountChanges(map[rundiff.Kind]int{k: n})})
 		}
 	}
 	for _, row := range s.Cost.Rows() {
@@ -91,7 +91,7 @@ func invocation(d *rundiff.InvocationDiff) Invocation {
 func changes(cs []rundiff.Change, similarity *float64) []Change {
 	var out []Change
 	for _, c := range cs {
-		ch := Change{Kind: string(c.Kind), Text: rundiff.Describe(c)}
+		ch := Change{Kind: string(c.Kind), Label: rundiff.KindText(c.Kind), Text: rundiff.Describe(c)}
 		if c.Agent != "" {
 			ch.Text = c.Agent + ": " + ch.Text
 		}

@@ -34,6 +34,7 @@ type Page struct {
 type Count struct {
 	Kind string
 	N    int
+	Text string // N and the kind in words: "1 declaration changed"
 }
 
 // CostRow is one figure, old and new.
@@ -60,6 +61,7 @@ type Invocation struct {
 // styles it (a score's passed, failed or not_evaluated).
 type Change struct {
 	Kind, Class, Text string
+	Label             string // the kind in words
 	Words             template.HTML
 }
 

@@ -18,7 +18,7 @@ import (
 // beside the recorded timeline (from run, the cassettes scored) and what
 // was expected. Invocations that did not pass are open.
 func WriteScores(w io.Writer, r *scoring.Result, run runview.Run) error {
-	p := &Page{Title: "adkproxy score", Summary: []string{scoring.Summary(r)}}
+	p := &Page{Title: "adkproxy score", Summary: []string{scoring.Summary(r), scoreRule}}
 	if r.EvalSetID != "" {
 		p.Title += ": " + r.EvalSetID
 	}
@@ -47,6 +47,13 @@ func WriteScores(w io.Writer, r *scoring.Result, run runview.Run) error {
 	}
 	return write(w, p)
 }
+
+// scoreRule is how the verdicts on the page relate, said once on top: an
+// invocation's FAILED beside its case's PASSED is not a contradiction.
+const scoreRule = "How to read it: a criterion's score for a case is the mean of its invocations' scores (a run " +
+	"metric's is its total or statistic over the case), compared with the threshold; an invocation marked FAILED " +
+	"scored below the threshold on its own, which lowers the mean but decides nothing by itself. A case PASSES " +
+	"when none of its criteria FAILED and at least one PASSED."
 
 func scoredInvocation(c *scoring.CaseResult, i int, run runview.Run) Invocation {
 	inv := Invocation{Title: fmt.Sprintf("invocation %d", i+1), Status: "passed"}

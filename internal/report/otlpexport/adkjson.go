@@ -10,10 +10,11 @@ import (
 	"encoding/json"
 	"maps"
 	"strings"
-	"unicode"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // llmRequest is gcp.vertex.agent.llm_request: {"model", "config",
@@ -57,9 +58,9 @@ func llmRequest(x *cassettes.Exchange) (string, bool) {
 	}
 	model := conversation.ModelOfPath(x.Request.Path)
 	var b strings.Builder
-	b.WriteString(`{"model": ` + pythonJSON(model))
-	b.WriteString(`, "config": ` + pythonJSON(snakeKeys(config)))
-	b.WriteString(`, "contents": ` + pythonJSON(snakeKeys(kept)) + "}")
+	b.WriteString(`{"model": ` + pyjson.Dumps(model, false))
+	b.WriteString(`, "config": ` + pyjson.Dumps(snakeKeys(config), false))
+	b.WriteString(`, "contents": ` + pyjson.Dumps(snakeKeys(kept), false) + "}")
 	return b.String(), true
 }
 
@@ -142,7 +143,7 @@ func snakeKeys(v any) any {
 		for k, val := range v {
 			switch {
 			case dataKeys[k]:
-				out[snake(k)] = val
+				out[textfmt.Snake(k)] = val
 			case k == "properties":
 				props, ok := val.(map[string]any)
 				if !ok {
@@ -155,7 +156,7 @@ func snakeKeys(v any) any {
 				}
 				out[k] = named
 			default:
-				out[snake(k)] = snakeKeys(val)
+				out[textfmt.Snake(k)] = snakeKeys(val)
 			}
 		}
 		return out
@@ -167,21 +168,6 @@ func snakeKeys(v any) any {
 		return out
 	}
 	return v
-}
-
-// snake is functionCall → function_call.
-func snake(k string) string {
-	var b strings.Builder
-	for i, r := range k {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // decodeObject reads a JSON object keeping numbers as written.
@@ -207,33 +193,11 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// pythonJSON is v as ADK's json.dumps writes it: ", " and ": " between
-// items and keys, non-ASCII characters as they are.
-func pythonJSON(v any) string {
-	compact := compactJSON(v)
-	var b strings.Builder
-	inString, escaped := false, false
-	for _, r := range compact {
-		b.WriteRune(r)
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && r == '\\':
-			escaped = true
-		case r == '"':
-			inString = !inString
-		case !inString && (r == ',' || r == ':'):
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
-}
-
 // toolResponse is gcp.vertex.agent.tool_response: the function response,
 // a value that is not an object wrapped as {"result": value}.
 func toolResponse(resp map[string]any) string {
 	if resp == nil {
-		return pythonJSON(map[string]any{"result": nil})
+		return pyjson.Dumps(map[string]any{"result": nil}, false)
 	}
-	return pythonJSON(resp)
+	return pyjson.Dumps(resp, false)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 )
 
@@ -216,7 +217,7 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 		}
 		args := "{}"
 		if tc.Args != nil {
-			args = pythonJSON(tc.Args)
+			args = pyjson.Dumps(tc.Args, false)
 		}
 		s := t.span(tpath, gen, "execute_tool "+tc.Name,
 			str("gen_ai.operation.name", "execute_tool"), str("gen_ai.tool.name", tc.Name),

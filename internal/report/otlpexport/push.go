@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -28,14 +29,45 @@ var ErrCollector = errors.New("the OTLP collector did not accept the traces")
 // OTLP/HTTP receiver accepts (some, such as Phoenix, take no JSON).
 const ContentType = "application/x-protobuf"
 
-// TracesURL is where Push sends for an endpoint: endpoint + "/v1/traces",
-// as OTEL_EXPORTER_OTLP_ENDPOINT is read, unless it already ends so.
+// TracesURL is where Push sends for an endpoint: the endpoint's path +
+// "/v1/traces", as OTEL_EXPORTER_OTLP_ENDPOINT is read, unless it already
+// ends so; a query string stays a query string, after the path.
 func TracesURL(endpoint string) string {
-	endpoint = strings.TrimRight(endpoint, "/")
-	if strings.HasSuffix(endpoint, "/v1/traces") {
-		return endpoint
+	u, err := neturl.Parse(endpoint)
+	if err != nil {
+		return strings.TrimRight(endpoint, "/") + "/v1/traces" // refused by the request, with a shown URL
 	}
-	return endpoint + "/v1/traces"
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	if !strings.HasSuffix(path, "/v1/traces") {
+		path += "/v1/traces"
+	}
+	u.RawPath = path
+	if p, err := neturl.PathUnescape(path); err == nil {
+		u.Path = p
+	}
+	return u.String()
+}
+
+// ShownURL is a URL as messages show it: without the password of its
+// user info, and with the values of credential-named query parameters
+// (token, key, signature…) replaced; a URL that does not parse is not
+// shown at all.
+func ShownURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "(the OTLP endpoint, which is not a URL)"
+	}
+	if u.RawQuery != "" {
+		pairs := strings.Split(u.RawQuery, "&")
+		for i, pair := range pairs {
+			name, _, _ := strings.Cut(pair, "=")
+			if n, err := neturl.QueryUnescape(name); err == nil && cassettes.IsCredentialName(n) {
+				pairs[i] = name + "=" + cassettes.Placeholder
+			}
+		}
+		u.RawQuery = strings.Join(pairs, "&")
+	}
+	return u.Redacted()
 }
 
 // Push POSTs req to TracesURL(endpoint) as protobuf, in batches of at
@@ -56,13 +88,18 @@ func Push(ctx context.Context, client *http.Client, endpoint string, req *coltra
 	return nil
 }
 
-func pushOne(ctx context.Context, client *http.Client, url string, req *coltracepb.ExportTraceServiceRequest) error {
+func pushOne(ctx context.Context, client *http.Client, target string, req *coltracepb.ExportTraceServiceRequest) error {
 	body, err := proto.Marshal(req)
 	if err != nil {
 		return err
 	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	url := ShownURL(target) // messages never show the password
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
+		var ue *neturl.Error // it would show the URL as given
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("OTLP endpoint %s: %w", url, err)
 	}
 	r.Header.Set("Content-Type", ContentType)

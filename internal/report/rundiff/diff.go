@@ -212,9 +212,17 @@ func loneInvocation(o, n *runview.Invocation, inSessionChange bool) InvocationDi
 
 func summarize(r *Report) Summary {
 	s := Summary{Cassettes: len(r.Cassettes), Changes: map[Kind]int{}}
+	setup := map[Change]bool{} // an agent's setup changed once is resent, and reported, in every invocation
 	for _, c := range r.Cassettes {
 		count := func(changes []Change) {
 			for _, ch := range changes {
+				switch ch.Kind {
+				case ModelChanged, ConfigChanged, InstructionChange, ToolsChanged:
+					if setup[ch] {
+						continue
+					}
+					setup[ch] = true
+				}
 				s.Changes[ch.Kind]++
 			}
 		}

@@ -33,6 +33,10 @@ func CountChanges(counts map[Kind]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// KindText says a kind in words for people: "declaration changed" for
+// tools_changed.
+func KindText(k Kind) string { return kindWords[k][0] + " " + kindWords[k][1] }
+
 func countOf(changes []Change) map[Kind]int {
 	m := map[Kind]int{}
 	for _, c := range changes {
@@ -43,7 +47,7 @@ func countOf(changes []Change) map[Kind]int {
 
 // SummaryLine is the one-line verdict for stderr: "diff: 3 cassettes, 12
 // invocations: 9 same, 2 changed (1 tool added, 1 argument changed), 1
-// added; tokens +4.1 %".
+// added; total tokens 1200 → 1249 (+4.1 %)".
 func SummaryLine(r *Report) string {
 	s := r.Summary
 	line := fmt.Sprintf("diff: %s, %s: %d same", textfmt.Plural(s.Cassettes, "cassette"), textfmt.Plural(s.Invocations, "invocation"), s.Same)
@@ -67,7 +71,19 @@ func SummaryLine(r *Report) string {
 	if s.Removed > 0 {
 		line += fmt.Sprintf(", %d removed", s.Removed)
 	}
-	return line + "; tokens " + percent(s.Cost.Old.Total, s.Cost.New.Total)
+	return line + "; " + tokensPhrase(s.Cost.Old.Total, s.Cost.New.Total)
+}
+
+// tokensPhrase says how the runs' total token counts compare, with the
+// counts, so that a bare "0.0 %" never has to be guessed at.
+func tokensPhrase(a, b int64) string {
+	switch {
+	case a == 0 && b == 0:
+		return "no token counts recorded"
+	case a == b:
+		return fmt.Sprintf("total tokens %d in both", a)
+	}
+	return fmt.Sprintf("total tokens %d → %d (%s)", a, b, percent(a, b))
 }
 
 // percent is the change from a to b: "+4.1 %", "0.0 %", or "+35" when a

@@ -1,0 +1,53 @@
+package pyjson
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// What Python 3 prints for the same values (repr(), json.dumps(v,
+// sort_keys=True) and with ensure_ascii=False).
+func TestAsPythonWritesThem(t *testing.T) {
+	v := map[string]any{"b": []any{1.0, 2.5, nil, true, false}, "a": "it's \"x\"\n\té€😀\x7f\x01", "n": json.Number("1.50"),
+		"big": 1234567.5, "tiny": 1e-05, "huge": 1e16, "neg": -0.25, "ints": []string{"x"}}
+	for _, tc := range []struct{ got, want string }{
+		{Repr(v), `{'a': 'it\'s "x"\n\té€😀\x7f\x01', 'b': [1, 2.5, None, True, False], 'big': 1234567.5, 'huge': 1e+16, 'ints': ['x'], 'n': 1.50, 'neg': -0.25, 'tiny': 1e-05}`},
+		{Repr("it's"), `"it's"`},
+		{Dumps(v, true), `{"a": "it's \"x\"\n\t\u00e9\u20ac\ud83d\ude00\u007f\u0001", "b": [1, 2.5, null, true, false], "big": 1234567.5, "huge": 1e+16, "ints": ["x"], "n": 1.50, "neg": -0.25, "tiny": 1e-05}`},
+		{Dumps(v, false), `{"a": "it's \"x\"\n\té€😀` + "\x7f" + `\u0001", "b": [1, 2.5, null, true, false], "big": 1234567.5, "huge": 1e+16, "ints": ["x"], "n": 1.50, "neg": -0.25, "tiny": 1e-05}`},
+		{Dumps("\b\f<&>", false), `"\b\f<&>"`},
+		{Dumps(struct {
+			A int `json:"a"`
+		}{3}, false), `{"a": 3}`},
+		{Float(math.Inf(-1)) + " " + Float(math.NaN()) + " " + Float(0.1) + " " + Float(1e-4), "-Infinity NaN 0.1 0.0001"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
+		}
+	}
+}
+
+// Dumps writes JSON that reads back as the value it was given.
+func FuzzDumpsReadsBack(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2.5, null, "é\u0001"]}`, `"\ud83d\ude00"`, `[]`, `{"k": {"z": 1e300, "a": -0.0001}}`} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, doc string, ascii bool) {
+		var v any
+		if json.Unmarshal([]byte(doc), &v) != nil {
+			return
+		}
+		out := Dumps(v, ascii)
+		var back any
+		if err := json.Unmarshal([]byte(out), &back); err != nil {
+			t.Fatalf("Dumps(%s) = %s: not JSON: %v", doc, out, err)
+		}
+		if !reflect.DeepEqual(back, v) {
+			t.Fatalf("Dumps(%s) = %s reads back as %v", doc, out, back)
+		}
+		_ = Repr(v)
+	})
+}
