@@ -66,7 +66,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("python", scoring.DefaultPython, "Python `INTERPRETER` custom metrics given by code_config.name run in (ADK's function, called as adk eval calls it)"),
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
-		}, append(judgeFlags(), vertexFlags()...)...),
+		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
 		ArgsUsage:    "[PATH]",
 		Action:       runScore,
 		OnUsageError: commandUsageError,
