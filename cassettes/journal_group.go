@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/adkproxy/adkproxy/internal/syncstat"
 )
 
 // groupQueue gathers records while the committer is writing or syncing.
@@ -90,6 +92,7 @@ func (j *Journal) writeSynced(write func(f *os.File) error) error {
 	err := write(j.f)
 	if err == nil {
 		err = j.f.Sync()
+		syncstat.JournalSynced()
 	}
 	if err != nil {
 		j.markIncompleteLocked()
