@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // registry holds the personas of a registry file, by id; they win over
@@ -27,33 +29,35 @@ func LoadPersonaRegistry(path string) error {
 	if err != nil {
 		return fmt.Errorf("persona registry: %w", err)
 	}
-	x, err := decode(path, data)
+	x, err := pyjson.Decode(path, data)
 	if err != nil {
 		return err
 	}
 	list := x
-	if o, ok := x.v.(map[string]any); ok {
-		if err := x.onlyKeys(o, "personas"); err != nil {
+	if _, isObject := x.V.(*pyjson.Object); isObject {
+		o, _ := x.Object()
+		if err := x.CheckPyKeys(o, "personas"); err != nil {
 			return err
 		}
-		pv, ok := x.field(o, "personas")
-		if !ok {
-			return pv.errorf(`missing: a persona registry is {"personas": [{"id", "description", "behaviors"}, ...]}`)
+		pv, ok := x.Field(o, "personas")
+		if !ok || pv.V == nil {
+			return pv.Errorf(`missing: a persona registry is {"personas": [{"id", "description", "behaviors"}, ...]}`)
 		}
 		list = pv
 	}
-	items, err := list.list()
+	items, err := list.List()
 	if err != nil {
 		return err
 	}
 	byID := map[string]Persona{}
-	for _, it := range items {
+	for i := range items {
+		it := list.Elem(items, i)
 		p, err := parsePersona(it)
 		if err != nil {
 			return err
 		}
 		if _, dup := byID[p.ID]; dup {
-			return it.errorf("persona id %q is used twice", p.ID)
+			return it.Errorf("persona id %q is used twice", p.ID)
 		}
 		byID[p.ID] = p
 	}
