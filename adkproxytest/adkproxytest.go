@@ -126,6 +126,10 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 		f(&cfg)
 	}
 	srv, err := proxy.New(cfg)
+	var missing *cassettes.MissingFolderError
+	if errors.As(err, &missing) {
+		return nil, fmt.Errorf("%w; %s (with GOOGLE_API_KEY set, or an Upstream)", err, hints(name).Record)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -317,6 +317,15 @@ func TestConfigureFaults(t *testing.T) {
 	}
 }
 
+// A replay whose cassette folder is missing says how to record it.
+func TestMissingFolderSaysHowToRecord(t *testing.T) {
+	t.Setenv(adkproxytest.RecordEnv, "")
+	_, err := adkproxytest.New(filepath.Join(t.TempDir(), "testdata", "cassettes"), "TestWeather/paris")
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "ADKPROXY_RECORD=1 go test -run '^TestWeather$/^paris$'") {
+		t.Errorf("error %v, want it to say how to record", err)
+	}
+}
+
 // TestEmptyDirIsTestdataCassettes: Start and New given no folder record
 // into, and replay from, testdata/cassettes beside the test.
 func TestEmptyDirIsTestdataCassettes(t *testing.T) {
