@@ -65,17 +65,21 @@ func Record(on bool) Option { return func(s *settings) { s.record = &on } }
 func Cassette(name string) Option { return func(s *settings) { s.cassette = name } }
 
 // Configure changes the proxy.Config before the proxy starts, for any
-// setting without an option of its own (ignored fields, lenient replay,
-// record modes, a logger, redactions).
+// setting without an option of its own (another upstream, ignored fields,
+// lenient replay, record modes, hooks, a logger, redactions).
 func Configure(f func(*proxy.Config)) Option {
 	return func(s *settings) { s.configure = append(s.configure, f) }
 }
 
-// Start serves a proxy for the test t, with cassettes under dir and the
-// cassette named after t.Name(), and stops it when the test ends: it then
-// writes what was recorded and fails t with adkproxy's summary if the run
-// failed (see the package documentation). A proxy that cannot start fails
-// t at once.
+// defaultDir is where cassettes go when Start or New is given no folder:
+// beside the test's package, as go test runs it.
+const defaultDir = "testdata/cassettes"
+
+// Start serves a proxy for the test t, with cassettes under dir (empty:
+// testdata/cassettes) and the cassette named after t.Name(), and stops it
+// when the test ends: it then writes what was recorded and fails t with
+// adkproxy's summary if the run failed (see the package documentation). A
+// proxy that cannot start fails t at once.
 func Start(t testing.TB, dir string, opts ...Option) *Proxy {
 	t.Helper()
 	var s settings
@@ -98,9 +102,13 @@ func Start(t testing.TB, dir string, opts ...Option) *Proxy {
 	return p
 }
 
-// New serves a proxy with cassettes under dir that sends requests naming no
-// cassette to the cassette name. Close it when done.
+// New serves a proxy with cassettes under dir (empty: testdata/cassettes)
+// that sends requests naming no cassette to the cassette name. Close it
+// when done.
 func New(dir, name string, opts ...Option) (*Proxy, error) {
+	if dir == "" {
+		dir = defaultDir
+	}
 	var s settings
 	for _, o := range opts {
 		o(&s)
@@ -118,6 +126,10 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 		f(&cfg)
 	}
 	srv, err := proxy.New(cfg)
+	var missing *cassettes.MissingFolderError
+	if errors.As(err, &missing) {
+		return nil, fmt.Errorf("%w; %s (with GOOGLE_API_KEY set, or an Upstream)", err, hints(name).Record)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -316,3 +316,43 @@ func TestConfigureFaults(t *testing.T) {
 		t.Errorf("a test that asked again failed: %s", errs)
 	}
 }
+
+// A replay whose cassette folder is missing says how to record it.
+func TestMissingFolderSaysHowToRecord(t *testing.T) {
+	t.Setenv(adkproxytest.RecordEnv, "")
+	_, err := adkproxytest.New(filepath.Join(t.TempDir(), "testdata", "cassettes"), "TestWeather/paris")
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "ADKPROXY_RECORD=1 go test -run '^TestWeather$/^paris$'") {
+		t.Errorf("error %v, want it to say how to record", err)
+	}
+}
+
+// TestEmptyDirIsTestdataCassettes: Start and New given no folder record
+// into, and replay from, testdata/cassettes beside the test.
+func TestEmptyDirIsTestdataCassettes(t *testing.T) {
+	up := scriptedUpstream(t)
+	defer up.Close()
+	t.Chdir(t.TempDir())
+	rec, err := adkproxytest.New("", "empty-dir", adkproxytest.Record(true), upstream(t, up.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ask(t, rec, "Hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "cassettes", "empty-dir.yaml")); err != nil {
+		t.Fatalf("recording with no folder: %v", err)
+	}
+	rep, err := adkproxytest.New("", "empty-dir", adkproxytest.Record(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ask(t, rep, "Hello"); err != nil || got != scriptedAnswer {
+		t.Errorf("replay with no folder: %q, %v", got, err)
+	}
+	if err := rep.Close(); err != nil {
+		t.Error(err)
+	}
+}

@@ -9,6 +9,7 @@ import "errors"
 // ErrNotFound; callers add how to create it (the CLI: record into it).
 type MissingFolderError struct{ Dir string }
 
+// Error names the folder that does not exist.
 func (e *MissingFolderError) Error() string {
 	return ErrNotFound.Error() + ": the cassette folder " + e.Dir + " does not exist"
 }

@@ -34,6 +34,7 @@ type LockHolder struct {
 	Since time.Time
 }
 
+// String says who holds the lock, for messages.
 func (h *LockHolder) String() string {
 	if h == nil || h.PID == 0 {
 		return "a process that has not written its PID yet"

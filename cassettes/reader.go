@@ -27,6 +27,7 @@ type FormatError struct {
 	Err error
 }
 
+// Error names the file, the line and what is wrong.
 func (e *FormatError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
@@ -34,6 +35,7 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
+// Unwrap returns the underlying error.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // reader walks one file's nodes and turns problems into FormatErrors.

@@ -47,6 +47,7 @@ func (c HTTPCall) Target() string {
 	return s
 }
 
+// String is the call in one line, for listings.
 func (c HTTPCall) String() string {
 	return fmt.Sprintf("%s %s → %d", c.Method, c.Target(), c.Status)
 }

@@ -142,3 +142,40 @@ func fileContains(path, text string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && strings.Contains(string(b), text)
 }
+
+// TestReadmeGoGetWithReplace runs the README's commands for using
+// adkproxytest from another module while adkproxy is not published: a test
+// that imports it then builds.
+func TestReadmeGoGetWithReplace(t *testing.T) {
+	root := testutil.RepoRoot()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps [][]string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "go mod edit -replace github.com/adkproxy/adkproxy=") || strings.HasPrefix(line, "go get github.com/adkproxy/adkproxy") {
+			command, _, _ := strings.Cut(line, "#")
+			steps = append(steps, strings.Fields(strings.ReplaceAll(command, "=../adkproxy", "="+root))[1:])
+		}
+	}
+	if len(steps) != 2 {
+		t.Fatalf("the README's install section has %d of the two go commands for adkproxytest", len(steps))
+	}
+	mod := t.TempDir()
+	goTool(t, mod, nil, "mod", "init", "example.com/myagent")
+	os.WriteFile(filepath.Join(mod, "agent_test.go"), []byte(`package myagent
+
+import (
+	"testing"
+
+	"github.com/adkproxy/adkproxy/adkproxytest"
+)
+
+func TestAgent(t *testing.T) { _ = adkproxytest.Start(t, "testdata/cassettes").ClientConfig() }
+`), 0o644)
+	for _, step := range steps {
+		goTool(t, mod, nil, step...)
+	}
+	goTool(t, mod, []string{"GOFLAGS=-mod=mod"}, "vet", "./...")
+}

@@ -18,6 +18,7 @@ import (
 // Kind says how a field differs between the recording and the request.
 type Kind string
 
+// The kinds of difference.
 const (
 	Changed Kind = "changed"
 	Added   Kind = "added"   // present in the request, not in the recording
@@ -35,6 +36,7 @@ type Difference struct {
 	Words string `json:"words,omitempty"`
 }
 
+// String is the difference in one line, for messages.
 func (d Difference) String() string {
 	switch d.Kind {
 	case Added:

@@ -18,6 +18,7 @@ import (
 // fingerprints are interchangeable for replay.
 type Fingerprint [16]byte
 
+// String is the fingerprint in hex.
 func (f Fingerprint) String() string { return hex.EncodeToString(f[:]) }
 
 // fingerprint hashes a request whose body, when isJSON, is already in

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Clock waits between replayed events when --replay-timing is on; tests
+// Clock waits between replayed events under Config.ReplayTiming; tests
 // inject their own to observe the waits without spending them.
 type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error

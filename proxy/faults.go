@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
@@ -22,6 +23,9 @@ import (
 
 // faultInjector holds the armed faults and what they did.
 type faultInjector struct {
+	// any is whether faults are armed: read by every request, so without
+	// the lock.
+	any    atomic.Bool
 	mu     sync.Mutex
 	armed  []*armedFault
 	calls  int // model calls since the faults were set
@@ -65,7 +69,8 @@ func (s *Server) SetFaults(specs []string) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.noteUnfired()
-	in.armed, in.calls = armed, 0
+	in.arm(armed)
+	in.calls = 0
 	return nil
 }
 
@@ -78,14 +83,16 @@ func (in *faultInjector) noteUnfired() {
 	}
 }
 
-func (in *faultInjector) active() bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return len(in.armed) > 0
+// arm sets the armed faults; callers hold mu or own in.
+func (in *faultInjector) arm(armed []*armedFault) {
+	in.armed = armed
+	in.any.Store(len(armed) > 0)
 }
 
-// pick counts a model call and returns the fault that hits the request,
-// marking it fired.
+func (in *faultInjector) active() bool { return in.any.Load() }
+
+// pick numbers the request among the run's model calls when it is one
+// (modelCall), and returns the fault that hits it, marking it fired.
 func (in *faultInjector) pick(r fault.Request, modelCall bool) (fault.Fault, int, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -154,28 +161,38 @@ func (t *tape) touch() {
 	t.mu.Unlock()
 }
 
+// pickFault returns the fault that hits req, if one does, and notes it
+// injected. e is the recording the request would get (from peek), the one
+// the fault stands in for; modelCall counts req among the model calls.
+func (s *Server) pickFault(t *tape, req *cassettes.Request, e *entry, kind fault.Request, modelCall bool) (fault.Fault, bool) {
+	var p *cassettes.Place
+	if e != nil {
+		p = e.x.Place
+	}
+	kind.Place, kind.Cassette = p, t.name
+	f, call, ok := s.faults.pick(kind, modelCall)
+	if !ok {
+		return f, false
+	}
+	s.faults.fired(&firedFault{spec: f.Spec, call: call, o: outcomeFor("fault", t.name, req, p), tape: t, target: e})
+	t.touch() // its recordings left unused are reported as such
+	s.log.Warn("fault injected", "fault", f.Spec, "cassette", t.name, "method", req.Method, "path", req.Path, "call", call)
+	return f, true
+}
+
 // injectFault answers r with a fault when one hits it, and reports whether
 // it did (false: serve r as usual). A delay holds r back and then lets it
 // through. queues and fp are where r's recording would be found.
-func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, queues map[matcher.Fingerprint][]*entry, fp matcher.Fingerprint, kind fault.Request) bool {
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request, queues map[matcher.Fingerprint][]*entry, fp matcher.Fingerprint, kind fault.Request, modelCall bool) bool {
 	e := t.peek(queues, fp)
-	if e != nil {
-		kind.Place = e.x.Place
-	}
-	kind.Cassette = t.name
-	f, call, ok := s.faults.pick(kind, kind.ModelCall > 0)
+	f, ok := s.pickFault(t, req, e, kind, modelCall)
 	if !ok {
 		return false
 	}
-	var p *cassettes.Place
 	var answer *cassettes.Response
 	if e != nil {
-		p, answer = e.x.Place, &e.x.Response
+		answer = &e.x.Response
 	}
-	ev := &firedFault{spec: f.Spec, call: call, o: outcomeFor("fault", t.name, req, p), tape: t, target: e}
-	s.faults.fired(ev)
-	t.touch() // its recordings left unused are reported as such
-	s.log.Warn("fault injected", "fault", f.Spec, "cassette", t.name, "method", req.Method, "path", req.Path, "call", call)
 	if f.What.Kind == fault.Delay {
 		return s.cfg.Clock.Sleep(r.Context(), f.What.Duration) != nil // the client gave up: nothing more to answer
 	}
@@ -185,34 +202,22 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, t *tape, re
 
 // modelFault is injectFault for a request to the Gemini API.
 func (s *Server) modelFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request) bool {
-	kind := fault.Request{}
-	if conversation.IsModelCall(req.Path) {
-		kind.ModelCall = 1 // numbered by pick
-	}
-	return s.injectFault(w, r, t, req, t.queues, t.fingerprint(req), kind)
+	return s.injectFault(w, r, t, req, t.queues, t.fingerprint(req), fault.Request{}, conversation.IsModelCall(req.Path))
 }
 
 // toolFault is injectFault for a request to a tool host.
 func (s *Server) toolFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request) bool {
-	return s.injectFault(w, r, t, req, t.tools, t.toolKey(req), fault.Request{Tool: true, Host: req.Host, Path: req.Path})
+	return s.injectFault(w, r, t, req, t.tools, t.toolKey(req), fault.Request{Tool: true, Host: req.Host, Path: req.Path}, false)
 }
 
 // liveFault picks the fault for a Live connection, if one hits it: a
 // status, reset or delay acts on the upgrade (done: the connection was
 // answered), a Live fault is returned for the player.
 func (s *Server) liveFault(w http.ResponseWriter, r *http.Request, t *tape, req *cassettes.Request) (live *fault.What, done bool) {
-	e := t.peek(t.lives, liveKey(t.m, req))
-	kind := fault.Request{ModelCall: 1, Live: true, Cassette: t.name}
-	if e != nil {
-		kind.Place = e.x.Place
-	}
-	f, call, ok := s.faults.pick(kind, true)
+	f, ok := s.pickFault(t, req, t.peek(t.lives, liveKey(t.m, req)), fault.Request{Live: true}, true)
 	if !ok {
 		return nil, false
 	}
-	s.faults.fired(&firedFault{spec: f.Spec, call: call, o: outcomeFor("fault", t.name, req, nil), tape: t, target: e})
-	t.touch()
-	s.log.Warn("fault injected", "fault", f.Spec, "cassette", t.name, "path", req.Path, "call", call)
 	switch {
 	case f.What.Live():
 		return &f.What, false

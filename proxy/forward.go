@@ -23,12 +23,13 @@ import (
 // ForwardProxy configures interception (Config.Forward).
 type ForwardProxy struct {
 	// Leaf returns the certificate presented to clients for an
-	// intercepted host (a name or IP, no port); the CLI passes the local
-	// CA's ca.Authority.Leaf.
+	// intercepted host (a name or IP, no port); the CLI passes its local
+	// CA's. Required: New refuses a ForwardProxy without it.
 	Leaf func(host string) (*tls.Certificate, error)
 	// Tunnel lists hosts ("auth.example.com", or "*.example.com" for any
 	// subdomain) whose CONNECT is passed through untouched and never
-	// recorded while recording, and refused in replay.
+	// recorded while recording, and refused in replay. Nil intercepts
+	// every host.
 	Tunnel []string
 }
 

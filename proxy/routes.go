@@ -17,7 +17,8 @@ import (
 // while requests keep the host name for TLS (SNI, certificate checks) and
 // matching, like curl's --connect-to (Config.ConnectTo).
 type ConnectTo struct {
-	// From is "host:port" as the request names it; To is the address dialled.
+	// From is "host:port" as the request names it; To is the address
+	// dialled. Both are needed: a rule with an empty one never applies.
 	From, To string
 }
 

@@ -64,7 +64,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.faults.armed = armed
+	s.faults.arm(armed)
 	if cfg.Mode != ModeReplay {
 		return s, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // ArgMatcher says how one argument of an actual tool call is compared with
@@ -175,30 +176,30 @@ func (am ArgMatcher) String() string {
 //	                 "temp": {"tolerance": 0.5}, "filters": "subset", "*": "exact"},
 //	 "search": "ignore",              // a string: every argument of the tool
 //	 "*": {"request_id": "ignore"}}   // every tool
-func parseArgMatchers(n node) (ArgMatchers, error) {
-	o, err := n.object()
+func parseArgMatchers(n pyjson.Value) (ArgMatchers, error) {
+	o, err := n.Object()
 	if err != nil {
 		return nil, err
 	}
 	out := ArgMatchers{}
-	for _, tool := range o.keys {
-		tn := n.at(tool)
-		tn.v = o.vals[tool]
+	for _, tool := range o.Keys() {
+		tn := n.At(tool)
+		tn.V = o.Val(tool)
 		args := map[string]ArgMatcher{}
-		if _, isStr := tn.v.(string); isStr {
+		if _, isStr := tn.V.(string); isStr {
 			am, err := parseArgMatcher(tn)
 			if err != nil {
 				return nil, err
 			}
 			args["*"] = am
 		} else {
-			to, err := tn.object()
+			to, err := tn.Object()
 			if err != nil {
-				return nil, tn.errorf("expected an object of argument matchers or a matcher name, got %s", describe(tn.v))
+				return nil, tn.Errorf("expected an object of argument matchers or a matcher name, got %s", pyjson.Describe(tn.V))
 			}
-			for _, arg := range to.keys {
-				an := tn.at(arg)
-				an.v = to.vals[arg]
+			for _, arg := range to.Keys() {
+				an := tn.At(arg)
+				an.V = to.Val(arg)
 				am, err := parseArgMatcher(an)
 				if err != nil {
 					return nil, err
@@ -211,45 +212,45 @@ func parseArgMatchers(n node) (ArgMatchers, error) {
 	return out, nil
 }
 
-func parseArgMatcher(n node) (ArgMatcher, error) {
-	switch v := n.v.(type) {
+func parseArgMatcher(n pyjson.Value) (ArgMatcher, error) {
+	switch v := n.V.(type) {
 	case string:
 		switch v {
 		case "exact", "ignore", "subset", "superset":
 			return ArgMatcher{Kind: v}, nil
 		}
-		return ArgMatcher{}, n.errorf("%q is not a matcher: use \"exact\", \"ignore\", \"subset\", \"superset\", {\"regex\": PATTERN} or {\"tolerance\": NUMBER}", v)
-	case *object:
-		if len(v.keys) != 1 {
-			return ArgMatcher{}, n.errorf("a matcher object has exactly one key, \"regex\" or \"tolerance\"")
+		return ArgMatcher{}, n.Errorf("%q is not a matcher: use \"exact\", \"ignore\", \"subset\", \"superset\", {\"regex\": PATTERN} or {\"tolerance\": NUMBER}", v)
+	case *pyjson.Object:
+		if len(v.Keys()) != 1 {
+			return ArgMatcher{}, n.Errorf("a matcher object has exactly one key, \"regex\" or \"tolerance\"")
 		}
-		k := v.keys[0]
-		c := n.at(k)
-		c.v = v.vals[k]
+		k := v.Keys()[0]
+		c := n.At(k)
+		c.V = v.Val(k)
 		switch k {
 		case "regex":
-			s, err := c.str()
+			s, err := c.Str()
 			if err != nil {
 				return ArgMatcher{}, err
 			}
 			re, err := regexp.Compile(s)
 			if err != nil {
-				return ArgMatcher{}, c.errorf("bad pattern: %v", err)
+				return ArgMatcher{}, c.Errorf("bad pattern: %v", err)
 			}
 			return ArgMatcher{Kind: "regex", Pattern: re}, nil
 		case "tolerance":
-			f, err := c.number()
+			f, err := c.Number()
 			if err != nil {
 				return ArgMatcher{}, err
 			}
 			if f < 0 || math.IsInf(f, 0) {
-				return ArgMatcher{}, c.errorf("must be a finite number ≥ 0, got %g", f)
+				return ArgMatcher{}, c.Errorf("must be a finite number ≥ 0, got %g", f)
 			}
 			return ArgMatcher{Kind: "tolerance", Tolerance: f}, nil
 		}
-		return ArgMatcher{}, c.errorf("unknown matcher; use \"regex\" or \"tolerance\"")
+		return ArgMatcher{}, c.Errorf("unknown matcher; use \"regex\" or \"tolerance\"")
 	}
-	return ArgMatcher{}, n.errorf("expected a matcher (\"exact\", \"ignore\", \"subset\", \"superset\", {\"regex\": …} or {\"tolerance\": …}), got %s", describe(n.v))
+	return ArgMatcher{}, n.Errorf("expected a matcher (\"exact\", \"ignore\", \"subset\", \"superset\", {\"regex\": …} or {\"tolerance\": …}), got %s", pyjson.Describe(n.V))
 }
 
 // Configured reports whether an argument of a tool has a matcher other than

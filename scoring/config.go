@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // Config is ADK's EvalConfig (test_config.json, --config_file_path) plus
@@ -94,34 +96,33 @@ func LoadConfig(path string) (*Config, error) {
 // "FUZZY" is not EXACT, IN_ORDER or ANY_ORDER`. Custom metric commands run
 // in name's folder.
 func ParseConfig(name string, data []byte) (*Config, error) {
-	v, err := decodeJSON(name, data)
+	root, err := pyjson.Decode(name, data)
 	if err != nil {
 		return nil, err
 	}
-	root := node{file: name, v: v}
-	o, err := root.object()
+	o, err := root.Object()
 	if err != nil {
 		return nil, err
 	}
-	if err := root.checkKeys(o, "criteria", "custom_metrics", "customMetrics", "user_simulator_config", "userSimulatorConfig", "adkproxy"); err != nil {
+	if err := root.CheckKeys(o, "criteria", "custom_metrics", "customMetrics", "user_simulator_config", "userSimulatorConfig", "adkproxy"); err != nil {
 		return nil, err
 	}
 	cfg := &Config{File: name, Dir: filepath.Dir(name), CustomMetrics: map[string]CustomMetric{},
 		Adkproxy: Settings{Prices: DefaultPrices(), CustomTimeout: DefaultCustomTimeout}}
 
-	if n, ok := root.pyField(o, "custom_metrics"); ok && n.v != nil {
+	if n, ok := root.PyField(o, "custom_metrics"); ok && n.V != nil {
 		if err := cfg.parseCustomMetrics(n); err != nil {
 			return nil, err
 		}
 	}
-	if n, ok := root.field(o, "criteria"); ok && n.v != nil {
-		co, err := n.object()
+	if n, ok := root.Field(o, "criteria"); ok && n.V != nil {
+		co, err := n.Object()
 		if err != nil {
 			return nil, err
 		}
-		for _, metric := range co.keys {
-			c := n.at(metric)
-			c.v = co.vals[metric]
+		for _, metric := range co.Keys() {
+			c := n.At(metric)
+			c.V = co.Val(metric)
 			cr, err := cfg.parseADKCriterion(metric, c)
 			if err != nil {
 				return nil, err
@@ -131,17 +132,17 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.CustomMetrics)) {
 		if cfg.criterion(name) == nil {
-			n := root.at("custom_metrics").at(name)
-			return nil, n.errorf("no criteria.%s entry gives its threshold (ADK would ignore the metric)", name)
+			n := root.At("custom_metrics").At(name)
+			return nil, n.Errorf("no criteria.%s entry gives its threshold (ADK would ignore the metric)", name)
 		}
 	}
-	if n, ok := root.field(o, "adkproxy"); ok {
+	if n, ok := root.Field(o, "adkproxy"); ok {
 		if err := cfg.parseSettings(n); err != nil {
 			return nil, err
 		}
 	}
 	if len(cfg.Criteria) == 0 && len(cfg.Adkproxy.Criteria) == 0 && !cfg.Adkproxy.ReportRunMetrics {
-		return nil, root.errorf("no criteria: nothing to score (ADK's default criteria apply only when there is no config file)")
+		return nil, root.Errorf("no criteria: nothing to score (ADK's default criteria apply only when there is no config file)")
 	}
 	return cfg, nil
 }
@@ -184,34 +185,34 @@ func (cfg *Config) evaluated() []Criterion {
 	return out
 }
 
-func seconds(n node) (time.Duration, error) {
-	f, err := n.number()
+func seconds(n pyjson.Value) (time.Duration, error) {
+	f, err := n.Number()
 	if err != nil {
 		return 0, err
 	}
 	if f <= 0 || f > 1e6 {
-		return 0, n.errorf("must be a number of seconds > 0, got %g", f)
+		return 0, n.Errorf("must be a number of seconds > 0, got %g", f)
 	}
 	return time.Duration(f * float64(time.Second)), nil
 }
 
-func (cfg *Config) parseSettings(n node) error {
-	o, err := n.object()
+func (cfg *Config) parseSettings(n pyjson.Value) error {
+	o, err := n.Object()
 	if err != nil {
 		return err
 	}
-	if err := n.checkKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
+	if err := n.CheckKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
 		return err
 	}
 	s := &cfg.Adkproxy
-	if c, ok := n.field(o, "criteria"); ok {
-		co, err := c.object()
+	if c, ok := n.Field(o, "criteria"); ok {
+		co, err := c.Object()
 		if err != nil {
 			return err
 		}
-		for _, metric := range co.keys {
-			mn := c.at(metric)
-			mn.v = co.vals[metric]
+		for _, metric := range co.Keys() {
+			mn := c.At(metric)
+			mn.V = co.Val(metric)
 			cr, err := parseAdkproxyCriterion(metric, mn)
 			if err != nil {
 				return err
@@ -219,24 +220,24 @@ func (cfg *Config) parseSettings(n node) error {
 			s.Criteria = append(s.Criteria, cr)
 		}
 	}
-	if l, ok := n.field(o, "llm_metrics"); ok {
+	if l, ok := n.Field(o, "llm_metrics"); ok {
 		if err := cfg.parseLLMMetrics(l); err != nil {
 			return err
 		}
 	}
-	if a, ok := n.field(o, "arg_matchers"); ok {
+	if a, ok := n.Field(o, "arg_matchers"); ok {
 		if s.ArgMatchers, err = parseArgMatchers(a); err != nil {
 			return err
 		}
 	}
-	if p, ok := n.field(o, "prices"); ok {
-		po, err := p.object()
+	if p, ok := n.Field(o, "prices"); ok {
+		po, err := p.Object()
 		if err != nil {
 			return err
 		}
-		for _, model := range po.keys {
-			mn := p.at(model)
-			mn.v = po.vals[model]
+		for _, model := range po.Keys() {
+			mn := p.At(model)
+			mn.V = po.Val(model)
 			price, err := parsePrice(mn)
 			if err != nil {
 				return err
@@ -244,13 +245,13 @@ func (cfg *Config) parseSettings(n node) error {
 			s.Prices[model] = price
 		}
 	}
-	if t, ok := n.field(o, "custom_timeout_s"); ok {
+	if t, ok := n.Field(o, "custom_timeout_s"); ok {
 		if s.CustomTimeout, err = seconds(t); err != nil {
 			return err
 		}
 	}
-	if r, ok := n.field(o, "report_run_metrics"); ok {
-		if s.ReportRunMetrics, err = r.boolean(); err != nil {
+	if r, ok := n.Field(o, "report_run_metrics"); ok {
+		if s.ReportRunMetrics, err = r.Bool(); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // content is what adkproxy reads from a genai Content.
@@ -19,37 +20,37 @@ type content struct {
 // text is ADK's text of a content: "\n".join of its non-empty text parts.
 func (c content) text() string { return strings.Join(c.texts, "\n") }
 
-func parseContent(n node) (content, error) {
-	o, err := n.object()
+func parseContent(n pyjson.Value) (content, error) {
+	o, err := n.Object()
 	if err != nil {
 		return content{}, err
 	}
-	if r, ok := n.field(o, "role"); ok {
-		if _, err := r.optStr(); err != nil {
+	if r, ok := n.Field(o, "role"); ok {
+		if _, err := r.OptStr(); err != nil {
 			return content{}, err
 		}
 	}
-	p, ok := n.field(o, "parts")
-	if !ok || p.v == nil {
+	p, ok := n.Field(o, "parts")
+	if !ok || p.V == nil {
 		return content{}, nil
 	}
 	return parseParts(p)
 }
 
-func parseParts(n node) (content, error) {
+func parseParts(n pyjson.Value) (content, error) {
 	var c content
-	parts, err := n.list()
+	parts, err := n.List()
 	if err != nil {
 		return c, err
 	}
 	for i := range parts {
-		pn := n.elem(parts, i)
-		po, err := pn.object()
+		pn := n.Elem(parts, i)
+		po, err := pn.Object()
 		if err != nil {
 			return c, err
 		}
-		if t, ok := pn.field(po, "text"); ok {
-			s, err := t.optStr()
+		if t, ok := pn.Field(po, "text"); ok {
+			s, err := t.OptStr()
 			if err != nil {
 				return c, err
 			}
@@ -57,14 +58,14 @@ func parseParts(n node) (content, error) {
 				c.texts = append(c.texts, s)
 			}
 		}
-		if fc, ok := pn.pyField(po, "function_call"); ok && fc.v != nil {
+		if fc, ok := pn.PyField(po, "function_call"); ok && fc.V != nil {
 			call, err := parseFunctionCall(fc)
 			if err != nil {
 				return c, err
 			}
 			c.calls = append(c.calls, call)
 		}
-		if fr, ok := pn.pyField(po, "function_response"); ok && fr.v != nil {
+		if fr, ok := pn.PyField(po, "function_response"); ok && fr.V != nil {
 			r, err := parseFunctionResponse(fr)
 			if err != nil {
 				return c, err
@@ -75,52 +76,52 @@ func parseParts(n node) (content, error) {
 	return c, nil
 }
 
-func parseFunctionCall(n node) (cassettes.ToolCall, error) {
-	o, err := n.object()
+func parseFunctionCall(n pyjson.Value) (cassettes.ToolCall, error) {
+	o, err := n.Object()
 	if err != nil {
 		return cassettes.ToolCall{}, err
 	}
 	var c cassettes.ToolCall
-	if idn, ok := n.field(o, "id"); ok {
-		if c.ID, err = idn.optStr(); err != nil {
+	if idn, ok := n.Field(o, "id"); ok {
+		if c.ID, err = idn.OptStr(); err != nil {
 			return c, err
 		}
 	}
-	if nn, ok := n.field(o, "name"); ok {
-		if c.Name, err = nn.optStr(); err != nil {
+	if nn, ok := n.Field(o, "name"); ok {
+		if c.Name, err = nn.OptStr(); err != nil {
 			return c, err
 		}
 	}
-	if an, ok := n.field(o, "args"); ok && an.v != nil {
-		if _, err := an.object(); err != nil {
+	if an, ok := n.Field(o, "args"); ok && an.V != nil {
+		if _, err := an.Object(); err != nil {
 			return c, err
 		}
-		c.Args = plain(an.v).(map[string]any)
+		c.Args = pyjson.Plain(an.V).(map[string]any)
 	}
 	return c, nil
 }
 
-func parseFunctionResponse(n node) (cassettes.ToolResult, error) {
-	o, err := n.object()
+func parseFunctionResponse(n pyjson.Value) (cassettes.ToolResult, error) {
+	o, err := n.Object()
 	if err != nil {
 		return cassettes.ToolResult{}, err
 	}
 	var r cassettes.ToolResult
-	if idn, ok := n.field(o, "id"); ok {
-		if r.ID, err = idn.optStr(); err != nil {
+	if idn, ok := n.Field(o, "id"); ok {
+		if r.ID, err = idn.OptStr(); err != nil {
 			return r, err
 		}
 	}
-	if nn, ok := n.field(o, "name"); ok {
-		if r.Name, err = nn.optStr(); err != nil {
+	if nn, ok := n.Field(o, "name"); ok {
+		if r.Name, err = nn.OptStr(); err != nil {
 			return r, err
 		}
 	}
-	if rn, ok := n.field(o, "response"); ok && rn.v != nil {
-		if _, err := rn.object(); err != nil {
+	if rn, ok := n.Field(o, "response"); ok && rn.V != nil {
+		if _, err := rn.Object(); err != nil {
 			return r, err
 		}
-		r.Response = plain(rn.v).(map[string]any)
+		r.Response = pyjson.Plain(rn.V).(map[string]any)
 	}
 	return r, nil
 }

@@ -8,17 +8,21 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // MatchType is ToolTrajectoryCriterion.MatchType; the numbers are ADK's.
 type MatchType int
 
+// The match types, as ADK numbers them.
 const (
 	Exact    MatchType = 0
 	InOrder  MatchType = 1
 	AnyOrder MatchType = 2
 )
 
+// String is ADK's name of the match type (EXACT, IN_ORDER, ANY_ORDER).
 func (m MatchType) String() string {
 	switch m {
 	case Exact:
@@ -63,62 +67,62 @@ type Criterion struct {
 	Adkproxy bool
 }
 
-func (cfg *Config) parseADKCriterion(metric string, n node) (Criterion, error) {
+func (cfg *Config) parseADKCriterion(metric string, n pyjson.Value) (Criterion, error) {
 	_, custom := cfg.CustomMetrics[metric]
 	if !custom {
 		if !isADKMetric(metric) && !isMultiTurnMetric(metric) {
 			if _, ours := adkproxyMetric(metric); ours {
-				return Criterion{}, n.errorf("%s is adkproxy's metric, not ADK's: put it under \"adkproxy\": {\"criteria\": …} (ADK would reject it here)", metric)
+				return Criterion{}, n.Errorf("%s is adkproxy's metric, not ADK's: put it under \"adkproxy\": {\"criteria\": …} (ADK would reject it here)", metric)
 			}
-			return Criterion{}, n.errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(adkMetricNames(), ", "))
+			return Criterion{}, n.Errorf("unknown metric; known ADK metrics: %s; or declare it in custom_metrics", strings.Join(adkMetricNames(), ", "))
 		}
 	}
 	cr := Criterion{Metric: metric}
-	switch v := n.v.(type) {
+	switch v := n.V.(type) {
 	case json.Number:
-		f, err := n.number()
+		f, err := n.Number()
 		if err != nil {
 			return cr, err
 		}
 		cr.Threshold = f
 		cr.Fields = map[string]any{"threshold": f}
 		return cr, nil
-	case *object:
-		th, ok := n.field(v, "threshold")
+	case *pyjson.Object:
+		th, ok := n.Field(v, "threshold")
 		if !ok {
-			return cr, th.errorf("missing: a criterion object needs a threshold")
+			return cr, th.Errorf("missing: a criterion object needs a threshold")
 		}
-		f, err := th.number()
+		f, err := th.Number()
 		if err != nil {
 			return cr, err
 		}
 		cr.Threshold = f
 		cr.Fields = map[string]any{}
-		for _, k := range v.keys {
-			cr.Fields[k] = plain(v.vals[k])
+		for _, k := range v.Keys() {
+			cr.Fields[k] = pyjson.Plain(v.Val(k))
 		}
 		cr.Fields["threshold"] = f
 		if metric == ToolTrajectoryAvgScore && !custom {
-			if mt, ok := n.pyField(v, "match_type"); ok {
+			if mt, ok := n.PyField(v, "match_type"); ok {
 				if cr.MatchType, err = parseMatchType(mt); err != nil {
 					return cr, err
 				}
 			}
-			if ia, ok := n.pyField(v, "ignore_args"); ok {
-				if cr.IgnoreArgs, err = ia.boolean(); err != nil {
+			if ia, ok := n.PyField(v, "ignore_args"); ok {
+				if cr.IgnoreArgs, err = ia.Bool(); err != nil {
 					return cr, err
 				}
 			}
 		}
 		return cr, nil
 	}
-	return cr, n.errorf("expected a threshold number or a criterion object, got %s", describe(n.v))
+	return cr, n.Errorf("expected a threshold number or a criterion object, got %s", pyjson.Describe(n.V))
 }
 
 // parseMatchType accepts EXACT, IN_ORDER, ANY_ORDER in ADK's normalised
 // spellings ("in-order", " any order ") and the numbers 0, 1, 2.
-func parseMatchType(n node) (MatchType, error) {
-	switch v := n.v.(type) {
+func parseMatchType(n pyjson.Value) (MatchType, error) {
+	switch v := n.V.(type) {
 	case string:
 		s := strings.ToUpper(strings.TrimSpace(v))
 		s = strings.NewReplacer("-", "_", " ", "_").Replace(s)
@@ -130,37 +134,37 @@ func parseMatchType(n node) (MatchType, error) {
 		case "ANY_ORDER":
 			return AnyOrder, nil
 		}
-		return 0, n.errorf("%q is not EXACT, IN_ORDER or ANY_ORDER", v)
+		return 0, n.Errorf("%q is not EXACT, IN_ORDER or ANY_ORDER", v)
 	case json.Number:
 		f, err := v.Float64()
 		if err == nil && f == math.Trunc(f) && f >= 0 && f <= 2 {
 			return MatchType(f), nil
 		}
-		return 0, n.errorf("%s is not EXACT, IN_ORDER or ANY_ORDER (0, 1 or 2)", v)
+		return 0, n.Errorf("%s is not EXACT, IN_ORDER or ANY_ORDER (0, 1 or 2)", v)
 	}
-	return 0, n.errorf("%s is not EXACT, IN_ORDER or ANY_ORDER", describe(n.v))
+	return 0, n.Errorf("%s is not EXACT, IN_ORDER or ANY_ORDER", pyjson.Describe(n.V))
 }
 
-func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
+func parseAdkproxyCriterion(metric string, n pyjson.Value) (Criterion, error) {
 	spec, ok := adkproxyMetric(metric)
 	if !ok {
 		if isADKMetric(metric) {
-			return Criterion{}, n.errorf("%s is ADK's metric: put it under the top-level \"criteria\"", metric)
+			return Criterion{}, n.Errorf("%s is ADK's metric: put it under the top-level \"criteria\"", metric)
 		}
-		return Criterion{}, n.errorf("unknown metric; known adkproxy metrics: %s", strings.Join(KnownMetrics(), ", "))
+		return Criterion{}, n.Errorf("unknown metric; known adkproxy metrics: %s", strings.Join(KnownMetrics(), ", "))
 	}
 	cr := Criterion{Metric: metric, Adkproxy: true, Stat: "mean"}
-	switch v := n.v.(type) {
+	switch v := n.V.(type) {
 	case json.Number:
 		if spec.lowerIsBetter {
-			return cr, n.errorf("%s is better when lower: write {\"max\": %s} (a bare number is a minimum)", metric, v)
+			return cr, n.Errorf("%s is better when lower: write {\"max\": %s} (a bare number is a minimum)", metric, v)
 		}
-		f, err := n.number()
+		f, err := n.Number()
 		if err != nil {
 			return cr, err
 		}
 		cr.Threshold = f
-	case *object:
+	case *pyjson.Object:
 		known := []string{"threshold", "min", "max"}
 		if metric == SingleToolUse {
 			known = append(known, "tool")
@@ -171,12 +175,12 @@ func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
 		if spec.hasStat {
 			known = append(known, "stat")
 		}
-		if err := n.checkKeys(v, known...); err != nil {
+		if err := n.CheckKeys(v, known...); err != nil {
 			return cr, err
 		}
-		var bounds []node
+		var bounds []pyjson.Value
 		for _, k := range []string{"threshold", "min", "max"} {
-			if b, ok := n.field(v, k); ok {
+			if b, ok := n.Field(v, k); ok {
 				bounds = append(bounds, b)
 			}
 		}
@@ -184,47 +188,47 @@ func parseAdkproxyCriterion(metric string, n node) (Criterion, error) {
 		case 0:
 			cr.Informational = true
 		case 1:
-			f, err := bounds[0].number()
+			f, err := bounds[0].Number()
 			if err != nil {
 				return cr, err
 			}
 			cr.Threshold = f
-			cr.Max = strings.HasSuffix(bounds[0].path, ".max")
+			cr.Max = strings.HasSuffix(bounds[0].Path, ".max")
 			if !cr.Max && spec.lowerIsBetter {
-				return cr, bounds[0].errorf("%s is better when lower: use \"max\"", metric)
+				return cr, bounds[0].Errorf("%s is better when lower: use \"max\"", metric)
 			}
 		default:
-			return cr, n.errorf("give one of \"threshold\", \"min\" or \"max\"")
+			return cr, n.Errorf("give one of \"threshold\", \"min\" or \"max\"")
 		}
-		if t, ok := n.field(v, "tool"); ok {
-			s, err := t.str()
+		if t, ok := n.Field(v, "tool"); ok {
+			s, err := t.Str()
 			if err != nil {
 				return cr, err
 			}
 			cr.Tool = s
 		}
-		if t, ok := n.field(v, "tools"); ok {
+		if t, ok := n.Field(v, "tools"); ok {
 			tools, err := toolNames(t)
 			if err != nil {
 				return cr, err
 			}
 			cr.Tools = tools
 		}
-		if st, ok := n.field(v, "stat"); ok {
-			s, err := st.str()
+		if st, ok := n.Field(v, "stat"); ok {
+			s, err := st.Str()
 			if err != nil {
 				return cr, err
 			}
 			if s != "mean" && s != "p50" && s != "max" {
-				return cr, st.errorf("%q is not mean, p50 or max", s)
+				return cr, st.Errorf("%q is not mean, p50 or max", s)
 			}
 			cr.Stat = s
 		}
 	default:
-		return cr, n.errorf("expected a threshold number or an object ({\"threshold\": X}, {\"max\": X} or {}), got %s", describe(n.v))
+		return cr, n.Errorf("expected a threshold number or an object ({\"threshold\": X}, {\"max\": X} or {}), got %s", pyjson.Describe(n.V))
 	}
 	if metric == SingleToolUse && cr.Tool == "" {
-		return cr, n.errorf("needs the tool to look for: {\"tool\": \"get_weather\", \"threshold\": 1}")
+		return cr, n.Errorf("needs the tool to look for: {\"tool\": \"get_weather\", \"threshold\": 1}")
 	}
 	if !cr.Informational {
 		cr.Fields = map[string]any{"threshold": cr.Threshold}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -72,46 +73,46 @@ type CustomMetric struct {
 // configured otherwise.
 const DefaultCustomTimeout = 60 * time.Second
 
-func (cfg *Config) parseCustomMetrics(n node) error {
-	o, err := n.object()
+func (cfg *Config) parseCustomMetrics(n pyjson.Value) error {
+	o, err := n.Object()
 	if err != nil {
 		return err
 	}
-	for _, name := range o.keys {
-		mn := n.at(name)
-		mn.v = o.vals[name]
-		mo, err := mn.object()
+	for _, name := range o.Keys() {
+		mn := n.At(name)
+		mn.V = o.Val(name)
+		mo, err := mn.Object()
 		if err != nil {
 			return err
 		}
-		if err := mn.checkKeys(mo, "code_config", "codeConfig", "command", "metric_info", "metricInfo", "description", "timeout_s"); err != nil {
+		if err := mn.CheckKeys(mo, "code_config", "codeConfig", "command", "metric_info", "metricInfo", "description", "timeout_s"); err != nil {
 			return err
 		}
 		cm := CustomMetric{Name: name}
-		if cc, ok := mn.pyField(mo, "code_config"); ok && cc.v != nil {
-			co, err := cc.object()
+		if cc, ok := mn.PyField(mo, "code_config"); ok && cc.V != nil {
+			co, err := cc.Object()
 			if err != nil {
 				return err
 			}
-			if a, ok := cc.field(co, "args"); ok && a.v != nil {
-				return a.errorf("not allowed (ADK rejects code_config.args for custom metrics)")
+			if a, ok := cc.Field(co, "args"); ok && a.V != nil {
+				return a.Errorf("not allowed (ADK rejects code_config.args for custom metrics)")
 			}
-			if nn, ok := cc.field(co, "name"); ok {
-				if cm.CodeConfig, err = nn.str(); err != nil {
+			if nn, ok := cc.Field(co, "name"); ok {
+				if cm.CodeConfig, err = nn.Str(); err != nil {
 					return err
 				}
 			}
 		}
-		if c, ok := mn.field(mo, "command"); ok {
-			l, err := c.list()
+		if c, ok := mn.Field(mo, "command"); ok {
+			l, err := c.List()
 			if err != nil {
 				return err
 			}
 			if len(l) == 0 {
-				return c.errorf("empty: give the program and its arguments, e.g. [\"python3\", \"my_metric.py\"]")
+				return c.Errorf("empty: give the program and its arguments, e.g. [\"python3\", \"my_metric.py\"]")
 			}
 			for i := range l {
-				s, err := c.elem(l, i).str()
+				s, err := c.Elem(l, i).Str()
 				if err != nil {
 					return err
 				}
@@ -119,23 +120,23 @@ func (cfg *Config) parseCustomMetrics(n node) error {
 			}
 		}
 		if cm.Command == nil && cm.CodeConfig == "" {
-			return mn.errorf("needs \"command\" (an argv list adkproxy runs) or code_config.name (ADK's Python function)")
+			return mn.Errorf("needs \"command\" (an argv list adkproxy runs) or code_config.name (ADK's Python function)")
 		}
-		if d, ok := mn.field(mo, "description"); ok {
-			if cm.Description, err = d.optStr(); err != nil {
+		if d, ok := mn.Field(mo, "description"); ok {
+			if cm.Description, err = d.OptStr(); err != nil {
 				return err
 			}
 		}
-		if mi, ok := mn.pyField(mo, "metric_info"); ok && mi.v != nil {
-			if _, err := mi.object(); err != nil {
+		if mi, ok := mn.PyField(mo, "metric_info"); ok && mi.V != nil {
+			if _, err := mi.Object(); err != nil {
 				return err
 			}
-			cm.MetricInfo = plain(mi.v).(map[string]any)
+			cm.MetricInfo = pyjson.Plain(mi.V).(map[string]any)
 			if cm.infoDescription, cm.interval, err = parseMetricInfo(mi); err != nil {
 				return err
 			}
 		}
-		if t, ok := mn.field(mo, "timeout_s"); ok {
+		if t, ok := mn.Field(mo, "timeout_s"); ok {
 			if cm.Timeout, err = seconds(t); err != nil {
 				return err
 			}
@@ -259,67 +260,66 @@ func parseCustomOutput(out []byte, c *Case, m *MetricResult) error {
 	if len(bytes.TrimSpace(out)) == 0 {
 		return errors.New("stdout is empty")
 	}
-	v, err := decodeJSON("stdout", out)
+	root, err := pyjson.Decode("stdout", out)
 	if err != nil {
 		return err
 	}
-	root := node{file: "stdout", v: v}
-	o, err := root.object()
+	o, err := root.Object()
 	if err != nil {
 		return err
 	}
-	sn, ok := root.pyField(o, "overall_score")
+	sn, ok := root.PyField(o, "overall_score")
 	if !ok {
-		return sn.errorf("missing")
+		return sn.Errorf("missing")
 	}
 	if m.Score, err = optScore(sn); err != nil {
 		return err
 	}
-	if st, ok := root.pyField(o, "overall_eval_status"); ok && st.v != nil {
+	if st, ok := root.PyField(o, "overall_eval_status"); ok && st.V != nil {
 		if m.Status, err = parseStatus(st); err != nil {
 			return err
 		}
 	}
-	if r, ok := root.field(o, "reason"); ok {
-		if m.Reason, err = r.optStr(); err != nil {
+	if r, ok := root.Field(o, "reason"); ok {
+		if m.Reason, err = r.OptStr(); err != nil {
 			return err
 		}
 	}
-	if d, ok := root.field(o, "details"); ok && d.v != nil {
-		if _, err := d.object(); err != nil {
+	if d, ok := root.Field(o, "details"); ok && d.V != nil {
+		if _, err := d.Object(); err != nil {
 			return err
 		}
-		m.Details = plain(d.v).(map[string]any)
+		m.Details = pyjson.Plain(d.V).(map[string]any)
 	}
-	if pn, ok := root.pyField(o, "per_invocation_results"); ok && pn.v != nil {
-		list, err := pn.list()
+	if pn, ok := root.PyField(o, "per_invocation_results"); ok && pn.V != nil {
+		list, err := pn.List()
 		if err != nil {
 			return err
 		}
 		for i := range list {
-			en := pn.elem(list, i)
-			eo, err := en.object()
+			en := pn.Elem(list, i)
+			eo, err := en.Object()
 			if err != nil {
 				return err
 			}
 			s := InvocationScore{Index: i}
-			if sc, ok := en.field(eo, "score"); ok {
+			if sc, ok := en.Field(eo, "score"); ok {
 				if s.Score, err = optScore(sc); err != nil {
 					return err
 				}
 			}
-			if st, ok := en.pyField(eo, "eval_status"); ok && st.v != nil {
+			if st, ok := en.PyField(eo, "eval_status"); ok && st.V != nil {
 				if s.Status, err = parseStatus(st); err != nil {
 					return err
 				}
 			}
-			if r, ok := en.field(eo, "reason"); ok {
-				if s.Reason, err = r.optStr(); err != nil {
+			if r, ok := en.Field(eo, "reason"); ok {
+				if s.Reason, err = r.OptStr(); err != nil {
 					return err
 				}
 			}
 			if i >= len(c.Actual) {
-				return en.errorf("more per-invocation results than the case's %s", textfmt.Plural(len(c.Actual), "invocation"))
+				return en.Errorf("more per-invocation results than the case's %s", textfmt.Plural(len(c.Actual), "invocation"))
 			}
 			m.PerInvocation = append(m.PerInvocation, s)
 		}
@@ -327,22 +327,22 @@ func parseCustomOutput(out []byte, c *Case, m *MetricResult) error {
 	return nil
 }
 
-func optScore(n node) (*float64, error) {
-	if n.v == nil {
+func optScore(n pyjson.Value) (*float64, error) {
+	if n.V == nil {
 		return nil, nil
 	}
-	f, err := n.number()
+	f, err := n.Number()
 	if err != nil {
 		return nil, err
 	}
 	if !finite(f) {
-		return nil, n.errorf("%g is not a finite score", f)
+		return nil, n.Errorf("%g is not a finite score", f)
 	}
 	return Float(f), nil
 }
 
-func parseStatus(n node) (EvalStatus, error) {
-	switch v := n.v.(type) {
+func parseStatus(n pyjson.Value) (EvalStatus, error) {
+	switch v := n.V.(type) {
 	case json.Number:
 		i, err := v.Int64()
 		if err == nil && i >= 1 && i <= 3 {
@@ -358,7 +358,7 @@ func parseStatus(n node) (EvalStatus, error) {
 			return NotEvaluated, nil
 		}
 	}
-	return 0, n.errorf("%s is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED)", describe(n.v))
+	return 0, n.Errorf("%s is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED)", pyjson.Describe(n.V))
 }
 
 // maxCustomOutput bounds what a custom metric may print.

@@ -25,7 +25,7 @@ const DefaultPython = "python3"
 // runPythonMetric computes a custom metric that names only its Python
 // function (code_config.name "module.path.function"): it runs in the
 // user's Python (Config.Python, default python3 on PATH) with the
-// configuration's folder and the working folder on sys.path, called with
+// configuration's folder and the working folder on sys.Path, called with
 // ADK's four arguments — eval_metric, actual_invocations,
 // expected_invocations, conversation_scenario — as ADK's pydantic objects
 // when google.adk imports there, else as plain objects with the same

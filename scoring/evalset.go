@@ -15,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // Expected holds expectations: eval cases from ADK EvalSet files or a
@@ -191,37 +192,37 @@ func loadEvalSetFile(path string) (*Expected, error) {
 // shapes); name is used in errors, which give the JSON path:
 // `home.evalset.json: eval_cases[1].conversation[0].user_content: missing`.
 func ParseEvalSet(name string, data []byte) (*Expected, error) {
-	v, err := decodeJSON(name, data)
+	root, err := pyjson.Decode(name, data)
 	if err != nil {
 		return nil, err
 	}
-	root := node{file: name, v: v}
+	v := root.V
 	if list, ok := v.([]any); ok {
 		return parseLegacyList(root, list)
 	}
-	o, err := root.object()
+	o, err := root.Object()
 	if err != nil {
-		return nil, root.errorf("expected an EvalSet object (or, in older *.test.json files, a list), got %s", describe(v))
+		return nil, root.Errorf("expected an EvalSet object (or, in older *.test.json files, a list), got %s", pyjson.Describe(v))
 	}
-	idn, ok := root.pyField(o, "eval_set_id")
+	idn, ok := root.PyField(o, "eval_set_id")
 	if !ok {
-		return nil, idn.errorf("missing: an EvalSet needs eval_set_id")
+		return nil, idn.Errorf("missing: an EvalSet needs eval_set_id")
 	}
-	id, err := idn.str()
+	id, err := idn.Str()
 	if err != nil {
 		return nil, err
 	}
 	out := &Expected{EvalSetID: id}
-	cn, ok := root.pyField(o, "eval_cases")
+	cn, ok := root.PyField(o, "eval_cases")
 	if !ok {
-		return nil, cn.errorf("missing: an EvalSet needs eval_cases")
+		return nil, cn.Errorf("missing: an EvalSet needs eval_cases")
 	}
-	cases, err := cn.list()
+	cases, err := cn.List()
 	if err != nil {
 		return nil, err
 	}
 	for i := range cases {
-		ec, err := parseEvalCase(cn.elem(cases, i))
+		ec, err := parseEvalCase(cn.Elem(cases, i))
 		if err != nil {
 			return nil, err
 		}
@@ -231,59 +232,59 @@ func ParseEvalSet(name string, data []byte) (*Expected, error) {
 	return out, nil
 }
 
-func parseEvalCase(n node) (ExpectedCase, error) {
-	o, err := n.object()
+func parseEvalCase(n pyjson.Value) (ExpectedCase, error) {
+	o, err := n.Object()
 	if err != nil {
 		return ExpectedCase{}, err
 	}
-	idn, ok := n.pyField(o, "eval_id")
+	idn, ok := n.PyField(o, "eval_id")
 	if !ok {
-		return ExpectedCase{}, idn.errorf("missing: an eval case needs eval_id")
+		return ExpectedCase{}, idn.Errorf("missing: an eval case needs eval_id")
 	}
-	id, err := idn.str()
+	id, err := idn.Str()
 	if err != nil {
 		return ExpectedCase{}, err
 	}
 	ec := ExpectedCase{ID: id}
-	if rb, ok := n.pyField(o, "rubrics"); ok && rb.v != nil {
-		if _, err := rb.list(); err != nil {
+	if rb, ok := n.PyField(o, "rubrics"); ok && rb.V != nil {
+		if _, err := rb.List(); err != nil {
 			return ec, err
 		}
-		ec.Rubrics, _ = json.Marshal(plain(rb.v))
+		ec.Rubrics, _ = json.Marshal(pyjson.Plain(rb.V))
 	}
-	if sn, ok := n.pyField(o, "session_input"); ok && sn.v != nil {
-		raw, _ := json.Marshal(plain(sn.v))
-		if _, err := scenarios.ParseSessionInputField(sn.file, sn.path, raw); err != nil {
+	if sn, ok := n.PyField(o, "session_input"); ok && sn.V != nil {
+		raw, _ := json.Marshal(pyjson.Plain(sn.V))
+		if _, err := scenarios.ParseSessionInputField(sn.File, sn.Path, raw); err != nil {
 			return ec, err
 		}
 		ec.SessionInput = raw
 	}
-	conv, hasConv := n.pyField(o, "conversation")
-	scen, hasScen := n.pyField(o, "conversation_scenario")
-	hasConv = hasConv && conv.v != nil
-	hasScen = hasScen && scen.v != nil
+	conv, hasConv := n.PyField(o, "conversation")
+	scen, hasScen := n.PyField(o, "conversation_scenario")
+	hasConv = hasConv && conv.V != nil
+	hasScen = hasScen && scen.V != nil
 	switch {
 	case hasConv && hasScen:
-		return ec, n.errorf("has both conversation and conversation_scenario; an eval case has exactly one")
+		return ec, n.Errorf("has both conversation and conversation_scenario; an eval case has exactly one")
 	case hasScen:
-		if _, err := scen.object(); err != nil {
+		if _, err := scen.Object(); err != nil {
 			return ec, err
 		}
-		ec.Scenario, _ = json.Marshal(plain(scen.v))
-		if _, err := scenarios.ParseScenario(scen.file, scen.path, ec.Scenario); err != nil {
+		ec.Scenario, _ = json.Marshal(pyjson.Plain(scen.V))
+		if _, err := scenarios.ParseScenario(scen.File, scen.Path, ec.Scenario); err != nil {
 			return ec, err
 		}
 		return ec, nil
 	case !hasConv:
-		return ec, n.errorf("has neither conversation nor conversation_scenario")
+		return ec, n.Errorf("has neither conversation nor conversation_scenario")
 	}
-	list, err := conv.list()
+	list, err := conv.List()
 	if err != nil {
 		return ec, err
 	}
 	ec.Invocations = []Invocation{}
 	for i := range list {
-		inv, err := parseInvocation(conv.elem(list, i))
+		inv, err := parseInvocation(conv.Elem(list, i))
 		if err != nil {
 			return ec, err
 		}
@@ -297,66 +298,66 @@ func parseEvalCase(n node) (ExpectedCase, error) {
 // {tool_uses, tool_responses, intermediate_responses: [[author, [parts]]]},
 // and B (newer ADK) {invocation_events: [{author, content}]}, whose tool
 // calls are every function_call part of every event, in order.
-func parseInvocation(n node) (Invocation, error) {
-	o, err := n.object()
+func parseInvocation(n pyjson.Value) (Invocation, error) {
+	o, err := n.Object()
 	if err != nil {
 		return Invocation{}, err
 	}
 	var inv Invocation
-	if idn, ok := n.pyField(o, "invocation_id"); ok {
-		if inv.ID, err = idn.optStr(); err != nil {
+	if idn, ok := n.PyField(o, "invocation_id"); ok {
+		if inv.ID, err = idn.OptStr(); err != nil {
 			return inv, err
 		}
 	}
-	uc, ok := n.pyField(o, "user_content")
-	if !ok || uc.v == nil {
-		return inv, uc.errorf("missing: an invocation needs user_content")
+	uc, ok := n.PyField(o, "user_content")
+	if !ok || uc.V == nil {
+		return inv, uc.Errorf("missing: an invocation needs user_content")
 	}
 	user, err := parseContent(uc)
 	if err != nil {
 		return inv, err
 	}
 	inv.UserText = user.text()
-	if fr, ok := n.pyField(o, "final_response"); ok && fr.v != nil {
+	if fr, ok := n.PyField(o, "final_response"); ok && fr.V != nil {
 		c, err := parseContent(fr)
 		if err != nil {
 			return inv, err
 		}
 		inv.FinalResponse = c.text()
 	}
-	if rb, ok := n.pyField(o, "rubrics"); ok && rb.v != nil {
-		if _, err := rb.list(); err != nil {
+	if rb, ok := n.PyField(o, "rubrics"); ok && rb.V != nil {
+		if _, err := rb.List(); err != nil {
 			return inv, err
 		}
-		inv.Rubrics, _ = json.Marshal(plain(rb.v))
+		inv.Rubrics, _ = json.Marshal(pyjson.Plain(rb.V))
 	}
-	idata, ok := n.pyField(o, "intermediate_data")
-	if !ok || idata.v == nil {
+	idata, ok := n.PyField(o, "intermediate_data")
+	if !ok || idata.V == nil {
 		return inv, nil
 	}
-	ido, err := idata.object()
+	ido, err := idata.Object()
 	if err != nil {
 		return inv, err
 	}
-	if ev, ok := idata.pyField(ido, "invocation_events"); ok {
-		events, err := ev.list()
+	if ev, ok := idata.PyField(ido, "invocation_events"); ok {
+		events, err := ev.List()
 		if err != nil {
 			return inv, err
 		}
 		for i := range events {
-			en := ev.elem(events, i)
-			eo, err := en.object()
+			en := ev.Elem(events, i)
+			eo, err := en.Object()
 			if err != nil {
 				return inv, err
 			}
 			author := ""
-			if an, ok := en.field(eo, "author"); ok {
-				if author, err = an.optStr(); err != nil {
+			if an, ok := en.Field(eo, "author"); ok {
+				if author, err = an.OptStr(); err != nil {
 					return inv, err
 				}
 			}
-			cn, ok := en.field(eo, "content")
-			if !ok || cn.v == nil {
+			cn, ok := en.Field(eo, "content")
+			if !ok || cn.V == nil {
 				continue
 			}
 			c, err := parseContent(cn)
@@ -371,48 +372,48 @@ func parseInvocation(n node) (Invocation, error) {
 		}
 		return inv, nil
 	}
-	if tu, ok := idata.pyField(ido, "tool_uses"); ok && tu.v != nil {
-		list, err := tu.list()
+	if tu, ok := idata.PyField(ido, "tool_uses"); ok && tu.V != nil {
+		list, err := tu.List()
 		if err != nil {
 			return inv, err
 		}
 		for i := range list {
-			c, err := parseFunctionCall(tu.elem(list, i))
+			c, err := parseFunctionCall(tu.Elem(list, i))
 			if err != nil {
 				return inv, err
 			}
 			inv.ToolCalls = append(inv.ToolCalls, c)
 		}
 	}
-	if tr, ok := idata.pyField(ido, "tool_responses"); ok && tr.v != nil {
-		list, err := tr.list()
+	if tr, ok := idata.PyField(ido, "tool_responses"); ok && tr.V != nil {
+		list, err := tr.List()
 		if err != nil {
 			return inv, err
 		}
 		for i := range list {
-			r, err := parseFunctionResponse(tr.elem(list, i))
+			r, err := parseFunctionResponse(tr.Elem(list, i))
 			if err != nil {
 				return inv, err
 			}
 			inv.ToolResults = append(inv.ToolResults, r)
 		}
 	}
-	if ir, ok := idata.pyField(ido, "intermediate_responses"); ok && ir.v != nil {
-		list, err := ir.list()
+	if ir, ok := idata.PyField(ido, "intermediate_responses"); ok && ir.V != nil {
+		list, err := ir.List()
 		if err != nil {
 			return inv, err
 		}
 		for i := range list {
-			en := ir.elem(list, i)
-			pair, err := en.list()
+			en := ir.Elem(list, i)
+			pair, err := en.List()
 			if err != nil || len(pair) != 2 {
-				return inv, en.errorf("expected [author, [parts…]], got %s", describe(en.v))
+				return inv, en.Errorf("expected [author, [parts…]], got %s", pyjson.Describe(en.V))
 			}
-			author, err := en.elem(pair, 0).optStr()
+			author, err := en.Elem(pair, 0).OptStr()
 			if err != nil {
 				return inv, err
 			}
-			c, err := parseParts(en.elem(pair, 1))
+			c, err := parseParts(en.Elem(pair, 1))
 			if err != nil {
 				return inv, err
 			}

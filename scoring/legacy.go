@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // parseLegacyList reads the list formats of older ADK releases.
-func parseLegacyList(root node, list []any) (*Expected, error) {
-	base := filepath.Base(root.file)
+func parseLegacyList(root pyjson.Value, list []any) (*Expected, error) {
+	base := filepath.Base(root.File)
 	for _, suffix := range []string{".test.json", ".evalset.json", ".json"} {
 		if s, ok := strings.CutSuffix(base, suffix); ok {
 			base = s
@@ -23,16 +24,16 @@ func parseLegacyList(root node, list []any) (*Expected, error) {
 	if len(list) == 0 {
 		return out, nil
 	}
-	first := root.elem(list, 0)
-	fo, err := first.object()
+	first := root.Elem(list, 0)
+	fo, err := first.Object()
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case has(fo, "query"): // one conversation, a turn per element
-		ec := ExpectedCase{ID: base, EvalSetID: base, File: root.file, Invocations: []Invocation{}}
+		ec := ExpectedCase{ID: base, EvalSetID: base, File: root.File, Invocations: []Invocation{}}
 		for i := range list {
-			inv, err := parseLegacyTurn(root.elem(list, i))
+			inv, err := parseLegacyTurn(root.Elem(list, i))
 			if err != nil {
 				return nil, err
 			}
@@ -41,24 +42,24 @@ func parseLegacyList(root node, list []any) (*Expected, error) {
 		out.Cases = append(out.Cases, ec)
 	case has(fo, "data") && has(fo, "name"): // pre-1.0 eval cases
 		for i := range list {
-			cn := root.elem(list, i)
-			co, err := cn.object()
+			cn := root.Elem(list, i)
+			co, err := cn.Object()
 			if err != nil {
 				return nil, err
 			}
-			nn, _ := cn.field(co, "name")
-			name, err := nn.str()
+			nn, _ := cn.Field(co, "name")
+			name, err := nn.Str()
 			if err != nil {
 				return nil, err
 			}
-			dn, _ := cn.field(co, "data")
-			turns, err := dn.list()
+			dn, _ := cn.Field(co, "data")
+			turns, err := dn.List()
 			if err != nil {
 				return nil, err
 			}
-			ec := ExpectedCase{ID: name, EvalSetID: base, File: root.file, Invocations: []Invocation{}}
+			ec := ExpectedCase{ID: name, EvalSetID: base, File: root.File, Invocations: []Invocation{}}
 			for j := range turns {
-				inv, err := parseLegacyTurn(dn.elem(turns, j))
+				inv, err := parseLegacyTurn(dn.Elem(turns, j))
 				if err != nil {
 					return nil, err
 				}
@@ -68,90 +69,90 @@ func parseLegacyList(root node, list []any) (*Expected, error) {
 		}
 	default: // a bare list of EvalCase objects
 		for i := range list {
-			ec, err := parseEvalCase(root.elem(list, i))
+			ec, err := parseEvalCase(root.Elem(list, i))
 			if err != nil {
 				return nil, err
 			}
-			ec.EvalSetID, ec.File = base, root.file
+			ec.EvalSetID, ec.File = base, root.File
 			out.Cases = append(out.Cases, ec)
 		}
 	}
 	return out, nil
 }
 
-func has(o *object, key string) bool {
-	_, ok := o.vals[key]
+func has(o *pyjson.Object, key string) bool {
+	_, ok := o.Get(key)
 	return ok
 }
 
 // parseLegacyTurn reads {"query", "expected_tool_use": [{"tool_name",
 // "tool_input"}], "expected_intermediate_agent_responses": [{"author",
 // "text"}], "reference"} as ADK's converter does.
-func parseLegacyTurn(n node) (Invocation, error) {
-	o, err := n.object()
+func parseLegacyTurn(n pyjson.Value) (Invocation, error) {
+	o, err := n.Object()
 	if err != nil {
 		return Invocation{}, err
 	}
 	var inv Invocation
-	q, ok := n.field(o, "query")
+	q, ok := n.Field(o, "query")
 	if !ok {
-		return inv, q.errorf("missing: a turn needs query")
+		return inv, q.Errorf("missing: a turn needs query")
 	}
-	if inv.UserText, err = q.str(); err != nil {
+	if inv.UserText, err = q.Str(); err != nil {
 		return inv, err
 	}
-	if r, ok := n.field(o, "reference"); ok {
-		if inv.FinalResponse, err = r.optStr(); err != nil {
+	if r, ok := n.Field(o, "reference"); ok {
+		if inv.FinalResponse, err = r.OptStr(); err != nil {
 			return inv, err
 		}
 	}
-	if tu, ok := n.field(o, "expected_tool_use"); ok && tu.v != nil {
-		list, err := tu.list()
+	if tu, ok := n.Field(o, "expected_tool_use"); ok && tu.V != nil {
+		list, err := tu.List()
 		if err != nil {
 			return inv, err
 		}
 		for i := range list {
-			cn := tu.elem(list, i)
-			co, err := cn.object()
+			cn := tu.Elem(list, i)
+			co, err := cn.Object()
 			if err != nil {
 				return inv, err
 			}
 			var c cassettes.ToolCall
-			nn, ok := cn.field(co, "tool_name")
+			nn, ok := cn.Field(co, "tool_name")
 			if !ok {
-				return inv, nn.errorf("missing")
+				return inv, nn.Errorf("missing")
 			}
-			if c.Name, err = nn.str(); err != nil {
+			if c.Name, err = nn.Str(); err != nil {
 				return inv, err
 			}
-			if in, ok := cn.field(co, "tool_input"); ok && in.v != nil {
-				if _, err := in.object(); err != nil {
+			if in, ok := cn.Field(co, "tool_input"); ok && in.V != nil {
+				if _, err := in.Object(); err != nil {
 					return inv, err
 				}
-				c.Args = plain(in.v).(map[string]any)
+				c.Args = pyjson.Plain(in.V).(map[string]any)
 			}
 			inv.ToolCalls = append(inv.ToolCalls, c)
 		}
 	}
-	if ir, ok := n.field(o, "expected_intermediate_agent_responses"); ok && ir.v != nil {
-		list, err := ir.list()
+	if ir, ok := n.Field(o, "expected_intermediate_agent_responses"); ok && ir.V != nil {
+		list, err := ir.List()
 		if err != nil {
 			return inv, err
 		}
 		for i := range list {
-			rn := ir.elem(list, i)
-			ro, err := rn.object()
+			rn := ir.Elem(list, i)
+			ro, err := rn.Object()
 			if err != nil {
 				return inv, err
 			}
 			var at AuthoredText
-			if a, ok := rn.field(ro, "author"); ok {
-				if at.Author, err = a.optStr(); err != nil {
+			if a, ok := rn.Field(ro, "author"); ok {
+				if at.Author, err = a.OptStr(); err != nil {
 					return inv, err
 				}
 			}
-			if t, ok := rn.field(ro, "text"); ok {
-				if at.Text, err = t.optStr(); err != nil {
+			if t, ok := rn.Field(ro, "text"); ok {
+				if at.Text, err = t.OptStr(); err != nil {
 					return inv, err
 				}
 			}

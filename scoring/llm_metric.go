@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // ScaleMetric is one adkproxy.llm_metrics definition. Its criterion has
@@ -50,34 +52,32 @@ var metricNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 // parseLLMMetrics reads adkproxy.llm_metrics: an object of definitions, or
 // a string naming a JSON file holding one (relative to the config's
 // folder). Each becomes an adkproxy criterion, after "criteria".
-func (cfg *Config) parseLLMMetrics(n node) error {
-	if name, ok := n.v.(string); ok {
+func (cfg *Config) parseLLMMetrics(n pyjson.Value) error {
+	if name, ok := n.V.(string); ok {
 		path := name
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cfg.Dir, path)
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return n.errorf("reading the metric definitions: %v", err)
+			return n.Errorf("reading the metric definitions: %v", err)
 		}
-		v, err := decodeJSON(path, data)
-		if err != nil {
+		if n, err = pyjson.Decode(path, data); err != nil {
 			return err
 		}
-		n = node{file: path, v: v}
 	}
-	o, err := n.object()
+	o, err := n.Object()
 	if err != nil {
 		return err
 	}
-	for _, name := range o.keys {
-		mn := n.at(name)
-		mn.v = o.vals[name]
+	for _, name := range o.Keys() {
+		mn := n.At(name)
+		mn.V = o.Val(name)
 		if !metricNameRE.MatchString(name) {
-			return mn.errorf("a metric name is letters, digits, _ . and -, starting with a letter")
+			return mn.Errorf("a metric name is letters, digits, _ . and -, starting with a letter")
 		}
 		if _, known := metrics[name]; known || isADKMetric(name) || cfg.criterion(name) != nil || cfg.adkproxyCriterion(name) != nil {
-			return mn.errorf("%s is already a metric: give the definition another name", name)
+			return mn.Errorf("%s is already a metric: give the definition another name", name)
 		}
 		cr, err := cfg.parseScaleMetric(name, mn)
 		if err != nil {
@@ -97,27 +97,27 @@ func (cfg *Config) adkproxyCriterion(metric string) *Criterion {
 	return nil
 }
 
-func (cfg *Config) parseScaleMetric(name string, n node) (Criterion, error) {
-	o, err := n.object()
+func (cfg *Config) parseScaleMetric(name string, n pyjson.Value) (Criterion, error) {
+	o, err := n.Object()
 	if err != nil {
 		return Criterion{}, err
 	}
-	if err := n.checkKeys(o, "prompt", "prompt_file", "min", "max", "threshold", "num_samples", "judge_model", "judge_model_config", "description"); err != nil {
+	if err := n.CheckKeys(o, "prompt", "prompt_file", "min", "max", "threshold", "num_samples", "judge_model", "judge_model_config", "description"); err != nil {
 		return Criterion{}, err
 	}
 	sm := &ScaleMetric{Min: 0, Max: 5, NumSamples: 1}
 	cr := Criterion{Metric: name, Adkproxy: true, Stat: "mean", Scale: sm, Fields: map[string]any{}}
-	p, hasPrompt := n.field(o, "prompt")
-	f, hasFile := n.field(o, "prompt_file")
+	p, hasPrompt := n.Field(o, "prompt")
+	f, hasFile := n.Field(o, "prompt_file")
 	switch {
 	case hasPrompt == hasFile:
-		return cr, n.errorf("give the judge's prompt as \"prompt\" (a template) or \"prompt_file\" (a file holding one), one of them")
+		return cr, n.Errorf("give the judge's prompt as \"prompt\" (a template) or \"prompt_file\" (a file holding one), one of them")
 	case hasPrompt:
-		if sm.Prompt, err = p.str(); err != nil {
+		if sm.Prompt, err = p.Str(); err != nil {
 			return cr, err
 		}
 	default:
-		file, err := f.str()
+		file, err := f.Str()
 		if err != nil {
 			return cr, err
 		}
@@ -127,23 +127,23 @@ func (cfg *Config) parseScaleMetric(name string, n node) (Criterion, error) {
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return cr, f.errorf("%v", err)
+			return cr, f.Errorf("%v", err)
 		}
 		sm.Prompt = string(b)
 	}
 	if strings.TrimSpace(sm.Prompt) == "" {
-		return cr, n.errorf("the prompt is empty")
+		return cr, n.Errorf("the prompt is empty")
 	}
 	if sm.Template, err = template.New(name).Option("missingkey=error").Parse(sm.Prompt); err != nil {
-		return cr, n.errorf("the prompt is not a valid template: %v", err)
+		return cr, n.Errorf("the prompt is not a valid template: %v", err)
 	}
 	// A template naming a field the data has not fails now, not mid-run.
 	if err := sm.Template.Execute(discard{}, ScalePromptData{}); err != nil {
-		return cr, n.errorf("the prompt does not render: %v (fields: .UserText, .FinalResponse, .ToolCalls, .ToolResults, .Reference, .ReferenceToolCalls, .State, .Invocation, .Invocations)", err)
+		return cr, n.Errorf("the prompt does not render: %v (fields: .UserText, .FinalResponse, .ToolCalls, .ToolResults, .Reference, .ReferenceToolCalls, .State, .Invocation, .Invocations)", err)
 	}
 	num := func(key string, into *float64) error {
-		if v, ok := n.field(o, key); ok {
-			x, err := v.number()
+		if v, ok := n.Field(o, key); ok {
+			x, err := v.Number()
 			if err != nil {
 				return err
 			}
@@ -158,17 +158,17 @@ func (cfg *Config) parseScaleMetric(name string, n node) (Criterion, error) {
 		return cr, err
 	}
 	if !(sm.Min < sm.Max) || math.IsInf(sm.Max-sm.Min, 0) {
-		return cr, n.errorf("min %g must be below max %g", sm.Min, sm.Max)
+		return cr, n.Errorf("min %g must be below max %g", sm.Min, sm.Max)
 	}
-	t, ok := n.field(o, "threshold")
+	t, ok := n.Field(o, "threshold")
 	if !ok {
 		cr.Informational = true
 	} else {
-		if cr.Threshold, err = t.number(); err != nil {
+		if cr.Threshold, err = t.Number(); err != nil {
 			return cr, err
 		}
 		if cr.Threshold < sm.Min || cr.Threshold > sm.Max {
-			return cr, t.errorf("the threshold %g is outside the scale %g to %g", cr.Threshold, sm.Min, sm.Max)
+			return cr, t.Errorf("the threshold %g is outside the scale %g to %g", cr.Threshold, sm.Min, sm.Max)
 		}
 		cr.Fields["threshold"] = cr.Threshold
 	}
@@ -177,14 +177,14 @@ func (cfg *Config) parseScaleMetric(name string, n node) (Criterion, error) {
 		return cr, err
 	}
 	if samples < 1 || samples > 100 || samples != math.Trunc(samples) {
-		return cr, n.at("num_samples").errorf("want a whole number from 1 to 100, got %g", samples)
+		return cr, n.At("num_samples").Errorf("want a whole number from 1 to 100, got %g", samples)
 	}
 	sm.NumSamples = int(samples)
 	cr.Fields["min"], cr.Fields["max"], cr.Fields["num_samples"] = sm.Min, sm.Max, sm.NumSamples
 	sm.JudgeOptions = map[string]any{"num_samples": sm.NumSamples}
 	for _, k := range []string{"judge_model", "judge_model_config"} {
-		if v, ok := n.field(o, k); ok {
-			sm.JudgeOptions[k] = plain(v.v)
+		if v, ok := n.Field(o, k); ok {
+			sm.JudgeOptions[k] = pyjson.Plain(v.V)
 		}
 	}
 	cr.Fields["judge_model_options"] = sm.JudgeOptions

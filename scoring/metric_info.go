@@ -6,6 +6,8 @@ package scoring
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // metricInterval is metric_info.metric_value_info.interval.
@@ -33,45 +35,45 @@ func (iv metricInterval) holds(f float64) bool {
 // strings, metric_value_info.interval with min_value ≤ max_value (ADK's
 // default [0, 1] when not given) and the open_at_min / open_at_max
 // booleans; snake_case or camelCase.
-func parseMetricInfo(n node) (description string, iv metricInterval, err error) {
+func parseMetricInfo(n pyjson.Value) (description string, iv metricInterval, err error) {
 	iv = metricInterval{min: 0, max: 1}
-	o, err := n.object()
+	o, err := n.Object()
 	if err != nil {
 		return "", iv, err
 	}
-	if err := n.checkKeys(o, "metric_name", "metricName", "description", "metric_value_info", "metricValueInfo"); err != nil {
+	if err := n.CheckKeys(o, "metric_name", "metricName", "description", "metric_value_info", "metricValueInfo"); err != nil {
 		return "", iv, err
 	}
-	if mn, ok := n.pyField(o, "metric_name"); ok {
-		if _, err := mn.optStr(); err != nil {
+	if mn, ok := n.PyField(o, "metric_name"); ok {
+		if _, err := mn.OptStr(); err != nil {
 			return "", iv, err
 		}
 	}
-	if d, ok := n.field(o, "description"); ok {
-		if description, err = d.optStr(); err != nil {
+	if d, ok := n.Field(o, "description"); ok {
+		if description, err = d.OptStr(); err != nil {
 			return "", iv, err
 		}
 	}
-	vi, ok := n.pyField(o, "metric_value_info")
-	if !ok || vi.v == nil {
+	vi, ok := n.PyField(o, "metric_value_info")
+	if !ok || vi.V == nil {
 		return description, iv, nil
 	}
-	vo, err := vi.object()
+	vo, err := vi.Object()
 	if err != nil {
 		return "", iv, err
 	}
-	if err := vi.checkKeys(vo, "interval"); err != nil {
+	if err := vi.CheckKeys(vo, "interval"); err != nil {
 		return "", iv, err
 	}
-	in, ok := vi.field(vo, "interval")
-	if !ok || in.v == nil {
+	in, ok := vi.Field(vo, "interval")
+	if !ok || in.V == nil {
 		return description, iv, nil
 	}
-	io, err := in.object()
+	io, err := in.Object()
 	if err != nil {
 		return "", iv, err
 	}
-	if err := in.checkKeys(io, "min_value", "minValue", "max_value", "maxValue", "open_at_min", "openAtMin", "open_at_max", "openAtMax"); err != nil {
+	if err := in.CheckKeys(io, "min_value", "minValue", "max_value", "maxValue", "open_at_min", "openAtMin", "open_at_max", "openAtMax"); err != nil {
 		return "", iv, err
 	}
 	for _, f := range []struct {
@@ -79,25 +81,25 @@ func parseMetricInfo(n node) (description string, iv metricInterval, err error) 
 		num *float64
 		b   *bool
 	}{{"min_value", &iv.min, nil}, {"max_value", &iv.max, nil}, {"open_at_min", nil, &iv.openMin}, {"open_at_max", nil, &iv.openMax}} {
-		fn, ok := in.pyField(io, f.key)
+		fn, ok := in.PyField(io, f.key)
 		if !ok {
 			continue
 		}
 		if f.num != nil {
-			v, err := fn.number()
+			v, err := fn.Number()
 			if err != nil {
 				return "", iv, err
 			}
 			if !finite(v) {
-				return "", iv, fn.errorf("%g is not a finite bound", v)
+				return "", iv, fn.Errorf("%g is not a finite bound", v)
 			}
 			*f.num = v
-		} else if *f.b, err = fn.boolean(); err != nil {
+		} else if *f.b, err = fn.Bool(); err != nil {
 			return "", iv, err
 		}
 	}
 	if iv.min > iv.max {
-		return "", iv, in.errorf("min_value %g is above max_value %g", iv.min, iv.max)
+		return "", iv, in.Errorf("min_value %g is above max_value %g", iv.min, iv.max)
 	}
 	return description, iv, nil
 }

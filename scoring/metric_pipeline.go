@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // DefaultSandboxTools are the tools sandbox_usage counts unless its
@@ -200,19 +201,19 @@ func agentHandoffs(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
 }
 
 // toolNames reads a list of tool names.
-func toolNames(n node) ([]string, error) {
-	list, err := n.list()
+func toolNames(n pyjson.Value) ([]string, error) {
+	list, err := n.List()
 	if err != nil {
 		return nil, err
 	}
 	out := []string{}
 	for i := range list {
-		s, err := n.elem(list, i).str()
+		s, err := n.Elem(list, i).Str()
 		if err != nil {
 			return nil, err
 		}
 		if strings.TrimSpace(s) == "" {
-			return nil, n.elem(list, i).errorf("empty tool name")
+			return nil, n.Elem(list, i).Errorf("empty tool name")
 		}
 		out = append(out, s)
 	}

@@ -6,6 +6,8 @@ package scoring
 import (
 	"math"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // Price is what a model costs in US dollars per 1,000,000 tokens. Input is
@@ -98,29 +100,29 @@ func (p Price) Cost(u Usage) float64 {
 
 func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 
-func parsePrice(n node) (Price, error) {
-	o, err := n.object()
+func parsePrice(n pyjson.Value) (Price, error) {
+	o, err := n.Object()
 	if err != nil {
 		return Price{}, err
 	}
-	if err := n.checkKeys(o, "input", "cached_input", "output", "long_context"); err != nil {
+	if err := n.CheckKeys(o, "input", "cached_input", "output", "long_context"); err != nil {
 		return Price{}, err
 	}
 	var p Price
-	get := func(o *object, n node, key string, required bool, dst *float64) error {
-		c, ok := n.field(o, key)
+	get := func(o *pyjson.Object, n pyjson.Value, key string, required bool, dst *float64) error {
+		c, ok := n.Field(o, key)
 		if !ok {
 			if required {
-				return c.errorf("missing (USD per 1M tokens)")
+				return c.Errorf("missing (USD per 1M tokens)")
 			}
 			return nil
 		}
-		f, err := c.number()
+		f, err := c.Number()
 		if err != nil {
 			return err
 		}
 		if f < 0 || !finite(f) {
-			return c.errorf("must be ≥ 0, got %g", f)
+			return c.Errorf("must be ≥ 0, got %g", f)
 		}
 		*dst = f
 		return nil
@@ -135,12 +137,12 @@ func parsePrice(n node) (Price, error) {
 	if err := get(o, n, "output", true, &p.Output); err != nil {
 		return p, err
 	}
-	if lc, ok := n.field(o, "long_context"); ok && lc.v != nil {
-		lo, err := lc.object()
+	if lc, ok := n.Field(o, "long_context"); ok && lc.V != nil {
+		lo, err := lc.Object()
 		if err != nil {
 			return p, err
 		}
-		if err := lc.checkKeys(lo, "above", "input", "cached_input", "output"); err != nil {
+		if err := lc.CheckKeys(lo, "above", "input", "cached_input", "output"); err != nil {
 			return p, err
 		}
 		l := &LongPrice{}

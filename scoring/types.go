@@ -134,12 +134,14 @@ type Case struct {
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
 type EvalStatus int
 
+// The statuses, as ADK numbers them.
 const (
 	Passed       EvalStatus = 1
 	Failed       EvalStatus = 2
 	NotEvaluated EvalStatus = 3
 )
 
+// String is ADK's name of the status (PASSED, FAILED, NOT_EVALUATED).
 func (s EvalStatus) String() string {
 	switch s {
 	case Passed:

@@ -65,6 +65,25 @@ _adkproxy() {
 compdef _adkproxy adkproxy
 `
 
+// powershellCompletion asks adkproxy for the words that fit, as the bash
+// script does, and never after "--" (PowerShell then completes file names).
+const powershellCompletion = `# adkproxy completion for PowerShell: adkproxy completion powershell | Out-String | Invoke-Expression
+Register-ArgumentCompleter -Native -CommandName adkproxy -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+    $words = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -le $cursorPosition } | ForEach-Object { $_.ToString() })
+    if ($wordToComplete -ne '' -and $words.Count -gt 1 -and $words[-1] -eq $wordToComplete) {
+        $words = $words[0..($words.Count - 2)]
+    }
+    if ($words -contains '--') { return }  # the wrapped command's words: asking adkproxy would run it
+    $rest = @()
+    if ($words.Count -gt 1) { $rest = @($words[1..($words.Count - 1)]) }
+    if ($wordToComplete -like '-*') { $rest += $wordToComplete }
+    & $words[0] @rest --generate-bash-completion 2>$null |
+        Where-Object { $_ -like "$wordToComplete*" } |
+        ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_) }
+}
+`
+
 // completionFlag is the hidden last argument with which the scripts ask
 // adkproxy for the words that fit.
 const completionFlag = "--generate-bash-completion"
@@ -82,21 +101,24 @@ func completingWrappedCommand(args []string) bool {
 func completionCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
-		Usage:     "print the shell completion script for bash, zsh or fish",
-		ArgsUsage: "bash|zsh|fish",
+		Usage:     "print the shell completion script for bash, zsh, fish or PowerShell",
+		ArgsUsage: "bash|zsh|fish|powershell",
 		Description: "Completes commands and flags. Load it in the current shell, or install it:\n\n" +
 			"   bash:  source <(adkproxy completion bash)      # or save it in ~/.local/share/bash-completion/completions/adkproxy\n" +
 			"   zsh:   source <(adkproxy completion zsh)       # or save it as _adkproxy in a folder of $fpath\n" +
-			"   fish:  adkproxy completion fish > ~/.config/fish/completions/adkproxy.fish",
+			"   fish:  adkproxy completion fish > ~/.config/fish/completions/adkproxy.fish\n" +
+			"   PowerShell:  adkproxy completion powershell | Out-String | Invoke-Expression   # or add it to $PROFILE",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf("completion takes one shell: bash, zsh or fish")
+				return usageErrorf("completion takes one shell: bash, zsh, fish or powershell")
 			}
 			switch shell := c.Args().First(); shell {
 			case "bash":
 				fmt.Fprint(c.App.Writer, bashCompletion)
 			case "zsh":
 				fmt.Fprint(c.App.Writer, zshCompletion)
+			case "powershell", "pwsh":
+				fmt.Fprint(c.App.Writer, powershellCompletion)
 			case "fish":
 				script, err := c.App.ToFishCompletion()
 				if err != nil {
@@ -104,7 +126,7 @@ func completionCommand() *cli.Command {
 				}
 				fmt.Fprint(c.App.Writer, script)
 			default:
-				return usageErrorf("completion: unknown shell %q (bash, zsh or fish)", shell)
+				return usageErrorf("completion: unknown shell %q (bash, zsh, fish or powershell)", shell)
 			}
 			return nil
 		},

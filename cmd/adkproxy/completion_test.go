@@ -55,8 +55,21 @@ func TestCompletionScripts(t *testing.T) {
 			t.Errorf("completion fish lacks %q:\n%s", want, fish.stdout)
 		}
 	}
-	for _, args := range [][]string{{"completion", "powershell"}, {"completion"}} {
-		if r := adkproxy(t, nil, args...); r.code != exitUsage || !strings.Contains(r.stderr, "bash, zsh or fish") {
+	ps := adkproxy(t, nil, "completion", "powershell")
+	for _, want := range []string{"Register-ArgumentCompleter -Native -CommandName adkproxy", "--generate-bash-completion", "-contains '--') { return }"} {
+		if ps.code != 0 || !strings.Contains(ps.stdout, want) {
+			t.Errorf("completion powershell: exit %d, lacks %q:\n%s", ps.code, want, ps.stdout)
+		}
+	}
+	if path, err := exec.LookPath("pwsh"); err == nil { // the script parses in a real PowerShell where there is one
+		check := exec.Command(path, "-NoProfile", "-Command", "$null = [ScriptBlock]::Create([Console]::In.ReadToEnd())")
+		check.Stdin = strings.NewReader(ps.stdout)
+		if out, err := check.CombinedOutput(); err != nil {
+			t.Errorf("pwsh rejects the script: %v\n%s", err, out)
+		}
+	}
+	for _, args := range [][]string{{"completion", "tcsh"}, {"completion"}} {
+		if r := adkproxy(t, nil, args...); r.code != exitUsage || !strings.Contains(r.stderr, "bash, zsh, fish or powershell") {
 			t.Errorf("adkproxy %v: %d %s, want 64 naming the shells", args, r.code, r.stderr)
 		}
 	}

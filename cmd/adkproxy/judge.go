@@ -81,7 +81,15 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	if rec.mode != proxy.ModeRecord {
 		backoff = func(int) time.Duration { return 0 } // nothing to wait for
 	}
-	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff})}
+	var prompts judge.Prompts
+	if dir := c.String("judge-prompts"); dir != "" {
+		if prompts, err = judge.LoadPrompts(dir); err != nil {
+			rec.close()
+			vx.close()
+			return nil, withCode(exitDataErr, fmt.Errorf("--judge-prompts: %w", err))
+		}
+	}
+	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff, Prompts: prompts})}
 	cfg.Judge = j.judge
 	// Custom metrics that call Gemini themselves go through the same recorder.
 	ep := &judge.Endpoint{Recorder: rec.srv}

@@ -59,13 +59,15 @@ func scoreCommand() *cli.Command {
 			stringFlag("config", "", "eval config `FILE` (ADK's test_config.json, with an optional \"adkproxy\" object); default: ADK's default criteria"),
 			stringFlag("expected", "", "`PATH` of the expectations: an *.evalset.json file, a folder of them, or a folder of golden-run cassettes"),
 			stringFlag("format", "table", "output `FORMAT`: table, json (ADK EvalSetResult), junit, markdown, html (a page: each invocation's verdicts beside its trajectory), csv or jsonl (a row per case)"),
+			analysisFlag(),
 			stringFlag("label", "", "`NAME` of this run (baseline, exp_v2), written into every output; 'adkproxy diff' of two json results compares them by it"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "each eval case was played `N` times (drive or simulate --num-runs N): pair N sessions with each case and pool their results as adk eval does", EnvVars: envFor("num-runs")},
 			stringFlag("python", scoring.DefaultPython, "Python `INTERPRETER` custom metrics given by code_config.name run in (ADK's function, called as adk eval calls it)"),
+			personasFlag(),
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
-		}, append(judgeFlags(), vertexFlags()...)...),
+		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
 		ArgsUsage:    "[PATH]",
 		Action:       runScore,
 		OnUsageError: commandUsageError,
@@ -99,6 +101,9 @@ func runScore(c *cli.Context) error {
 		}
 	}
 	cfg.Python = c.String("python")
+	if err := loadPersonas(c); err != nil {
+		return err
+	}
 	var exp *scoring.Expected
 	if path := c.String("expected"); path != "" {
 		if exp, err = scoring.LoadExpected(path); err != nil {
@@ -115,14 +120,18 @@ func runScore(c *cli.Context) error {
 		return err
 	}
 	result := scoring.Evaluate(c.Context, cfg, cases)
-	if err := jr.finish(c, cfg); err != nil {
-		return err
-	}
 	if result.EvalSetID == "" && exp != nil {
 		result.EvalSetID = exp.EvalSetID
 	}
-	result.Unpaired = append(result.Unpaired, unpaired...)
 	result.Label = c.String("label")
+	analysisErr := writeAnalysis(c, jr, result)
+	if err := jr.finish(c, cfg); err != nil {
+		return err
+	}
+	if analysisErr != nil {
+		return analysisErr
+	}
+	result.Unpaired = append(result.Unpaired, unpaired...)
 	result.RequireAll = c.Bool("require-all")
 	stopProgress()
 	for _, u := range result.Unpaired {

@@ -218,3 +218,21 @@ func TestDiffScoreResultsByLabel(t *testing.T) {
 		t.Errorf("--fail-on on results: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// A score result with a bad value is reported as such, naming the file,
+// not taken for a cassette.
+func TestDiffBadScoreResult(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	os.WriteFile(good, []byte(`"{\"evalCaseResults\": [{\"evalId\": \"x\", \"finalEvalStatus\": 1, \"overallEvalMetricResults\": [{\"metricName\": \"m\", \"score\": 0.5, \"evalStatus\": 1}]}]}"`), 0o644)
+	os.WriteFile(bad, []byte(`{"eval_case_results": [{"overall_eval_metric_results": [{"metric_name": "m", "eval_status": 1.5}]}]}`), 0o644)
+	r := adkproxy(t, nil, "diff", bad, good)
+	if r.code != exitDataErr || !strings.Contains(r.stderr, "OLD: "+bad+": reading the score result") || !strings.Contains(r.stderr, "status 1.5") {
+		t.Errorf("exit %d\n%s", r.code, r.stderr)
+	}
+	// ADK's double-encoded camelCase file reads; the label is the file name.
+	r = adkproxy(t, nil, "diff", good, good)
+	if r.code != 0 || !strings.Contains(r.stdout, "m          0.5        0.5        0       100% (1/1)  100% (1/1)  0 pp") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -61,6 +61,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("app", "", "the agent's app `NAME` on the server (required)"),
 			stringFlag("scenarios", "", "ADK scenarios `FILE`: {\"scenarios\": [{starting_prompt, conversation_plan, user_persona}…]}"),
 			stringFlag("evalset", "", "ADK eval set `FILE` whose cases are played too: static conversations turn by turn, scenarios simulated"),
+			personasFlag(),
 			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "play `N` conversations at once", EnvVars: envFor("parallel")},
@@ -69,6 +70,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-mode", "", "`MODE` of the simulated user: record (needs GOOGLE_API_KEY or GEMINI_API_KEY) or replay; default record when a key is set, else replay"),
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
+			analysisFlag(),
 		}, judgeFlags()...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
@@ -90,6 +92,9 @@ func runSimulate(c *cli.Context) error {
 	server, err := api.New(c.String("server"), c.String("prefix"))
 	if err != nil {
 		return usageErrorf("simulate: --server: %v", err)
+	}
+	if err := loadPersonas(c); err != nil {
+		return err
 	}
 	cases, err := simulateCases(c)
 	if err != nil {
@@ -173,9 +178,15 @@ func runSimulate(c *cli.Context) error {
 	report.Wall = wall
 	if scoreCfg != nil {
 		report.Scores = scoring.Evaluate(c.Context, scoreCfg, report.Cases)
+		analysisErr := writeAnalysis(c, jr, report.Scores)
 		if err := jr.finish(c, scoreCfg); err != nil {
 			return err
 		}
+		if analysisErr != nil {
+			return analysisErr
+		}
+	} else if err := writeAnalysis(c, nil, nil); err != nil {
+		return err
 	}
 	if err := report.Write(c.String("out")); err != nil {
 		return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))

@@ -25,8 +25,11 @@ import (
 // vertexSubdir is where the Vertex calls go inside --judge-cassettes.
 const vertexSubdir = "vertex"
 
-func vertexFlags() []cli.Flag {
+// scoreOnlyJudgeFlags are the judge flags of score alone (simulate has the
+// others).
+func scoreOnlyJudgeFlags() []cli.Flag {
 	return []cli.Flag{
+		stringFlag("judge-prompts", "", "`DIR` of judge prompts replacing adkproxy's: <kind>.tmpl (Go template) or <kind>.txt (ADK's template text, e.g. copied from your ADK installation)"),
 		stringFlag("vertex-base-url", "", "Vertex AI `URL` the evaluation calls of safety_v1 and multi_turn_* go to in record mode (default https://LOCATION-aiplatform.googleapis.com)"),
 	}
 }

@@ -1,8 +1,11 @@
-// Package pyjson writes decoded JSON values as Python writes them, for text
-// that ADK's Python side produces and adkproxy must reproduce byte for
-// byte: repr() of a value (the simulated user's history), and json.dumps
-// with Python's separators (", " and ": ") and sorted keys, with or
-// without ensure_ascii (scenario ids, ADK's span attributes).
+// Package pyjson owns JSON as ADK's Python side reads and writes it. It
+// writes decoded values as Python does, for text adkproxy must reproduce
+// byte for byte: repr() (the simulated user's history) and json.dumps with
+// Python's separators and sorted keys, with or without ensure_ascii
+// (scenario ids, ADK's span attributes). And it reads the JSON files ADK
+// reads (eval sets, eval configs, scenarios, session inputs) as pydantic
+// does, keys in file order, both spellings of a field (snake_case and its
+// camelCase alias), with errors that name the file, line and field path.
 package pyjson
 
 import (
@@ -74,14 +77,11 @@ func write(b *strings.Builder, v any, st style) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case []string:
-		b.WriteByte('[')
+		list := make([]any, len(x))
 		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeString(b, e, st)
+			list[i] = e
 		}
-		b.WriteByte(']')
+		write(b, list, st)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {

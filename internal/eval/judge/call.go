@@ -73,6 +73,7 @@ type Usage struct {
 type Judge struct {
 	client  *genai.Client
 	backoff func(attempt int) time.Duration
+	prompts Prompts
 
 	mu    sync.Mutex
 	usage Usage
@@ -84,11 +85,14 @@ type Options struct {
 	// 429 or 5xx; nil is DefaultBackoff. Replay, where nothing is to be
 	// waited for, passes one returning 0.
 	Backoff func(attempt int) time.Duration
+	// Prompts replace adkproxy's prompts by kind (LoadPrompts); nil keeps
+	// them all.
+	Prompts Prompts
 }
 
 // New returns a judge that calls the model through client.
 func New(client *genai.Client, opts Options) *Judge {
-	j := &Judge{client: client, backoff: opts.Backoff, usage: Usage{Tokens: map[string]scoring.Usage{}}}
+	j := &Judge{client: client, backoff: opts.Backoff, prompts: opts.Prompts, usage: Usage{Tokens: map[string]scoring.Usage{}}}
 	if j.backoff == nil {
 		j.backoff = DefaultBackoff
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -78,10 +79,12 @@ func (r *caseRun) hallucinations(ctx context.Context, m *scoring.MetricResult) e
 			call := func(kind string, parts string) (string, error) {
 				return r.j.call(ctx, r.cassette, r.key(i+1, strconv.Itoa(n+1)+"."+kind), &r.opts, []string{parts})
 			}
-			prompt, err := render("hallucinations_v1_segmenter", "main", map[string]string{"Response": resp.Text})
+			parts, err := r.j.prompt("hallucinations_v1_segmenter", map[string]string{"Response": resp.Text},
+				func() map[string]string { return map[string]string{"response": resp.Text} }, nil)
 			if err != nil {
 				return err
 			}
+			prompt := parts[0]
 			answer, err := call("segmenter", prompt)
 			if err != nil {
 				if fatal(err) {
@@ -96,7 +99,13 @@ func (r *caseRun) hallucinations(ctx context.Context, m *scoring.MetricResult) e
 				details = append(details, map[string]any{"response": resp.Text, "score": nil, "sentences": []any{}})
 				continue
 			}
-			prompt, err = render("hallucinations_v1_validator", "main", map[string]any{"Context": resp.Context, "Sentences": sentences})
+			parts, err = r.j.prompt("hallucinations_v1_validator", map[string]any{"Context": resp.Context, "Sentences": sentences},
+				func() map[string]string {
+					return map[string]string{"context": resp.Context, "sentences": strings.Join(sentences, "\n")}
+				}, nil)
+			if err == nil {
+				prompt = parts[0]
+			}
 			if err != nil {
 				return err
 			}

@@ -198,20 +198,17 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 // rubricPrompt is the request's parts: the instructions and inputs, then
 // one part per rubric.
 func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]string, error) {
-	main, err := render(r.metric, "main", map[string]string{
-		"UserPrompt": act.UserText, "Response": act.FinalResponse, "ToolSteps": toolSteps(act)})
-	if err != nil {
-		return nil, err
-	}
-	parts := []string{main}
-	for _, rb := range rubrics {
-		p, err := render(r.metric, "property", rb)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, p)
-	}
-	return parts, nil
+	return r.j.prompt(r.metric, map[string]string{
+		"UserPrompt": act.UserText, "Response": act.FinalResponse, "ToolSteps": toolSteps(act)},
+		func() map[string]string {
+			texts := make([]string, len(rubrics))
+			for i, rb := range rubrics {
+				texts[i] = rb.Text
+			}
+			return map[string]string{"developer_instructions": "", "tool_declarations": "Agent has no tools.",
+				"user_input": act.UserText, "response_steps": toolSteps(act), "final_response": act.FinalResponse,
+				"rubrics": strings.Join(texts, "\n*  ")}
+		}, rubrics)
 }
 
 // matchProperties scores one sample: one rubricScore per rubric, in order

@@ -43,11 +43,15 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 	valid, evaluated := 0, 0
 	for i := range n {
 		act, exp := &r.c.Actual[i], &r.c.Expected[i]
-		prompt, err := render(r.metric, "main", map[string]string{
-			"UserPrompt": exp.UserText, "Response": act.FinalResponse, "Reference": exp.FinalResponse})
+		parts, err := r.j.prompt(r.metric, map[string]string{
+			"UserPrompt": exp.UserText, "Response": act.FinalResponse, "Reference": exp.FinalResponse},
+			func() map[string]string {
+				return map[string]string{"prompt": exp.UserText, "response": act.FinalResponse, "golden_response": exp.FinalResponse}
+			}, nil)
 		if err != nil {
 			return err
 		}
+		prompt := parts[0]
 		s := scoring.InvocationScore{Index: i}
 		var scores []*float64
 		var samples []any

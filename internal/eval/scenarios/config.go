@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // The simulator types of user_simulator_config.type.
@@ -73,61 +75,61 @@ func LoadSimulatorConfig(path string) (SimulatorConfig, error) {
 func ParseSimulatorConfig(name string, data []byte) (SimulatorConfig, error) {
 	cfg := DefaultSimulatorConfig()
 	cfg.File = name
-	x, err := decode(name, data)
+	x, err := pyjson.Decode(name, data)
 	if err != nil {
 		return cfg, err
 	}
-	o, err := x.object()
+	o, err := x.Object()
 	if err != nil {
 		return cfg, err
 	}
-	uv, ok := x.pyField(o, "user_simulator_config")
-	if !ok {
+	uv, ok := x.PyField(o, "user_simulator_config")
+	if !ok || uv.V == nil {
 		return cfg, nil
 	}
-	u, err := uv.object()
+	u, err := uv.Object()
 	if err != nil {
 		return cfg, err
 	}
-	if v, ok := uv.pyField(u, "type"); ok {
-		if cfg.Type, err = v.str(); err != nil {
+	if v, ok := uv.PyField(u, "type"); ok && v.V != nil {
+		if cfg.Type, err = v.Str(); err != nil {
 			return cfg, err
 		}
 		if cfg.Type != TypeLLMBacked && cfg.Type != TypeLLMAudio {
-			return cfg, v.errorf("%q is not %q or %q", cfg.Type, TypeLLMBacked, TypeLLMAudio)
+			return cfg, v.Errorf("%q is not %q or %q", cfg.Type, TypeLLMBacked, TypeLLMAudio)
 		}
 	}
-	if v, ok := uv.pyField(u, "model"); ok {
-		if cfg.Model, err = v.str(); err != nil {
+	if v, ok := uv.PyField(u, "model"); ok && v.V != nil {
+		if cfg.Model, err = v.Str(); err != nil {
 			return cfg, err
 		}
 		if cfg.Model == "" {
-			return cfg, v.errorf("empty: give a model name such as %q", DefaultModel)
+			return cfg, v.Errorf("empty: give a model name such as %q", DefaultModel)
 		}
 	}
-	if v, ok := uv.pyField(u, "model_configuration"); ok {
-		if _, err := v.object(); err != nil {
-			return cfg, v.errorf("want a GenerateContentConfig object, got %s", kind(v.v))
+	if v, ok := uv.PyField(u, "model_configuration"); ok && v.V != nil {
+		if _, err := v.Object(); err != nil {
+			return cfg, v.Errorf("want a GenerateContentConfig object, got %s", pyjson.Describe(v.V))
 		}
-		cfg.ModelConfiguration, _ = json.Marshal(v.v)
+		cfg.ModelConfiguration, _ = json.Marshal(pyjson.Plain(v.V))
 	}
-	if v, ok := uv.pyField(u, "custom_instructions"); ok {
-		if cfg.CustomInstructions, err = v.str(); err != nil {
+	if v, ok := uv.PyField(u, "custom_instructions"); ok && v.V != nil {
+		if cfg.CustomInstructions, err = v.Str(); err != nil {
 			return cfg, err
 		}
 	}
-	if v, ok := uv.pyField(u, "max_allowed_invocations"); ok {
-		n, isNum := v.v.(json.Number)
+	if v, ok := uv.PyField(u, "max_allowed_invocations"); ok && v.V != nil {
+		n, isNum := v.V.(json.Number)
 		f, err := n.Float64()
 		if !isNum || err != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
-			return cfg, v.errorf("want a whole number (negative: no limit), got %s", kind(v.v))
+			return cfg, v.Errorf("want a whole number (negative: no limit), got %s", pyjson.Describe(v.V))
 		}
 		cfg.MaxAllowedInvocations = int(f)
 	}
-	if v, ok := uv.pyField(u, "include_function_calls"); ok {
-		b, isBool := v.v.(bool)
+	if v, ok := uv.PyField(u, "include_function_calls"); ok && v.V != nil {
+		b, isBool := v.V.(bool)
 		if !isBool {
-			return cfg, v.errorf("want true or false, got %s", kind(v.v))
+			return cfg, v.Errorf("want true or false, got %s", pyjson.Describe(v.V))
 		}
 		cfg.IncludeFunctionCalls = b
 	}

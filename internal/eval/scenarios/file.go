@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
 // LoadFile reads a scenarios file: {"scenarios": [ConversationScenario…]}
@@ -21,28 +23,28 @@ func LoadFile(path string) ([]Scenario, error) {
 
 // ParseFile reads a scenarios file's content; name is used in errors.
 func ParseFile(name string, data []byte) ([]Scenario, error) {
-	x, err := decode(name, data)
+	x, err := pyjson.Decode(name, data)
 	if err != nil {
 		return nil, err
 	}
-	o, err := x.object()
+	o, err := x.Object()
 	if err != nil {
-		return nil, x.errorf(`want {"scenarios": [...]}, got %s`, kind(x.v))
+		return nil, x.Errorf(`want {"scenarios": [...]}, got %s`, pyjson.Describe(x.V))
 	}
-	if err := x.onlyKeys(o, "scenarios"); err != nil {
+	if err := x.CheckPyKeys(o, "scenarios"); err != nil {
 		return nil, err
 	}
-	sv, ok := x.field(o, "scenarios")
-	if !ok {
-		return nil, sv.errorf(`missing: a scenarios file is {"scenarios": [{"starting_prompt", "conversation_plan", "user_persona"?}, ...]}`)
+	sv, ok := x.Field(o, "scenarios")
+	if !ok || sv.V == nil {
+		return nil, sv.Errorf(`missing: a scenarios file is {"scenarios": [{"starting_prompt", "conversation_plan", "user_persona"?}, ...]}`)
 	}
-	items, err := sv.list()
+	items, err := sv.List()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Scenario, 0, len(items))
-	for _, it := range items {
-		s, err := parseScenario(it)
+	for i := range items {
+		s, err := parseScenario(sv.Elem(items, i))
 		if err != nil {
 			return nil, err
 		}
@@ -97,40 +99,39 @@ func ParseSessionInput(name string, data []byte) (SessionInput, error) {
 // ParseSessionInputField reads a session input held in field of file
 // name (an eval case's session_input), naming the field in errors.
 func ParseSessionInputField(name, field string, data []byte) (SessionInput, error) {
-	x, err := decode(name, data)
+	x, err := pyjson.Decode(name, data)
 	if err != nil {
 		return SessionInput{}, err
 	}
-	x.path = field
+	x.Path = field
 	return parseSessionInput(x)
 }
 
-func parseSessionInput(x value) (SessionInput, error) {
-	o, err := x.object()
+func parseSessionInput(x pyjson.Value) (SessionInput, error) {
+	o, err := x.Object()
 	if err != nil {
-		return SessionInput{}, x.errorf(`want {"app_name", "user_id", "state"?}, got %s`, kind(x.v))
+		return SessionInput{}, x.Errorf(`want {"app_name", "user_id", "state"?}, got %s`, pyjson.Describe(x.V))
 	}
 	si := SessionInput{State: map[string]any{}}
-	an, err := x.required(o, "app_name", "a session input needs the app name")
+	an, err := x.Required(o, "app_name", "a session input needs the app name")
 	if err != nil {
 		return si, err
 	}
-	if si.AppName, err = an.str(); err != nil {
+	if si.AppName, err = an.Str(); err != nil {
 		return si, err
 	}
-	un, err := x.required(o, "user_id", "a session input needs the user id")
+	un, err := x.Required(o, "user_id", "a session input needs the user id")
 	if err != nil {
 		return si, err
 	}
-	if si.UserID, err = un.str(); err != nil {
+	if si.UserID, err = un.Str(); err != nil {
 		return si, err
 	}
-	if sv, ok := x.field(o, "state"); ok {
-		st, err := sv.object()
-		if err != nil {
+	if sv, ok := x.Field(o, "state"); ok && sv.V != nil {
+		if _, err := sv.Object(); err != nil {
 			return si, err
 		}
-		si.State = st
+		si.State = pyjson.Plain(sv.V).(map[string]any)
 	}
 	return si, nil
 }

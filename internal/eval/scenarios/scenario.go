@@ -12,7 +12,7 @@ import (
 )
 
 // StopSignal is what the simulated user writes to end a conversation, and
-// the value of the {{ stop_signal }} placeholder in behavior texts.
+// the pyjson.Value of the {{ stop_signal }} placeholder in behavior texts.
 const StopSignal = "</finished>"
 
 // Scenario is ADK's ConversationScenario.
@@ -72,33 +72,33 @@ func (s *Scenario) pythonJSON() string {
 
 // parseScenario reads a ConversationScenario: both casings, unknown keys
 // rejected, user_persona null, a pre-built persona id, or a persona object.
-func parseScenario(x value) (Scenario, error) {
-	o, err := x.object()
+func parseScenario(x pyjson.Value) (Scenario, error) {
+	o, err := x.Object()
 	if err != nil {
 		return Scenario{}, err
 	}
-	if err := x.onlyKeys(o, "starting_prompt", "conversation_plan", "user_persona"); err != nil {
+	if err := x.CheckPyKeys(o, "starting_prompt", "conversation_plan", "user_persona"); err != nil {
 		return Scenario{}, err
 	}
 	var s Scenario
-	sp, err := x.required(o, "starting_prompt", "a scenario needs the first user message")
+	sp, err := x.Required(o, "starting_prompt", "a scenario needs the first user message")
 	if err != nil {
 		return s, err
 	}
-	if s.StartingPrompt, err = sp.str(); err != nil {
+	if s.StartingPrompt, err = sp.Str(); err != nil {
 		return s, err
 	}
 	if strings.TrimSpace(s.StartingPrompt) == "" {
-		return s, sp.errorf("empty: the starting prompt is sent as the first user message")
+		return s, sp.Errorf("empty: the starting prompt is sent as the first user message")
 	}
-	cp, err := x.required(o, "conversation_plan", "a scenario needs the plan the simulated user follows")
+	cp, err := x.Required(o, "conversation_plan", "a scenario needs the plan the simulated user follows")
 	if err != nil {
 		return s, err
 	}
-	if s.ConversationPlan, err = cp.str(); err != nil {
+	if s.ConversationPlan, err = cp.Str(); err != nil {
 		return s, err
 	}
-	if up, ok := x.pyField(o, "user_persona"); ok {
+	if up, ok := x.PyField(o, "user_persona"); ok && up.V != nil {
 		p, err := parsePersonaRef(up)
 		if err != nil {
 			return s, err
@@ -108,13 +108,16 @@ func parseScenario(x value) (Scenario, error) {
 	return s, nil
 }
 
-// parsePersonaRef reads a persona id (resolved in the pre-built catalogue)
-// or a persona object.
-func parsePersonaRef(x value) (Persona, error) {
-	if id, ok := x.v.(string); ok {
+// parsePersonaRef reads a persona id (resolved in the persona registry
+// file, else the pre-built catalogue) or a persona object.
+func parsePersonaRef(x pyjson.Value) (Persona, error) {
+	if id, ok := x.V.(string); ok {
+		if p, ok := registered(id); ok {
+			return p, nil
+		}
 		p, ok := Prebuilt(id)
 		if !ok {
-			return Persona{}, x.errorf("unknown persona id %q (pre-built: %s); give a custom persona as an object {\"id\", \"description\", \"behaviors\"}",
+			return Persona{}, x.Errorf("unknown persona id %q (pre-built: %s); give a custom persona as an object {\"id\", \"description\", \"behaviors\"}",
 				id, strings.Join(PersonaIDs(), ", "))
 		}
 		return p, nil
@@ -124,36 +127,36 @@ func parsePersonaRef(x value) (Persona, error) {
 
 // parsePersona reads a UserPersona object: snake_case keys only, all
 // fields required, unknown keys ignored (as ADK's plain pydantic model).
-func parsePersona(x value) (Persona, error) {
-	o, err := x.object()
+func parsePersona(x pyjson.Value) (Persona, error) {
+	o, err := x.Object()
 	if err != nil {
-		return Persona{}, x.errorf("want a persona id or a persona object, got %s", kind(x.v))
+		return Persona{}, x.Errorf("want a persona id or a persona object, got %s", pyjson.Describe(x.V))
 	}
 	var p Persona
-	idv, ok := x.field(o, "id")
-	if !ok {
-		return p, idv.errorf("missing: a persona needs an id")
+	idv, ok := x.Field(o, "id")
+	if !ok || idv.V == nil {
+		return p, idv.Errorf("missing: a persona needs an id")
 	}
-	if p.ID, err = idv.str(); err != nil {
+	if p.ID, err = idv.Str(); err != nil {
 		return p, err
 	}
-	dv, ok := x.field(o, "description")
-	if !ok {
-		return p, dv.errorf("missing: a persona needs a description")
+	dv, ok := x.Field(o, "description")
+	if !ok || dv.V == nil {
+		return p, dv.Errorf("missing: a persona needs a description")
 	}
-	if p.Description, err = dv.str(); err != nil {
+	if p.Description, err = dv.Str(); err != nil {
 		return p, err
 	}
-	bv, ok := x.field(o, "behaviors")
-	if !ok {
-		return p, bv.errorf("missing: a persona needs a list of behaviors")
+	bv, ok := x.Field(o, "behaviors")
+	if !ok || bv.V == nil {
+		return p, bv.Errorf("missing: a persona needs a list of behaviors")
 	}
-	items, err := bv.list()
+	items, err := bv.List()
 	if err != nil {
 		return p, err
 	}
-	for _, it := range items {
-		b, err := parseBehavior(it)
+	for i := range items {
+		b, err := parseBehavior(bv.Elem(items, i))
 		if err != nil {
 			return p, err
 		}
@@ -162,8 +165,8 @@ func parsePersona(x value) (Persona, error) {
 	return p, nil
 }
 
-func parseBehavior(x value) (Behavior, error) {
-	o, err := x.object()
+func parseBehavior(x pyjson.Value) (Behavior, error) {
+	o, err := x.Object()
 	if err != nil {
 		return Behavior{}, err
 	}
@@ -172,11 +175,11 @@ func parseBehavior(x value) (Behavior, error) {
 		key string
 		dst *string
 	}{{"name", &b.Name}, {"description", &b.Description}} {
-		v, ok := x.field(o, f.key)
-		if !ok {
-			return b, v.errorf("missing: a behavior needs %s", f.key)
+		v, ok := x.Field(o, f.key)
+		if !ok || v.V == nil {
+			return b, v.Errorf("missing: a behavior needs %s", f.key)
 		}
-		if *f.dst, err = v.str(); err != nil {
+		if *f.dst, err = v.Str(); err != nil {
 			return b, err
 		}
 	}
@@ -184,11 +187,11 @@ func parseBehavior(x value) (Behavior, error) {
 		key string
 		dst *[]string
 	}{{"behavior_instructions", &b.Instructions}, {"violation_rubrics", &b.ViolationRubrics}} {
-		v, ok := x.field(o, f.key)
-		if !ok {
-			return b, v.errorf("missing: a behavior needs %s (a list of strings)", f.key)
+		v, ok := x.Field(o, f.key)
+		if !ok || v.V == nil {
+			return b, v.Errorf("missing: a behavior needs %s (a list of strings)", f.key)
 		}
-		if *f.dst, err = v.strings(); err != nil {
+		if *f.dst, err = v.Strings(); err != nil {
 			return b, err
 		}
 	}
@@ -199,10 +202,10 @@ func parseBehavior(x value) (Behavior, error) {
 // say where it came from, for errors ("home.evalset.json",
 // "eval_cases[2].conversation_scenario").
 func ParseScenario(name, field string, data []byte) (Scenario, error) {
-	x, err := decode(name, data)
+	x, err := pyjson.Decode(name, data)
 	if err != nil {
 		return Scenario{}, err
 	}
-	x.path = field
+	x.Path = field
 	return parseScenario(x)
 }

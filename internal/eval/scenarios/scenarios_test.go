@@ -95,11 +95,11 @@ func TestFileErrorsNameFileAndField(t *testing.T) {
 		{`{"scenarios": [{"starting_prompt": "a", "conversation_plan": "b", "persona": "X"}]}`, `s.json: scenarios[0].persona: unknown key`},
 		{`{"scenarios": [{"conversation_plan": "b"}]}`, `s.json: scenarios[0].starting_prompt: missing`},
 		{`{"scenarios": [{"starting_prompt": " ", "conversation_plan": "b"}]}`, `s.json: scenarios[0].starting_prompt: empty`},
-		{`{"scenarios": [{"starting_prompt": "a", "conversation_plan": 3}]}`, `s.json: scenarios[0].conversation_plan: want a string, got the number 3`},
+		{`{"scenarios": [{"starting_prompt": "a", "conversation_plan": 3}]}`, `s.json: scenarios[0].conversation_plan: expected a string, got 3`},
 		{`{"scenarios": [{"starting_prompt": "a", "conversation_plan": "b", "user_persona": "NOVIC"}]}`, `s.json: scenarios[0].user_persona: unknown persona id "NOVIC" (pre-built: EXPERT, NOVICE, EVALUATOR)`},
 		{`{"scenarios": [{"starting_prompt": "a", "conversation_plan": "b", "user_persona": {"id": "X", "description": "d", "behaviors": [{"name": "n", "description": "d", "behavior_instructions": []}]}}]}`,
 			`s.json: scenarios[0].user_persona.behaviors[0].violation_rubrics: missing`},
-		{`{"scenarios": [`, `s.json: not valid JSON`},
+		{`{"scenarios": [`, `s.json: invalid JSON`},
 	} {
 		_, err := ParseFile("s.json", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -50,8 +50,18 @@ func IsResultFile(path string) bool {
 	if len(t) == 0 || (t[0] != '{' && t[0] != '"') {
 		return false
 	}
-	_, err = decode(t)
-	return err == nil
+	// The key is enough: a result with a bad value is reported by Load,
+	// not taken for a cassette. Keys match as encoding/json matches them.
+	var doc map[string]json.RawMessage
+	if unwrap(t, &doc) != nil {
+		return false
+	}
+	for k := range doc {
+		if strings.EqualFold(k, "eval_case_results") || strings.EqualFold(k, "evalCaseResults") {
+			return true
+		}
+	}
+	return false
 }
 
 // resultDoc is the part of an EvalSetResult the comparison reads.
@@ -64,7 +74,7 @@ type resultDoc struct {
 func decode(b []byte) (*resultDoc, error) {
 	var doc resultDoc
 	if err := unwrap(b, &doc); err != nil {
-		return nil, fmt.Errorf("not a score result (adkproxy score --format json): %w", err)
+		return nil, fmt.Errorf("reading the score result (adkproxy score --format json): %w", err)
 	}
 	if doc.Cases == nil {
 		doc.Cases = doc.CasesCC
