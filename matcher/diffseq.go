@@ -8,6 +8,8 @@ package matcher
 import (
 	"strconv"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/align"
 )
 
 // sequenceKey says how the elements of the array at path are told apart
@@ -82,22 +84,22 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 		}
 		removed, added = removed[:0], added[:0]
 	}
-	edits := Align(rk, gk, func(a, b string) bool { return a == b })
+	edits := align.Align(rk, gk, func(a, b string) bool { return a == b })
 	movedFrom, moved := moves(edits, rk, gk, pairChanged)
 	for _, e := range edits {
 		switch {
-		case e.Op == Delete && moved[e.Old]:
-		case e.Op == Delete:
+		case e.Op == align.Delete && moved[e.Old]:
+		case e.Op == align.Delete:
 			removed = append(removed, e.Old)
-		case e.Op == Insert && movedFrom[e.New] >= 0:
+		case e.Op == align.Insert && movedFrom[e.New] >= 0:
 			flush()
 			i := movedFrom[e.New]
 			out = append(out, Difference{Path: at(e.New), Kind: Changed,
 				Recorded: "at index " + strconv.Itoa(i), Got: "at index " + strconv.Itoa(e.New)})
 			out = append(out, DiffJSON(at(e.New), recorded[i], got[e.New])...)
-		case e.Op == Insert:
+		case e.Op == align.Insert:
 			added = append(added, e.New)
-		default: // Keep
+		default: // align.Keep
 			flush()
 			out = append(out, DiffJSON(at(e.New), recorded[e.Old], got[e.New])...) // same name, maybe other fields
 		}
@@ -111,7 +113,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 // (pairChanged: then an equal turn elsewhere is a different place in the
 // history). movedFrom[new] is the old index, or -1; moved[old] is set for
 // the old elements paired.
-func moves(edits []Edit, rk, gk []string, pairChanged bool) (movedFrom []int, moved []bool) {
+func moves(edits []align.Edit, rk, gk []string, pairChanged bool) (movedFrom []int, moved []bool) {
 	movedFrom, moved = make([]int, len(gk)), make([]bool, len(rk))
 	for j := range movedFrom {
 		movedFrom[j] = -1
@@ -121,12 +123,12 @@ func moves(edits []Edit, rk, gk []string, pairChanged bool) (movedFrom []int, mo
 	}
 	deleted := map[string][]int{}
 	for _, e := range edits {
-		if e.Op == Delete {
+		if e.Op == align.Delete {
 			deleted[rk[e.Old]] = append(deleted[rk[e.Old]], e.Old)
 		}
 	}
 	for _, e := range edits {
-		if e.Op != Insert {
+		if e.Op != align.Insert {
 			continue
 		}
 		if olds := deleted[gk[e.New]]; len(olds) > 0 {

@@ -3,7 +3,11 @@
 
 package matcher
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/align"
+)
 
 // longText is the length from which a changed string is shown as a word
 // diff rather than as two quoted values.
@@ -16,16 +20,16 @@ const contextWords = 4
 // "the [-old-]{+new+} words", with long unchanged stretches cut to "…".
 func WordDiff(a, b string) string {
 	aw, bw := strings.Fields(a), strings.Fields(b)
-	edits := Align(aw, bw, func(x, y string) bool { return x == y })
+	edits := align.Align(aw, bw, func(x, y string) bool { return x == y })
 	ops := make([]wordOp, len(edits))
 	changed := false
 	for k, e := range edits {
 		switch e.Op {
-		case Keep:
+		case align.Keep:
 			ops[k] = wordOp{' ', aw[e.Old]}
-		case Delete:
+		case align.Delete:
 			ops[k], changed = wordOp{'-', aw[e.Old]}, true
-		case Insert:
+		case align.Insert:
 			ops[k], changed = wordOp{'+', bw[e.New]}, true
 		}
 	}

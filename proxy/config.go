@@ -112,8 +112,8 @@ type Config struct {
 	// the control API (ControlPrefix); empty means only loopback peers may.
 	ControlToken string
 	// Faults answer chosen requests instead of their recordings, as specs
-	// "WHERE: WHAT" (faults.go), in any mode that answers from cassettes;
-	// SetFaults replaces them while serving. Nil means none.
+	// "WHERE: WHAT" (docs/resilience.md), in any mode that answers from
+	// cassettes; SetFaults replaces them while serving. Nil means none.
 	Faults []string
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette

@@ -64,6 +64,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "each eval case was played `N` times (drive or simulate --num-runs N): pair N sessions with each case and pool their results as adk eval does", EnvVars: envFor("num-runs")},
 			stringFlag("python", scoring.DefaultPython, "Python `INTERPRETER` custom metrics given by code_config.name run in (ADK's function, called as adk eval calls it)"),
+			personasFlag(),
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
 		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
@@ -100,6 +101,9 @@ func runScore(c *cli.Context) error {
 		}
 	}
 	cfg.Python = c.String("python")
+	if err := loadPersonas(c); err != nil {
+		return err
+	}
 	var exp *scoring.Expected
 	if path := c.String("expected"); path != "" {
 		if exp, err = scoring.LoadExpected(path); err != nil {

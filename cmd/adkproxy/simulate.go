@@ -61,6 +61,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("app", "", "the agent's app `NAME` on the server (required)"),
 			stringFlag("scenarios", "", "ADK scenarios `FILE`: {\"scenarios\": [{starting_prompt, conversation_plan, user_persona}…]}"),
 			stringFlag("evalset", "", "ADK eval set `FILE` whose cases are played too: static conversations turn by turn, scenarios simulated"),
+			personasFlag(),
 			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "play `N` conversations at once", EnvVars: envFor("parallel")},
@@ -91,6 +92,9 @@ func runSimulate(c *cli.Context) error {
 	server, err := api.New(c.String("server"), c.String("prefix"))
 	if err != nil {
 		return usageErrorf("simulate: --server: %v", err)
+	}
+	if err := loadPersonas(c); err != nil {
+		return err
 	}
 	cases, err := simulateCases(c)
 	if err != nil {

@@ -77,14 +77,11 @@ func write(b *strings.Builder, v any, st style) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case []string:
-		b.WriteByte('[')
+		list := make([]any, len(x))
 		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeString(b, e, st)
+			list[i] = e
 		}
-		b.WriteByte(']')
+		write(b, list, st)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {

@@ -3,8 +3,6 @@
 package textfmt
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,13 +48,11 @@ func jsonValue(v any, width int) string {
 
 // JSON renders v as compact JSON without HTML escaping.
 func JSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := CompactJSON(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // printable replaces what a terminal would not print with U+FFFD, keeping

@@ -18,3 +18,14 @@ func IndentedJSON(v any) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// CompactJSON is v as compact JSON with "<", ">" and "&" left as they are
+// and no final newline: what a MarshalJSON method returns for a document
+// IndentedJSON writes (an encoder does not undo a Marshaler's escaping).
+func CompactJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}

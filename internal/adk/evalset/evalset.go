@@ -10,10 +10,10 @@
 package evalset
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // EvalSet is ADK's EvalSet.
@@ -57,13 +57,13 @@ func (c EvalCase) MarshalJSON() ([]byte, error) {
 		CreationTimestamp float64         `json:"creation_timestamp"`
 	}
 	if c.Scenario != nil {
-		return marshal(scenario{c.EvalID, c.Scenario, c.SessionInput, c.Rubrics, c.CreationTimestamp})
+		return textfmt.CompactJSON(scenario{c.EvalID, c.Scenario, c.SessionInput, c.Rubrics, c.CreationTimestamp})
 	}
 	conv := c.Conversation
 	if conv == nil {
 		conv = []Invocation{}
 	}
-	return marshal(static{c.EvalID, conv, c.SessionInput, c.Rubrics, c.CreationTimestamp})
+	return textfmt.CompactJSON(static{c.EvalID, conv, c.SessionInput, c.Rubrics, c.CreationTimestamp})
 }
 
 // Invocation is ADK's Invocation. final_response is null when there is
@@ -101,17 +101,17 @@ func (a AuthoredParts) MarshalJSON() ([]byte, error) {
 	if parts == nil {
 		parts = []Part{}
 	}
-	return marshal([2]any{a.Author, parts})
+	return textfmt.CompactJSON([2]any{a.Author, parts})
 }
 
 // MarshalJSON writes the form the data is in.
 func (d IntermediateData) MarshalJSON() ([]byte, error) {
 	if d.Events != nil {
-		return marshal(struct {
+		return textfmt.CompactJSON(struct {
 			Events []Event `json:"invocation_events"`
 		}{d.Events})
 	}
-	return marshal(struct {
+	return textfmt.CompactJSON(struct {
 		ToolUses              []cassettes.ToolCall   `json:"tool_uses"`
 		ToolResponses         []cassettes.ToolResult `json:"tool_responses"`
 		IntermediateResponses []AuthoredParts        `json:"intermediate_responses"`
@@ -157,14 +157,4 @@ func orEmpty[T any](list []T) []T {
 		return []T{}
 	}
 	return list
-}
-
-// marshal is json.Marshal without HTML escaping: the documents are written
-// unescaped, and an encoder does not undo a Marshaler's escaping.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }

@@ -108,10 +108,13 @@ func parseScenario(x pyjson.Value) (Scenario, error) {
 	return s, nil
 }
 
-// parsePersonaRef reads a persona id (resolved in the pre-built catalogue)
-// or a persona object.
+// parsePersonaRef reads a persona id (resolved in the persona registry
+// file, else the pre-built catalogue) or a persona object.
 func parsePersonaRef(x pyjson.Value) (Persona, error) {
 	if id, ok := x.V.(string); ok {
+		if p, ok := registered(id); ok {
+			return p, nil
+		}
 		p, ok := Prebuilt(id)
 		if !ok {
 			return Persona{}, x.Errorf("unknown persona id %q (pre-built: %s); give a custom persona as an object {\"id\", \"description\", \"behaviors\"}",

@@ -184,13 +184,11 @@ func decodeObject(data []byte) (map[string]any, bool) {
 // compactJSON is v as pydantic's model_dump_json writes it: no spaces,
 // non-ASCII and HTML characters as they are.
 func compactJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
+	b, err := textfmt.CompactJSON(v)
+	if err != nil {
 		return "{}"
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // toolResponse is gcp.vertex.agent.tool_response: the function response,

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/adkproxy/adkproxy/internal/align"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -144,12 +145,12 @@ func diffSession(o, n *runview.Session, inCassetteChange bool, opt *Options) Ses
 		}
 		return 1
 	}
-	for _, op := range matcher.AlignWeighted(oi, ni, weight, sameUser) {
+	for _, op := range align.AlignWeighted(oi, ni, weight, sameUser) {
 		var d InvocationDiff
 		switch op.Op {
-		case matcher.Keep:
+		case align.Keep:
 			d = diffInvocation(&oi[op.Old], &ni[op.New], opt)
-		case matcher.Delete:
+		case align.Delete:
 			d = loneInvocation(&oi[op.Old], nil, o == nil || n == nil)
 		default:
 			d = loneInvocation(nil, &ni[op.New], o == nil || n == nil)

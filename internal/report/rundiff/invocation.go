@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/align"
 	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
@@ -135,14 +136,14 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 			return 1
 		}
 		equal := func(a, b int) bool { return old[a].Name == new[b].Name && len(argDiff(a, b)) == 0 }
-		ops := matcher.AlignWeighted(oi, ni, weight, equal)
+		ops := align.AlignWeighted(oi, ni, weight, equal)
 		moved := findMoves(ops, oi, ni, equal)
 		for _, op := range ops {
 			switch {
-			case op.Op == matcher.Keep || op.Op == matcher.Insert && moved[op.New] >= 0:
+			case op.Op == align.Keep || op.Op == align.Insert && moved[op.New] >= 0:
 				b, status := ni[op.New], Same
 				var a int
-				if op.Op == matcher.Keep {
+				if op.Op == align.Keep {
 					a = oi[op.Old]
 				} else {
 					a, status = oi[moved[op.New]], Moved
@@ -159,7 +160,7 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 				toolChanges = append(toolChanges, argChanges...)
 				resultChanges = append(resultChanges, opt.resultDiff(agent, old[a], new[b])...)
 				steps = append(steps, ToolStep{Status: status, Agent: agent, Name: new[b].Name, Args: new[b].Args, OldIndex: a, NewIndex: b, ArgChanges: argChanges})
-			case op.Op == matcher.Insert:
+			case op.Op == align.Insert:
 				b := ni[op.New]
 				toolChanges = append(toolChanges, Change{Kind: ToolAdded, Agent: agent, Tool: new[b].Name, New: callText(new[b])})
 				steps = append(steps, ToolStep{Status: Added, Agent: agent, Name: new[b].Name, Args: new[b].Args, OldIndex: -1, NewIndex: b})
@@ -177,18 +178,18 @@ func diffTools(old, new []call, opt *Options) ([]ToolStep, []Change) {
 
 // findMoves pairs deleted and inserted calls that are equal: moved[j] is
 // the index (into oi) of the call that moved to ni[j], or -1.
-func findMoves(ops []matcher.Edit, oi, ni []int, equal func(a, b int) bool) []int {
+func findMoves(ops []align.Edit, oi, ni []int, equal func(a, b int) bool) []int {
 	moved := make([]int, len(ni))
 	for j := range moved {
 		moved[j] = -1
 	}
 	used := map[int]bool{}
 	for _, ins := range ops {
-		if ins.Op != matcher.Insert {
+		if ins.Op != align.Insert {
 			continue
 		}
 		for _, del := range ops {
-			if del.Op == matcher.Delete && !used[del.Old] && equal(oi[del.Old], ni[ins.New]) {
+			if del.Op == align.Delete && !used[del.Old] && equal(oi[del.Old], ni[ins.New]) {
 				used[del.Old], moved[ins.New] = true, del.Old
 				break
 			}

@@ -3,7 +3,6 @@
 package runview
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"maps"
@@ -103,7 +102,7 @@ func (s Step) MarshalJSON() ([]byte, error) {
 	for _, r := range s.ToolResults {
 		out.ToolResults = append(out.ToolResults, result{r.Name, nonNil(r.Response)})
 	}
-	return marshal(out)
+	return textfmt.CompactJSON(out)
 }
 
 // WriteJSON writes the run as the indented JSON document of 'adkproxy ls
@@ -115,16 +114,6 @@ func WriteJSON(w io.Writer, run Run) error {
 	}
 	_, err = w.Write(b)
 	return err
-}
-
-// marshal is json.Marshal without HTML escaping, as the document is
-// written: an encoder does not undo the escaping of a Marshaler's output.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Usage has the names the cassettes' trajectories use.

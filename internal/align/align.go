@@ -1,9 +1,8 @@
-// Aligning two sequences (longest common subsequence, plain or weighted),
-// for diffs that follow insertions and deletions instead of comparing by
-// position: word diffs, history turns, tool declarations, and two runs'
-// turns and tool calls (rundiff).
-
-package matcher
+// Package align aligns two sequences (longest common subsequence, plain or
+// weighted), for diffs that follow insertions and deletions instead of
+// comparing by position: word diffs, history turns and tool declarations
+// (matcher), two runs' turns and tool calls (rundiff).
+package align
 
 // EditOp says what one step of an alignment does.
 type EditOp int

@@ -1,6 +1,6 @@
 // The weighted aligner: fuzzed, and an extra turn.
 
-package matcher
+package align
 
 import (
 	"slices"
