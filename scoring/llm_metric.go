@@ -40,10 +40,12 @@ type ScaleMetric struct {
 // {{.ReferenceToolCalls}} (the expected invocation's final response and
 // tool calls; "" and [] without one), {{.State}} (the session state the
 // case started from: its session_input's state as JSON, {} without one),
-// {{.Invocation}} (from 1) and {{.Invocations}} (how many).
+// {{.FinalState}} (the state at the end where simulate captured it, {}
+// otherwise), {{.Invocation}} (from 1) and {{.Invocations}} (how many).
 type ScalePromptData struct {
 	UserText, FinalResponse, ToolCalls, ToolResults string
 	Reference, ReferenceToolCalls, State            string
+	FinalState                                      string
 	Invocation, Invocations                         int
 }
 
@@ -139,7 +141,7 @@ func (cfg *Config) parseScaleMetric(name string, n pyjson.Value) (Criterion, err
 	}
 	// A template naming a field the data has not fails now, not mid-run.
 	if err := sm.Template.Execute(discard{}, ScalePromptData{}); err != nil {
-		return cr, n.Errorf("the prompt does not render: %v (fields: .UserText, .FinalResponse, .ToolCalls, .ToolResults, .Reference, .ReferenceToolCalls, .State, .Invocation, .Invocations)", err)
+		return cr, n.Errorf("the prompt does not render: %v (fields: .UserText, .FinalResponse, .ToolCalls, .ToolResults, .Reference, .ReferenceToolCalls, .State, .FinalState, .Invocation, .Invocations)", err)
 	}
 	num := func(key string, into *float64) error {
 		if v, ok := n.Field(o, key); ok {

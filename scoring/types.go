@@ -129,6 +129,10 @@ type Case struct {
 	// one, checked when the eval set was read): the user and state of the
 	// session, for the result's session_details and user_id.
 	SessionInput json.RawMessage
+	// FinalState is the session's state at the end as the agent's server
+	// returned it (adkproxy simulate captures it), as JSON; nil when not
+	// captured.
+	FinalState json.RawMessage
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.

@@ -24,6 +24,9 @@ func (d *diagnosing) reply(prompt string, _ int) fakejudge.Reply {
 	d.mu.Lock()
 	d.prompts = append(d.prompts, prompt)
 	d.mu.Unlock()
+	if strings.Contains(prompt, "Criterion: state") {
+		return fakejudge.Reply{Text: `{"score": 4, "rationale": "The units are kept."}`}
+	}
 	if !strings.Contains(prompt, "## Failure patterns") {
 		return fakejudge.Reply{Status: 400}
 	}
@@ -102,35 +105,53 @@ func TestScoreAnalysisRecordedOnceReplayedByteIdentical(t *testing.T) {
 
 // simulate --analysis, on an eval set played against an ADK server with a
 // criterion that fails: the same report from the recording and the replay.
+// A scale metric sees the session's state at the start and, as the server
+// returned it, at the end.
 func TestSimulateAnalysis(t *testing.T) {
 	dir := testutil.OutDir(t)
 	evalset := filepath.Join(dir, "set.evalset.json")
 	os.WriteFile(evalset, []byte(`{"eval_set_id": "set", "eval_cases": [
 	 {"eval_id": "paris", "conversation": [{"user_content": {"parts": [{"text": "Weather in Paris?"}]}}]}]}`), 0o644)
 	cfg := filepath.Join(dir, "test_config.json")
-	os.WriteFile(cfg, []byte(`{"adkproxy": {"criteria": {"tool_calls": {"max": 0}}}}`), 0o644)
+	os.WriteFile(cfg, []byte(`{"adkproxy": {"criteria": {"tool_calls": {"max": 0}},
+	  "llm_metrics": {"state_fidelity": {"prompt": "Criterion: state.\nAt the start: {{.State}}\nAt the end: {{.FinalState}}", "threshold": 3}}}}`), 0o644)
+	input := filepath.Join(dir, "session_input.json")
+	os.WriteFile(input, []byte(`{"app_name": "weather", "user_id": "tester", "state": {"units": "metric"}}`), 0o644)
 	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
 	defer agent.Close()
 	d := &diagnosing{}
 	up := httptest.NewServer(&fakejudge.Handler{Script: d.reply})
 	judgeDir := filepath.Join(dir, "judge")
 	args := func(name string, extra ...string) []string {
-		return append([]string{"simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--config", cfg,
+		return append([]string{"simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--config", cfg, "--session-input", input,
 			"--out", filepath.Join(dir, name), "--judge-cassettes", judgeDir, "--analysis", filepath.Join(dir, name+".md")}, extra...)
 	}
 	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, args("recorded", "--judge-base-url", up.URL)...)
 	up.Close()
 	report := readFile(t, filepath.Join(dir, "recorded.md"))
-	if len(d.prompts) != 1 || !strings.Contains(d.prompts[0], "tool_calls: score 1, maximum 0, FAILED") ||
+	var statePrompt string
+	for _, p := range d.prompts {
+		if strings.Contains(p, "Criterion: state") {
+			statePrompt = p
+		}
+	}
+	if !strings.Contains(statePrompt, "At the start: {\n  \"units\": \"metric\"\n}") || !strings.Contains(statePrompt, "At the end: {\n") ||
+		!strings.Contains(statePrompt[strings.Index(statePrompt, "At the end"):], `"units": "metric"`) {
+		t.Errorf("the scale metric's prompt:\n%s", statePrompt)
+	}
+	if len(d.prompts) != 2 || !strings.Contains(d.prompts[1], "tool_calls: score 1, maximum 0, FAILED") ||
 		!strings.HasPrefix(report, "# Root-cause analysis: simulated\n") || !strings.Contains(report, "(`paris`)") {
 		t.Fatalf("record: exit %d\n%s\nprompts %q\nreport:\n%s", rec.code, rec.stderr, d.prompts, report)
+	}
+	if log := readFile(t, filepath.Join(dir, "recorded", "sessions.csv")); !strings.Contains(log, ",4,PASSED,") {
+		t.Errorf("sessions.csv lacks the scale metric:\n%s", log)
 	}
 	rep := adkproxy(t, nil, args("replayed")...)
 	if got := readFile(t, filepath.Join(dir, "replayed.md")); got != report {
 		t.Errorf("replay: exit %d\n%s\nreport:\n%s", rep.code, rep.stderr, got)
 	}
 	// No config, no judge: simulate says why there is no report.
-	r := adkproxy(t, nil, "simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--out", filepath.Join(dir, "plain"),
+	r := adkproxy(t, nil, "simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--session-input", input, "--out", filepath.Join(dir, "plain"),
 		"--analysis", filepath.Join(dir, "plain.md"))
 	if r.code != 0 || !strings.Contains(r.stderr, "not written: the report is drafted by the judge model") {
 		t.Errorf("without a judge: exit %d\n%s", r.code, r.stderr)

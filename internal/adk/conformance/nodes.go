@@ -72,9 +72,20 @@ func (d doc) parse(data []byte) (*yaml.Node, error) {
 var plainTags = map[string]bool{"!!str": true, "!!int": true, "!!float": true, "!!bool": true,
 	"!!null": true, "!!map": true, "!!seq": true, "!!timestamp": true}
 
-// check refuses aliases, anchors and custom tags below n: a corpus file is
-// data, and an alias could make a small file expand without bound.
-func (d doc) check(n *yaml.Node) error {
+// maxDepth bounds how deeply a corpus file nests: ADK's cases nest a few
+// levels (arguments inside calls inside contents), and converting a
+// deeper tree costs time and memory with the square of its depth.
+const maxDepth = 64
+
+// check refuses aliases, anchors, custom tags and nesting deeper than
+// maxDepth below n: a corpus file is data, and an alias could make a small
+// file expand without bound.
+func (d doc) check(n *yaml.Node) error { return d.checkAt(n, 0) }
+
+func (d doc) checkAt(n *yaml.Node, depth int) error {
+	if depth > maxDepth {
+		return d.errorf(n, "nested more than %d levels deep; a conformance case nests a few", maxDepth)
+	}
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
 		return d.errorf(n, "anchors and aliases are not allowed here")
 	}
@@ -82,7 +93,7 @@ func (d doc) check(n *yaml.Node) error {
 		return d.errorf(n, "tag %s is not allowed here", n.Tag)
 	}
 	for _, c := range n.Content {
-		if err := d.check(c); err != nil {
+		if err := d.checkAt(c, depth+1); err != nil {
 			return err
 		}
 	}

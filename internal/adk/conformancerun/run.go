@@ -96,6 +96,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("importing the corpus into %s: %w", cassetteDir, err)
 	}
+	// The folder exists even when no case could be imported: each such
+	// case then fails with its own file:line reason, not the proxy's
+	// "the cassette folder does not exist".
+	if err := os.MkdirAll(cassetteDir, 0o755); err != nil {
+		return nil, err
+	}
 	var cases []*caseRun
 	for _, im := range imported {
 		if o.Cases != "" {
@@ -199,7 +205,11 @@ func newCaseRun(corpus string, im conformance.Imported) *caseRun {
 	c.spec = spec
 	c.res.Agent, c.res.Description = spec.Agent, spec.Description
 	if im.File == "" {
-		c.fail("the recordings could not be imported (see notes)")
+		why := "see notes"
+		if len(im.Problems) > 0 {
+			why = im.Problems[0].String()
+		}
+		c.fail("the recordings could not be imported: %s", why)
 	}
 	return c
 }

@@ -29,7 +29,7 @@ func scaleData(c *scoring.Case, i int) scoring.ScalePromptData {
 	inv := &c.Actual[i]
 	d := scoring.ScalePromptData{UserText: inv.UserText, FinalResponse: inv.FinalResponse,
 		ToolCalls: indented(orEmpty(inv.ToolCalls)), ToolResults: indented(orEmpty(inv.ToolResults)),
-		ReferenceToolCalls: "[]", State: "{}", Invocation: i + 1, Invocations: len(c.Actual)}
+		ReferenceToolCalls: "[]", State: "{}", FinalState: "{}", Invocation: i + 1, Invocations: len(c.Actual)}
 	if i < len(c.Expected) {
 		d.Reference = c.Expected[i].FinalResponse
 		d.ReferenceToolCalls = indented(orEmpty(c.Expected[i].ToolCalls))
@@ -42,6 +42,10 @@ func scaleData(c *scoring.Case, i int) scoring.ScalePromptData {
 		if json.Unmarshal(input.State, &v) == nil {
 			d.State = indented(v)
 		}
+	}
+	var final any
+	if len(c.FinalState) > 0 && json.Unmarshal(c.FinalState, &final) == nil && final != nil {
+		d.FinalState = indented(final)
 	}
 	return d
 }

@@ -54,6 +54,11 @@ func NewReport(ts []*Transcript, cfg *scoring.Config) *Report {
 		if t.Case.Scenario != nil {
 			c.Scenario, _ = json.Marshal(scenarioJSON(t.Case))
 		}
+		in := t.Case.Input
+		c.SessionInput, _ = json.Marshal(map[string]any{"app_name": in.AppName, "user_id": in.UserID, "state": in.State})
+		if t.Session != nil && t.Session.State != nil {
+			c.FinalState, _ = json.Marshal(t.Session.State)
+		}
 		r.Cases = append(r.Cases, c)
 	}
 	return r
