@@ -140,9 +140,7 @@ func (j *Journal) Append(x *Exchange) error {
 			return fmt.Errorf("journal %s: %w", j.path, err)
 		}
 	}
-	record := fmt.Appendf(nil, "%d %08x\n", len(payload), crc32.ChecksumIEEE(payload))
-	record = append(append(record, payload...), '\n')
-	return j.commit(record)
+	return j.commit(payload)
 }
 
 // MarkIncomplete records in the journal that it does not hold the whole

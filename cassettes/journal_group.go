@@ -1,20 +1,23 @@
-// Group commit: exchanges appended to one journal at the same time share
-// one write and one fsync, made by a committer that runs while there is
-// work.
+// Group commit: exchanges that finish while the disk is busy share one
+// write and one fsync per journal, and the journals of every cassette
+// being recorded are written and synced in the same batch.
 
 package cassettes
 
 import (
 	"fmt"
+	"hash/crc32"
 	"os"
+	"strconv"
 	"sync"
+
+	"github.com/adkproxy/adkproxy/internal/syncstat"
 )
 
-// groupQueue gathers records while the committer is writing or syncing.
+// groupQueue holds a journal's records waiting for the next batch.
 type groupQueue struct {
-	mu      sync.Mutex
-	next    *group // records for the committer's next write, nil if none
-	running bool   // a committer goroutine owns the file
+	mu   sync.Mutex
+	next *group // records for the next batch, nil if none (then the journal is not listed as dirty)
 }
 
 // group is records written and synced together; done is closed once they
@@ -25,58 +28,121 @@ type group struct {
 	err  error
 }
 
-// commit appends record and returns once it is synced. It joins the group
-// the committer will write next, and starts the committer if none runs: a
-// busy disk therefore gathers every exchange that finishes meanwhile into
-// one write + fsync, and no exchange's answer is released before its record
-// is synced.
-func (j *Journal) commit(record []byte) error {
+// batches is the one committer of the process: while it writes and syncs
+// a batch, the records of every journal gather for the next, so a busy
+// disk costs one fsync per dirty journal per batch whatever the number of
+// cassettes being recorded at once.
+var batches batcher
+
+type batcher struct {
+	mu      sync.Mutex
+	dirty   []*Journal // journals with a group waiting, each once
+	running bool       // a goroutine is running batches
+}
+
+// bufs keeps group buffers between batches; one grown past maxPooledBuf
+// by a large batch is left to the collector.
+var bufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBuf = 1 << 20
+
+// commit appends payload as one record (length, checksum, payload) and
+// returns once it is synced: no exchange's answer is released before its
+// record is on disk.
+func (j *Journal) commit(payload []byte) error {
+	sum := crc32.ChecksumIEEE(payload)
 	q := &j.queue
 	q.mu.Lock()
 	g := q.next
-	if g == nil {
-		g = &group{done: make(chan struct{})}
+	fresh := g == nil
+	if fresh {
+		g = &group{buf: (*bufs.Get().(*[]byte))[:0], done: make(chan struct{})}
 		q.next = g
 	}
-	g.buf = append(g.buf, record...)
-	if !q.running {
-		q.running = true
-		go j.committer()
-	}
+	g.buf = appendRecord(g.buf, payload, sum)
 	q.mu.Unlock()
+	if fresh {
+		batches.add(j)
+	}
 	<-g.done
 	return g.err
 }
 
-// committer writes and syncs groups until none is waiting. It keeps the
-// file open: the proxy releases the journals of the cassettes it has not
-// written to lately (Release), which bounds descriptors without reopening
-// the file for every exchange, and keeps the file of a journal in use at
-// hand to mark it incomplete should its save fail.
-func (j *Journal) committer() {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	q := &j.queue
+// appendRecord appends "<length> <crc32 in 8 hex digits>\n<payload>\n".
+func appendRecord(b, payload []byte, sum uint32) []byte {
+	b = strconv.AppendInt(b, int64(len(payload)), 10)
+	b = append(b, ' ')
+	hex := strconv.FormatUint(uint64(sum), 16)
+	for range 8 - len(hex) {
+		b = append(b, '0')
+	}
+	b = append(append(b, hex...), '\n')
+	b = append(b, payload...)
+	return append(b, '\n')
+}
+
+// add lists j as dirty and starts the committer if none runs.
+func (b *batcher) add(j *Journal) {
+	b.mu.Lock()
+	b.dirty = append(b.dirty, j)
+	start := !b.running
+	b.running = true
+	b.mu.Unlock()
+	if start {
+		go b.run()
+	}
+}
+
+// run writes and syncs batches until none is waiting. The dirty journals
+// of a batch are synced at the same time (the filesystem can fold their
+// syncs into one commit), and the next batch starts once all are done.
+func (b *batcher) run() {
+	var wg sync.WaitGroup
 	for {
-		q.mu.Lock()
-		g := q.next
-		q.next = nil
-		q.mu.Unlock()
-		err := j.writeSynced(func(f *os.File) error {
-			_, err := f.Write(g.buf)
-			return err
-		})
-		q.mu.Lock()
-		last := q.next == nil
-		if last {
-			q.running = false
-		}
-		q.mu.Unlock()
-		g.err = err
-		close(g.done)
-		if last {
+		b.mu.Lock()
+		js := b.dirty
+		b.dirty = nil
+		if len(js) == 0 {
+			b.running = false
+			b.mu.Unlock()
 			return
 		}
+		b.mu.Unlock()
+		for _, j := range js[1:] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				j.flush()
+			}()
+		}
+		js[0].flush()
+		wg.Wait()
+	}
+}
+
+// flush writes and syncs the journal's waiting group and releases its
+// waiters. The file stays open: the proxy releases the journals of the
+// cassettes it has not written to lately (Release), which bounds
+// descriptors without reopening the file for every exchange, and keeps the
+// file of a journal in use at hand to mark it incomplete should its save
+// fail.
+func (j *Journal) flush() {
+	q := &j.queue
+	q.mu.Lock()
+	g := q.next
+	q.next = nil
+	q.mu.Unlock()
+	j.mu.Lock()
+	g.err = j.writeSynced(func(f *os.File) error {
+		_, err := f.Write(g.buf)
+		return err
+	})
+	j.mu.Unlock()
+	buf := g.buf[:0]
+	g.buf = nil
+	close(g.done)
+	if cap(buf) <= maxPooledBuf {
+		bufs.Put(&buf)
 	}
 }
 
@@ -90,6 +156,7 @@ func (j *Journal) writeSynced(write func(f *os.File) error) error {
 	err := write(j.f)
 	if err == nil {
 		err = j.f.Sync()
+		syncstat.JournalSynced()
 	}
 	if err != nil {
 		j.markIncompleteLocked()

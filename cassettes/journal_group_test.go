@@ -1,10 +1,14 @@
 package cassettes
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/adkproxy/adkproxy/internal/syncstat"
 )
 
 // TestConcurrentAppendsAreAllKeptAndTheFileReleased: exchanges appended at
@@ -63,4 +67,76 @@ func numbered(i int) *Exchange {
 	x := journalExchange(1)
 	x.Request.Body = fmt.Appendf(nil, `{"n":%d}`, i)
 	return x
+}
+
+// TestRecordsGatherAcrossJournalsWhileTheDiskIsBusy: while a batch is
+// being written (held here on one journal's lock), exchanges for other
+// journals wait for the next batch, which syncs each dirty journal once:
+// three exchanges into a second journal cost it one fsync, not three.
+func TestRecordsGatherAcrossJournalsWhileTheDiskIsBusy(t *testing.T) {
+	dir := t.TempDir()
+	busy, err := OpenJournal(filepath.Join(dir, "busy.yaml"), "busy", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := OpenJournal(filepath.Join(dir, "other.yaml"), "other", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := syncstat.JournalSyncs()
+	busy.mu.Lock() // the committer's batch stalls on this journal
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := busy.Append(numbered(0)); err != nil {
+			t.Error(err)
+		}
+	}()
+	waitFor(t, "busy is written", func() bool { // the batch holding busy's record has started
+		batches.mu.Lock()
+		running, waiting := batches.running, len(batches.dirty)
+		batches.mu.Unlock()
+		busy.queue.mu.Lock()
+		defer busy.queue.mu.Unlock()
+		return running && waiting == 0 && busy.queue.next == nil
+	})
+	const n = 3
+	for i := 1; i <= n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := other.Append(numbered(i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	waitFor(t, "other holds three", func() bool { // all three wait in other's next group
+		other.queue.mu.Lock()
+		defer other.queue.mu.Unlock()
+		return other.queue.next != nil && bytes.Count(other.queue.next.buf, []byte("\n")) == 2*n
+	})
+	busy.mu.Unlock()
+	wg.Wait()
+	if got := syncstat.JournalSyncs() - before; got != 2 {
+		t.Errorf("%d fsyncs for one exchange in one journal and %d in another; want 2", got, n)
+	}
+	c, err := Load(filepath.Join(dir, "other.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Exchanges) != n {
+		t.Errorf("other recovered %d exchanges; want %d", len(c.Exchanges), n)
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for range 10000 {
+		if ok() {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("timed out waiting until %s", what)
 }

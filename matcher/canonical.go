@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -23,15 +22,7 @@ func ParseJSON(body []byte) (v any, ok bool) {
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return nil, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false // trailing data: not one JSON value
-	}
-	return v, true
+	return decodeJSON(trimmed)
 }
 
 // AppendCanonical writes v in canonical form: objects with sorted keys,

@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
+	"sync/atomic"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/internal/syncstat"
 	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -44,6 +47,7 @@ func benchRecord(b *testing.B, mode proxy.Mode) {
 			return
 		}
 	}
+	rb.reportSyncs(b)
 }
 
 // recordBench sends the 4 KB request through a record handler whose
@@ -53,6 +57,10 @@ type recordBench struct {
 	path string
 	body []byte
 	want int
+
+	cassettes int          // > 1: each request names the next of this many cassettes
+	sent      atomic.Int64 // requests sent, to turn cassettes round
+	syncs0    int64        // journal fsyncs before the benchmark
 }
 
 func newRecordBench(b *testing.B, mode proxy.Mode, upstream http.RoundTripper, path string, want int) *recordBench {
@@ -64,7 +72,15 @@ func newRecordBench(b *testing.B, mode proxy.Mode, upstream http.RoundTripper, p
 	body := workload.Request()
 	b.SetBytes(int64(len(body) + want))
 	b.ReportAllocs()
-	return &recordBench{srv: srv, path: path, body: body, want: want}
+	return &recordBench{srv: srv, path: path, body: body, want: want, syncs0: syncstat.JournalSyncs()}
+}
+
+// reportSyncs reports the journal fsyncs per exchange the run made: 1 is
+// a sync for every exchange, lower is group commit at work.
+func (rb *recordBench) reportSyncs(b *testing.B) {
+	if n := rb.sent.Load(); n > 0 {
+		b.ReportMetric(float64(syncstat.JournalSyncs()-rb.syncs0)/float64(n), "fsyncs/exchange")
+	}
 }
 
 // send makes one request; it reports a wrong answer with b.Error, safe
@@ -73,6 +89,10 @@ func (rb *recordBench) send(b *testing.B) bool {
 	r := httptest.NewRequest(http.MethodPost, rb.path, bytes.NewReader(rb.body))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set(proxy.HeaderInvocation, "bench")
+	n := rb.sent.Add(1)
+	if rb.cassettes > 1 {
+		r.Header.Set(proxy.HeaderCassette, "c"+strconv.Itoa(int(n)%rb.cassettes))
+	}
 	w := &discardWriter{h: http.Header{}}
 	rb.srv.ServeHTTP(w, r)
 	if w.status != http.StatusOK || w.n != rb.want {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -94,7 +95,7 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 	}
 	contents, _ := req["contents"].([]any)
 	c := &Call{Model: model[1], UserTurn: -1}
-	c.AgentKey = hashOf(c.Model, canonical(req["systemInstruction"]), canonical(req["tools"]))
+	c.AgentKey = hashCanonical(c.Model, req["systemInstruction"], req["tools"])
 	c.AgentName = agentName(req)
 	for i, content := range contents {
 		if text, ok := userText(content); ok {
@@ -118,11 +119,7 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
 	c.Step = len(contents) - c.UserTurn - 1
-	parts := []string{c.AgentKey}
-	for _, content := range contents[:c.UserTurn+1] {
-		parts = append(parts, canonical(content))
-	}
-	c.Key = hashOf(parts...)
+	c.Key = hashCanonical(c.AgentKey, contents[:c.UserTurn+1]...)
 	return c, true
 }
 
@@ -214,6 +211,26 @@ func canonical(v any) string {
 	}
 	return string(matcher.AppendCanonical(nil, v))
 }
+
+// hashCanonical is hashOf(lead, canonical(values[0]), ...) without making
+// each canonical form a string: every model call is keyed this way.
+func hashCanonical(lead string, values ...any) string {
+	buf := keyBufs.Get().(*[]byte)
+	defer keyBufs.Put(buf)
+	b := append(append((*buf)[:0], lead...), 0)
+	for _, v := range values {
+		if v != nil {
+			b = matcher.AppendCanonical(b, v)
+		}
+		b = append(b, 0)
+	}
+	*buf = b
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// keyBufs keeps hashCanonical's buffers between calls.
+var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func hashOf(parts ...string) string {
 	h := sha256.New()
