@@ -56,7 +56,16 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 	for i, v := range got {
 		gk[i] = key(v)
 	}
-	at := func(i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+	// A declaration is addressed by its name where that is unique on both
+	// sides (tools[0].functionDeclarations[get_weather]); --ignore reads it.
+	place := func(keys []string, values []any, i int) string {
+		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && count(rk, keys[i]) <= 1 && count(gk, keys[i]) <= 1 {
+			return path + "[" + name + "]"
+		}
+		return path + "[" + strconv.Itoa(i) + "]"
+	}
+	at := func(i int) string { return place(gk, got, i) }
+	atRecorded := func(i int) string { return place(rk, recorded, i) }
 	var out []Difference
 	var removed, added []int // the run since the last kept pair
 	flush := func() {
@@ -68,7 +77,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			out = append(out, DiffJSON(at(added[k]), recorded[removed[k]], got[added[k]])...)
 		}
 		for _, i := range removed[pairs:] {
-			out = append(out, Difference{Path: at(i), Kind: Removed, Recorded: render(recorded[i])})
+			out = append(out, Difference{Path: atRecorded(i), Kind: Removed, Recorded: render(recorded[i])})
 		}
 		for _, j := range added[pairs:] {
 			out = append(out, Difference{Path: at(j), Kind: Added, Got: render(got[j])})
@@ -128,4 +137,14 @@ func moves(edits []align.Edit, rk, gk []string, pairChanged bool) (movedFrom []i
 		}
 	}
 	return movedFrom, moved
+}
+
+func count(keys []string, key string) int {
+	n := 0
+	for _, k := range keys {
+		if k == key {
+			n++
+		}
+	}
+	return n
 }

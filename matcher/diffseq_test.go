@@ -40,13 +40,13 @@ func TestInsertedToolDeclarationIsOneDifference(t *testing.T) {
 		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[` + strings.Join(ds, ",") + `]}]}`
 	}
 	got := diffBodies(t, body("get_weather", "get_time", "roll_die", "flip_coin"), body("get_weather", "get_time", "get_forecast", "roll_die", "flip_coin"))
-	if len(got) != 1 || !strings.HasPrefix(got[0], `tools[0].functionDeclarations[2]: added {`) || !strings.Contains(got[0], `"name":"get_forecast"`) {
+	if len(got) != 1 || !strings.HasPrefix(got[0], `tools[0].functionDeclarations[get_forecast]: added {`) || !strings.Contains(got[0], `"name":"get_forecast"`) {
 		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
 	}
 	// A declaration in another place is the same tool, moved; a changed one is diffed field by field.
 	got = diffBodies(t, body("a", "b"), strings.Replace(body("b", "a"), `"Tool a"`, `"Tool A"`, 1))
-	if len(got) != 2 || got[0] != `tools[0].functionDeclarations[1]: recorded at index 0, got at index 1` ||
-		got[1] != `tools[0].functionDeclarations[1].description: recorded "Tool a", got "Tool A"` {
+	if len(got) != 2 || got[0] != `tools[0].functionDeclarations[a]: recorded at index 0, got at index 1` ||
+		got[1] != `tools[0].functionDeclarations[a].description: recorded "Tool a", got "Tool A"` {
 		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
 	}
 }

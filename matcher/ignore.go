@@ -24,10 +24,13 @@ type Path []segment
 type segment struct {
 	key   string // object key; "" for an index
 	index int    // array index; -1 for [*]
+	name  string // [NAME]: the array elements whose "name" is NAME (function declarations)
 }
 
 // ParsePath reads the --ignore syntax: keys joined by dots, [N] for one
-// array element, [*] for all, ["odd.key"] for keys with dots or brackets.
+// array element, [*] for all, [NAME] for the elements whose "name" field is
+// NAME (a function declaration, as diffs address one), ["odd.key"] for keys
+// with dots or brackets.
 func ParsePath(s string) (Path, error) {
 	var p Path
 	rest := s
@@ -48,10 +51,12 @@ func ParsePath(s string) (Path, error) {
 					return nil, fmt.Errorf("ignore path %q: bad quoted key %s", s, inner)
 				}
 				p = append(p, segment{key: key})
+			case isName(inner):
+				p = append(p, segment{name: inner, index: -1})
 			default:
 				i, err := strconv.Atoi(inner)
 				if err != nil || i < 0 {
-					return nil, fmt.Errorf("ignore path %q: [%s] must be [*], [N] or [\"key\"]", s, inner)
+					return nil, fmt.Errorf("ignore path %q: [%s] must be [*], [N], [NAME] or [\"key\"]", s, inner)
 				}
 				p = append(p, segment{index: i})
 			}
@@ -102,7 +107,40 @@ func (p Path) Remove(v any) {
 			return
 		}
 		for _, e := range t {
-			p[1:].Remove(e)
+			if seg.name == "" || nameOf(e) == seg.name {
+				p[1:].Remove(e)
+			}
 		}
 	}
+}
+
+// isName reports whether s can be a function's name in a path: a letter
+// or underscore, then letters, digits, "_", ".", ":" or "-" (the names
+// Gemini accepts), and not a number.
+func isName(s string) bool {
+	for i, c := range s {
+		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '.' || c == ':' || c == '-')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// nameOf is an object's "name" field, or "".
+func nameOf(v any) string {
+	m, _ := v.(map[string]any)
+	name, _ := m["name"].(string)
+	return name
+}
+
+// selectsByName reports whether p has a [NAME] segment, which only a
+// parsed tree can apply (the element's name may come after the field).
+func (p Path) selectsByName() bool {
+	for _, s := range p {
+		if s.name != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ import (
 // matches, what groups and what is reported never disagree.
 type Matcher struct {
 	ignore []Path
+	byName bool // a path selects by [NAME]: canonicalise through the tree
 }
 
 // New returns a matcher ignoring DefaultIgnore plus the given paths.
@@ -25,6 +26,7 @@ func New(ignore ...string) (*Matcher, error) {
 			return nil, err
 		}
 		m.ignore = append(m.ignore, p)
+		m.byName = m.byName || p.selectsByName()
 	}
 	return m, nil
 }
@@ -58,6 +60,10 @@ func (m *Matcher) Parse(body []byte) (any, bool) {
 // versions and timeouts live there. It canonicalises the body in one pass
 // over its bytes: this runs for every replayed request.
 func (m *Matcher) Fingerprint(req *cassettes.Request) Fingerprint {
+	if m.byName {
+		v, ok := m.Parse(req.Body)
+		return fingerprint(req, AppendCanonical(nil, v), ok)
+	}
 	buf := canonPool.Get().(*[]byte)
 	defer canonPool.Put(buf)
 	canon, ok := canonicalBytes((*buf)[:0], req.Body, m.ignore)

@@ -50,6 +50,8 @@ func driveCommand() *cli.Command {
 			stringFlag("user", "user", "user `ID` the sessions belong to (an --evalset case's session_input user_id wins)"),
 			stringFlag("out", "", "write the session JSON to `FILE` (atomically) instead of stdout"),
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each conversation `N` times, each in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
+			stringFlag("confirm", "", "answer the agent's tool confirmation requests (adk_request_confirmation) with `DECISION`: approve or refuse; default: leave them unanswered"),
+			stringFlag("confirm-shape", "object", "`SHAPE` of the confirmation answer: object ({\"confirmed\": true}) or json-string ({\"response\": \"{\\\"confirmed\\\": true}\"}), the two ADK accepts"),
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
 		},
@@ -106,7 +108,11 @@ func runDrive(c *cli.Context) error {
 		return usageErrorf("drive: --num-runs %d: want 1 or more", runs)
 	}
 	convs = repeatConversations(convs, runs)
-	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming")}
+	confirm, err := drive.ParseConfirmation(c.String("confirm"), c.String("confirm-shape"))
+	if err != nil {
+		return usageErrorf("drive: --confirm/--confirm-shape: %v", err)
+	}
+	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm}
 	var sessions []*api.Session
 	var runErr error
 	for _, conv := range convs {

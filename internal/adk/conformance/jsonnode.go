@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/pyjson"
 	"gopkg.in/yaml.v3"
 )
 
@@ -81,13 +81,9 @@ func (d doc) writeScalar(b *bytes.Buffer, n *yaml.Node) error {
 }
 
 // writeString writes s as a JSON string the way Python's json.dumps with
-// ensure_ascii=False does (and Go's, without HTML escaping).
+// ensure_ascii=False does.
 func writeString(b *bytes.Buffer, s string) {
-	var tmp bytes.Buffer
-	enc := json.NewEncoder(&tmp)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) //nolint:errcheck // a string always encodes
-	b.WriteString(strings.TrimSuffix(tmp.String(), "\n"))
+	b.WriteString(pyjson.Dumps(s, false))
 }
 
 // jsonNode parses JSON into a node tree that keeps the key order.

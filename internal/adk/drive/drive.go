@@ -27,7 +27,16 @@ type Driver struct {
 	// Streaming runs the turns in ADK's SSE streaming mode (the model's
 	// streaming method), as the corpus's -sse cases were recorded.
 	Streaming bool
+	// Confirm, when set, answers every tool confirmation request
+	// (adk_request_confirmation) of a turn with its decision, right after
+	// the turn, until the agent asks no more (at most maxConfirmations
+	// times a turn); nil leaves them unanswered.
+	Confirm *Confirmation
 }
+
+// maxConfirmations bounds the confirmation rounds of one turn, so an agent
+// that keeps asking cannot hold a run forever.
+const maxConfirmations = 10
 
 // TurnError is a turn the server did not complete.
 type TurnError struct {
@@ -74,6 +83,10 @@ func (d *Driver) Drive(ctx context.Context, c Conversation) (*api.Session, error
 			turnErr = &TurnError{Turn: i, Where: t.Where, Err: err}
 			break
 		}
+		if err := d.confirm(ctx, user, s.ID, events); err != nil {
+			turnErr = &TurnError{Turn: i, Where: t.Where, Err: err}
+			break
+		}
 	}
 	got, err := d.Client.GetSession(ctx, d.App, user, s.ID)
 	if err != nil {
@@ -98,4 +111,25 @@ func cloneContent(c *genai.Content) *genai.Content {
 		panic(err)
 	}
 	return &out
+}
+
+// confirm answers the turn's tool confirmation requests (Driver.Confirm).
+func (d *Driver) confirm(ctx context.Context, user, session string, events []api.Event) error {
+	if d.Confirm == nil {
+		return nil
+	}
+	for round := 0; ; round++ {
+		calls := confirmationRequests(events)
+		if len(calls) == 0 {
+			return nil
+		}
+		if round == maxConfirmations {
+			return fmt.Errorf("the agent still asks for confirmation after %d answers", maxConfirmations)
+		}
+		var err error
+		events, err = d.Client.Run(ctx, api.RunRequest{AppName: d.App, UserID: user, SessionID: session, NewMessage: d.Confirm.answer(calls), Streaming: d.Streaming})
+		if err != nil {
+			return fmt.Errorf("answering the tool confirmation request: %w", err)
+		}
+	}
 }
