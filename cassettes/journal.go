@@ -130,10 +130,15 @@ func (j *Journal) Append(x *Exchange) error {
 	if bodyBytes(x) >= streamedRecord {
 		return j.appendStreamed(x)
 	}
-	payload, err := json.Marshal(x)
-	if err != nil {
+	buf := payloads.Get().(*bytes.Buffer)
+	defer putPayload(buf)
+	buf.Reset()
+	// Encode writes what Marshal would, and a newline, into a buffer
+	// reused across exchanges (commit copies the payload).
+	if err := json.NewEncoder(buf).Encode(x); err != nil {
 		return fmt.Errorf("%w: journal: %v", ErrWrite, err)
 	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if j.scan != nil {
 		if err := j.scan.Scan(payload); err != nil {
 			j.MarkIncomplete()
@@ -141,6 +146,16 @@ func (j *Journal) Append(x *Exchange) error {
 		}
 	}
 	return j.commit(payload)
+}
+
+// payloads keeps the buffers exchanges are encoded into; one grown past
+// maxPooledBuf is left to the collector.
+var payloads = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putPayload(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuf {
+		payloads.Put(b)
+	}
 }
 
 // MarkIncomplete records in the journal that it does not hold the whole

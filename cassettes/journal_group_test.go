@@ -2,7 +2,10 @@ package cassettes
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"hash/crc32"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -139,4 +142,34 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("timed out waiting until %s", what)
+}
+
+// TestJournalRecordIsTheExchangesJSON: a record's payload is exactly
+// json.Marshal of the exchange (HTML escaped, no trailing newline inside
+// the length), whatever buffer it was encoded in.
+func TestJournalRecordIsTheExchangesJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	j, err := OpenJournal(path, "c", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := numbered(1)
+	x.Request.Header = map[string][]string{"X-Note": {"<a & b>\n"}}
+	for range 2 { // the second reuses the first's buffer
+		if err := j.Append(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := json.Marshal(x)
+	record := appendRecord(nil, want, crc32.ChecksumIEEE(want))
+	data, err := os.ReadFile(JournalPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(data, record); n != 2 {
+		t.Errorf("the journal holds %d records equal to json.Marshal's; want 2:\n%s", n, data)
+	}
+	if want := fmt.Sprintf("%d %08x\n", len(want), crc32.ChecksumIEEE(want)); !bytes.HasPrefix(record, []byte(want)) {
+		t.Errorf("record header %q; want %q", record[:len(want)], want)
+	}
 }

@@ -80,25 +80,29 @@ func appendJSON(buf []byte, v any, canonical bool) []byte {
 // encoding/json would escape) as is, invalid UTF-8 as U+FFFD, as the JSON
 // decoder that produced s would have read it.
 func appendJSONString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			buf = append(buf, '\\', byte(r))
-		case r == '\n':
-			buf = append(buf, '\\', 'n')
-		case r == '\r':
-			buf = append(buf, '\\', 'r')
-		case r == '\t':
-			buf = append(buf, '\\', 't')
-		case r < 0x20:
-			buf = append(buf, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
-		default:
-			buf = utf8.AppendRune(buf, r)
-		}
+		buf = appendEscapedRune(buf, r)
 	}
 	return append(buf, '"')
+}
+
+// appendEscapedRune writes r as it goes inside a JSON string.
+func appendEscapedRune(buf []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	switch {
+	case r == '"' || r == '\\':
+		return append(buf, '\\', byte(r))
+	case r == '\n':
+		return append(buf, '\\', 'n')
+	case r == '\r':
+		return append(buf, '\\', 'r')
+	case r == '\t':
+		return append(buf, '\\', 't')
+	case r < 0x20:
+		return append(buf, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
+	}
+	return utf8.AppendRune(buf, r)
 }
 
 // floatNumber is a float64 as the shortest JSON number that reads back as

@@ -401,9 +401,15 @@ func (s *scan) number() bool {
 // appendJSONBytes is appendJSONString for bytes, copying plain text (the
 // common case) without converting it.
 func appendJSONBytes(dst, b []byte) []byte {
-	for _, c := range b {
+	for i, c := range b {
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return appendJSONString(dst, string(b))
+			dst = append(append(dst, '"'), b[:i]...)
+			for rest := b[i:]; len(rest) > 0; { // as ranging over the string would, without making it one
+				r, size := utf8.DecodeRune(rest)
+				dst = appendEscapedRune(dst, r)
+				rest = rest[size:]
+			}
+			return append(dst, '"')
 		}
 	}
 	dst = append(dst, '"')

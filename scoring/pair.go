@@ -44,8 +44,8 @@ func Pair(sessions []Session, exp *Expected) ([]Case, []string) {
 	return PairRuns(sessions, exp, 1)
 }
 
-// PairRuns is Pair for an eval set played runs times (adkproxy drive
-// --num-runs): each expected case takes up to runs sessions by
+// PairRuns is Pair for an eval set played runs times (adkproxy drive or
+// simulate --num-runs): each expected case takes up to runs sessions by
 // the same rules — by name every session of the cassette named like the
 // case (however many it holds), then by text the next free sessions that
 // start with the case's first user turn — and comes out as one Case per

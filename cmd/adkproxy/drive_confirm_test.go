@@ -69,6 +69,17 @@ func TestDriveAnswersToolConfirmation(t *testing.T) {
 			t.Errorf("%s: score: exit %d\n%s%s", name, score.code, score.stdout, score.stderr)
 		}
 	}
+	// diff: the two approval shapes make the same model traffic; the OTLP
+	// export has one invocation span holding the approved tool's span.
+	a, b := filepath.Join(out, "approve-object"), filepath.Join(out, "approve-json-string")
+	if d := adkproxy(t, nil, "diff", a, b); d.code != 0 {
+		t.Errorf("diff of the two approval shapes: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
+	otlp := adkproxy(t, nil, "export", a, "--format", "otlp-json")
+	if otlp.code != 0 || strings.Count(otlp.stdout, `"name": "invocation"`) != 1 || !strings.Contains(otlp.stdout, `"name": "execute_tool book_room"`) {
+		t.Errorf("otlp: exit %d, %d invocation spans\n%s", otlp.code, strings.Count(otlp.stdout, `"name": "invocation"`), otlp.stderr)
+	}
+
 	// Without --confirm the request stays unanswered: the tool never runs.
 	dir := filepath.Join(out, "unanswered")
 	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", dir, "--upstream", up.URL)

@@ -62,7 +62,7 @@ func scoreCommand() *cli.Command {
 			analysisFlag(),
 			stringFlag("label", "", "`NAME` of this run (baseline, exp_v2), written into every output; 'adkproxy diff' of two json results compares them by it"),
 			stringFlag("out", "", "write the output to `FILE` (atomically) instead of stdout"),
-			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "each eval case was played `N` times (drive --num-runs N): pair N sessions with each case and pool their results as adk eval does", EnvVars: envFor("num-runs")},
+			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "each eval case was played `N` times (drive or simulate --num-runs N): pair N sessions with each case and pool their results as adk eval does", EnvVars: envFor("num-runs")},
 			stringFlag("python", scoring.DefaultPython, "Python `INTERPRETER` custom metrics given by code_config.name run in (ADK's function, called as adk eval calls it)"),
 			personasFlag(),
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),

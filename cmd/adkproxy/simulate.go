@@ -62,6 +62,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("scenarios", "", "ADK scenarios `FILE`: {\"scenarios\": [{starting_prompt, conversation_plan, user_persona}…]}"),
 			stringFlag("evalset", "", "ADK eval set `FILE` whose cases are played too: static conversations turn by turn, scenarios simulated"),
 			personasFlag(),
+			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each case `N` times, each run in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
 			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "play `N` conversations at once", EnvVars: envFor("parallel")},
@@ -99,6 +100,11 @@ func runSimulate(c *cli.Context) error {
 	cases, err := simulateCases(c)
 	if err != nil {
 		return err
+	}
+	if runs := c.Int("num-runs"); runs < 1 {
+		return usageErrorf("simulate: --num-runs %d: want 1 or more", runs)
+	} else if runs > 1 {
+		cases = repeatCases(cases, runs)
 	}
 	simCfg, scoreCfg := scenarios.DefaultSimulatorConfig(), (*scoring.Config)(nil)
 	if path := c.String("config"); path != "" {
@@ -325,4 +331,19 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		return nil, withCode(exitDataErr, errors.New("simulate: the --scenarios and --evalset files hold no case"))
 	}
 	return cases, nil
+}
+
+// repeatCases plays each case runs times, run after run of one case in a
+// row (Case.Run numbers them; Case.Key names each run's session and
+// recordings).
+func repeatCases(cases []*simulate.Case, runs int) []*simulate.Case {
+	out := make([]*simulate.Case, 0, len(cases)*runs)
+	for _, c := range cases {
+		for k := 1; k <= runs; k++ {
+			r := *c
+			r.Run = k
+			out = append(out, &r)
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,20 @@ type Case struct {
 	Static   []*genai.Content    // the user turns of a static conversation
 	Input    scenarios.SessionInput
 	Rubrics  []byte // the eval case's rubrics (JSON), kept for the eval set
+	// Run is the case's run (from 1) when each case is played several
+	// times (simulate --num-runs); 0 otherwise.
+	Run int
+}
+
+// Key names one run of the case where runs must not share a name: its
+// session, its simulated user's cassette and turn keys, its timings and
+// session files. The case's id for one run (or the first), else
+// "<id>.run-<N>".
+func (c *Case) Key() string {
+	if c.Run <= 1 {
+		return c.ID
+	}
+	return c.ID + ".run-" + strconv.Itoa(c.Run)
 }
 
 // Turn is one user turn and the agent's events in answer.
@@ -125,7 +140,7 @@ func (p *player) play(ctx context.Context) {
 	// A session named after the case gets the same id in every run; a
 	// server that refuses the name (it has the session from an earlier
 	// run, or names sessions itself) names it.
-	sess, err := p.r.server.CreateSessionWithID(ctx, p.r.app, in.UserID, SessionID(p.c.ID), in.State)
+	sess, err := p.r.server.CreateSessionWithID(ctx, p.r.app, in.UserID, SessionID(p.c.Key()), in.State)
 	var refused *api.HTTPError
 	if errors.As(err, &refused) && refused.Status/100 == 4 {
 		sess, err = p.r.server.CreateSession(ctx, p.r.app, in.UserID, in.State)
@@ -186,13 +201,13 @@ func (p *player) next(ctx context.Context, n int) (*genai.Content, Status, error
 		count := p.r.missCount()
 		var before []matcher.Outcome
 		if count != 0 {
-			before = p.r.missesOf(p.c.ID)
+			before = p.r.missesOf(p.c.Key())
 		}
-		reply, usage, err := p.r.model.reply(ctx, p.c.ID, n, prompt)
+		reply, usage, err := p.r.model.reply(ctx, p.c.Key(), n, prompt)
 		addUsage(&p.t.UserUsage, usage)
 		if count < 0 || p.r.missCount() > count {
-			if d := p.r.missesOf(p.c.ID); len(d) > len(before) {
-				p.t.Divergences = append(p.t.Divergences, Divergence{Scenario: p.c.ID, Turn: n, Diffs: d[len(before)].Diffs})
+			if d := p.r.missesOf(p.c.Key()); len(d) > len(before) {
+				p.t.Divergences = append(p.t.Divergences, Divergence{Scenario: p.c.Key(), Turn: n, Diffs: d[len(before)].Diffs})
 			}
 		}
 		if err != nil {

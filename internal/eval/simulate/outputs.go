@@ -88,9 +88,9 @@ func (r *Report) Write(dir string) error {
 			b.Write(t.Session.Raw)
 		}
 		b.WriteByte('\n')
-		name, err := cassettes.FileName(t.Case.ID)
+		name, err := cassettes.FileName(t.Case.Key())
 		if err != nil {
-			return fmt.Errorf("case %q: %w", t.Case.ID, err)
+			return fmt.Errorf("case %q: %w", t.Case.Key(), err)
 		}
 		name = name[:len(name)-len(filepath.Ext(name))] + ".json"
 		if err := writeFile(filepath.Join(dir, SessionsDir, name), b.Bytes()); err != nil {
@@ -129,6 +129,9 @@ func writeFile(path string, b []byte) error {
 func (r *Report) evalSet() ([]byte, error) {
 	doc := evalset.EvalSet{EvalSetID: EvalSetID, Name: EvalSetID, EvalCases: []evalset.EvalCase{}}
 	for _, t := range r.Transcripts {
+		if t.Case.Run > 1 {
+			continue // the eval set has each case once: its first run
+		}
 		doc.EvalCases = append(doc.EvalCases, t.evalCase())
 	}
 	return textfmt.IndentedJSON(doc)

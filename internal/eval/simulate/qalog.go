@@ -16,7 +16,7 @@ func (r *Report) qaLog() ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("# Simulated conversations\n")
 	for i, t := range r.Transcripts {
-		fmt.Fprintf(&b, "\n## %s\n\n", t.Case.ID)
+		fmt.Fprintf(&b, "\n## %s\n\n", t.Case.Key())
 		if s := t.Case.Scenario; s != nil {
 			fmt.Fprintf(&b, "- plan: %s\n", oneLine(s.ConversationPlan))
 			if s.Persona != nil {

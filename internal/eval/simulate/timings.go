@@ -44,11 +44,11 @@ func TimingsPath(dir, id string) (string, error) {
 // recording run's --sim-cassettes folder), replacing the files atomically.
 func SaveTimings(dir string, ts []*Transcript) error {
 	for _, t := range ts {
-		doc := timingsDoc{Case: t.Case.ID, AgentTurns: []string{}}
+		doc := timingsDoc{Case: t.Case.Key(), AgentTurns: []string{}}
 		for _, turn := range t.Turns {
 			doc.AgentTurns = append(doc.AgentTurns, turn.Elapsed.String())
 		}
-		path, err := TimingsPath(dir, t.Case.ID)
+		path, err := TimingsPath(dir, t.Case.Key())
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func SaveTimings(dir string, ts []*Transcript) error {
 // kept) keeps its measured times; a turn beyond the recording too.
 func UseRecordedTimings(dir string, ts []*Transcript) error {
 	for _, t := range ts {
-		path, err := TimingsPath(dir, t.Case.ID)
+		path, err := TimingsPath(dir, t.Case.Key())
 		if err != nil {
 			return err
 		}
