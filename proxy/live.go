@@ -200,7 +200,7 @@ func (s *Server) keepLive(t *tape, x *cassettes.Exchange) {
 			}
 		}
 	}
-	if _, err := t.record(x); err != nil {
+	if _, err := t.record(x, nil); err != nil {
 		s.log.Error("Live connection kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
 	}
 	kind := matcher.OutcomeRecorded

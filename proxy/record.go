@@ -35,35 +35,59 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	// The request goes upstream at once and is analysed meanwhile: the
 	// parse would otherwise add its time to every call's latency. Placing
 	// the call (cheap) waits for both the analysis and the answer's head.
-	analysed := make(chan analysis, 1)
+	analysed := make(chan *analysis, 1)
 	go func() {
-		call, ok := conversation.Analyze(s.m, stored.Path, stored.Body)
-		if !ok {
-			call, ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
-		}
-		analysed <- analysis{call, ok}
-	}()
-	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) conversation.Token {
-		a := <-analysed
+		a := &analysis{path: stored.Path, body: stored.Body}
+		a.call, a.ok = conversation.Analyze(s.m, stored.Path, stored.Body)
+		a.model = a.ok
 		if !a.ok {
-			return conversation.Token{}
+			a.call, a.ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
+		}
+		analysed <- a
+	}()
+	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) (conversation.Token, *analysis) {
+		a := <-analysed
+		reuse := a
+		if s.cfg.BeforeSave != nil {
+			reuse = nil // the hook may edit the body in place: what is kept is analysed anew
+		}
+		if !a.ok {
+			return conversation.Token{}, reuse
 		}
 		place, token := t.org.Place(a.call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
 		x.Place = &place
-		return token
+		return token, reuse
 	})
 }
 
-// analysis is what conversation makes of a forwarded request's body.
+// analysis is what conversation makes of a forwarded request's body:
+// placing the call reads it, and so does keeping the exchange, which then
+// need not parse the body again.
 type analysis struct {
-	call *conversation.Call
-	ok   bool
+	call  *conversation.Call
+	ok    bool
+	model bool   // call is conversation.Analyze's (a model call), not an interaction's
+	path  string // what was analysed
+	body  []byte
+}
+
+// modelCall is conversation.Analyze's call for path and body: the one
+// analysed already when it read the same bytes, else a new analysis.
+func modelCall(a *analysis, m *matcher.Matcher, path string, body []byte) *conversation.Call {
+	if a != nil && a.path == path && bytes.Equal(a.body, body) {
+		if a.model {
+			return a.call
+		}
+		return nil // not a model call
+	}
+	call, _ := conversation.Analyze(m, path, body)
+	return call
 }
 
 // relay sends out upstream, streams the answer to the client and keeps the
 // exchange; place files it in the conversation once the answer's head has
 // come, and returns the token its function calls are reported with.
-func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *http.Request, stored cassettes.Request, place func(*cassettes.Exchange) conversation.Token) {
+func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *http.Request, stored cassettes.Request, place func(*cassettes.Exchange) (conversation.Token, *analysis)) {
 	start := time.Now()
 	resp, err := s.cfg.Transport.RoundTrip(out)
 	if err != nil {
@@ -83,7 +107,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		Status: resp.StatusCode,
 		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
 	}}
-	token := place(x)
+	token, analysed := place(x)
 	seen := func(payload []byte) { t.org.Calls(token, conversation.ResponseCalls(payload)) }
 	// The client sees the headers a replay will give it, so a recording
 	// run and a replay run look the same from the agent's side.
@@ -98,7 +122,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		}
 		// The client sees the end of a chunked stream only when this
 		// handler returns, so keeping the exchange now still comes first.
-		s.keep(t, x, &stored, start, token)
+		s.keep(t, x, &stored, start, token, analysed)
 		if readErr != nil {
 			// The upstream connection broke: the client's must break the
 			// same way, after the same bytes, or it would see a clean but
@@ -119,7 +143,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		x.Response.End = cassettes.EndReset
 	}
 	seen(data)
-	s.keep(t, x, &stored, start, token) // durable before the body is released
+	s.keep(t, x, &stored, start, token, analysed) // durable before the body is released
 	if readErr == nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	}
@@ -133,8 +157,9 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 }
 
 // keep finishes a forwarded exchange: scrubs it, records it (journalled to
-// disk when the cassette persists) and reports it.
-func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token) {
+// disk when the cassette persists) and reports it. analysed, when not
+// nil, is the request's analysis, which recording reuses.
+func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token, analysed *analysis) {
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	t.org.Interacted(x)
@@ -145,7 +170,7 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	if err := s.storeUpload(t, x); err != nil {
 		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())
 	}
-	old, err := t.record(x)
+	old, err := t.record(x, analysed)
 	if err != nil {
 		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
 	}

@@ -315,7 +315,7 @@ func (t *tape) markContested(e *entry) {
 // turn. A persisting tape first appends it to its journal, synced to disk.
 // Under new-episodes it replaces the unused recording at its place, which
 // it returns (supersede.go).
-func (t *tape) record(x *cassettes.Exchange) (superseded *entry, err error) {
+func (t *tape) record(x *cassettes.Exchange, analysed *analysis) (superseded *entry, err error) {
 	t.mu.Lock()
 	t.touched = true
 	if !t.persist {
@@ -327,8 +327,7 @@ func (t *tape) record(x *cassettes.Exchange) (superseded *entry, err error) {
 	}
 	j := t.journal
 	if t.replaying && !x.IsTool() && !x.IsLive() { // new-episodes: the new recording takes the old one's place
-		call, _ := conversation.Analyze(t.m, x.Request.Path, x.Request.Body)
-		superseded = t.supersede(call)
+		superseded = t.supersede(modelCall(analysed, t.m, x.Request.Path, x.Request.Body))
 	}
 	t.index(x).used = true
 	t.dirty = true

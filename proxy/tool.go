@@ -84,11 +84,11 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 	}
 	s.storeHeaders(&req, r)
 	tag := strings.TrimSpace(r.Header.Get(HeaderInvocation))
-	s.relay(w, r, t, out, req, func(x *cassettes.Exchange) conversation.Token {
+	s.relay(w, r, t, out, req, func(x *cassettes.Exchange) (conversation.Token, *analysis) {
 		if p, ok := t.org.FileTool(tag); ok {
 			x.Place = &p
 		}
-		return conversation.Token{}
+		return conversation.Token{}, nil
 	})
 }
 
