@@ -45,7 +45,8 @@ import (
 //	 "reason"?: "…", "details"?: {…}}
 //
 // Statuses are ADK's numbers (1 PASSED, 2 FAILED, 3 NOT_EVALUATED) or
-// their names; a missing status is derived from the score and the
+// their names, or newer ADK's INFORMATIONAL (the score is reported and the
+// metric skipped like NOT_EVALUATED); a missing status is derived from the score and the
 // threshold, as for every other metric. camelCase keys are accepted too.
 // "reason" and "details" are adkproxy's additions for explaining a score.
 // A command that cannot start, exits non-zero, prints anything else, or
@@ -276,9 +277,11 @@ func parseCustomOutput(out []byte, c *Case, m *MetricResult) error {
 		return err
 	}
 	if st, ok := root.PyField(o, "overall_eval_status"); ok && st.V != nil {
-		if m.Status, err = parseStatus(st); err != nil {
+		var info bool
+		if m.Status, info, err = parseStatus(st); err != nil {
 			return err
 		}
+		m.Informational = m.Informational || info
 	}
 	if r, ok := root.Field(o, "reason"); ok {
 		if m.Reason, err = r.OptStr(); err != nil {
@@ -309,7 +312,7 @@ func parseCustomOutput(out []byte, c *Case, m *MetricResult) error {
 				}
 			}
 			if st, ok := en.PyField(eo, "eval_status"); ok && st.V != nil {
-				if s.Status, err = parseStatus(st); err != nil {
+				if s.Status, _, err = parseStatus(st); err != nil {
 					return err
 				}
 			}
@@ -341,24 +344,29 @@ func optScore(n pyjson.Value) (*float64, error) {
 	return Float(f), nil
 }
 
-func parseStatus(n pyjson.Value) (EvalStatus, error) {
+// parseStatus reads an eval status; ADK's newer INFORMATIONAL (a value
+// that never passes or fails) reads as NOT_EVALUATED with informational
+// true, so it is skipped like NOT_EVALUATED.
+func parseStatus(n pyjson.Value) (EvalStatus, bool, error) {
 	switch v := n.V.(type) {
 	case json.Number:
 		i, err := v.Int64()
 		if err == nil && i >= 1 && i <= 3 {
-			return EvalStatus(i), nil
+			return EvalStatus(i), false, nil
 		}
 	case string:
 		switch strings.ToUpper(strings.TrimSpace(v)) {
 		case "PASSED":
-			return Passed, nil
+			return Passed, false, nil
 		case "FAILED":
-			return Failed, nil
+			return Failed, false, nil
 		case "NOT_EVALUATED":
-			return NotEvaluated, nil
+			return NotEvaluated, false, nil
+		case "INFORMATIONAL":
+			return NotEvaluated, true, nil
 		}
 	}
-	return 0, n.Errorf("%s is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED)", pyjson.Describe(n.V))
+	return 0, false, n.Errorf("%s is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, or INFORMATIONAL)", pyjson.Describe(n.V))
 }
 
 // maxCustomOutput bounds what a custom metric may print.

@@ -162,7 +162,7 @@ def _plain_args(req):
 
 def _status(s):
     if isinstance(s, enum.Enum):
-        return s.value if isinstance(s.value, int) else s.name
+        return s.name  # ADK's names; newer ADK's INFORMATIONAL has no settled number
     return s
 
 

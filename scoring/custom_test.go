@@ -168,7 +168,7 @@ func TestCustomMetricBadOutputShapes(t *testing.T) {
 		{`[]`, "stdout: expected an object, got a list"},
 		{`{}`, "stdout: overall_score: missing"},
 		{`{"overall_score": "1"}`, `stdout: overall_score: expected a number, got the string "1"`},
-		{`{"overall_score": 1, "overall_eval_status": 7}`, "stdout: overall_eval_status: 7 is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED)"},
+		{`{"overall_score": 1, "overall_eval_status": 7}`, "stdout: overall_eval_status: 7 is not an eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, or INFORMATIONAL)"},
 		{`{"overall_score": 1, "per_invocation_results": [{}, {}, {}]}`, "stdout: per_invocation_results[2]: more per-invocation results than the case's 2 invocations"},
 		{`{"overallScore": 1, "perInvocationResults": [{"score": 1, "evalStatus": "passed"}]}`, ""},
 	} {
@@ -205,5 +205,22 @@ func TestCancelledEvaluationIsNotEvaluated(t *testing.T) {
 	res = Evaluate(ctx, cfg, []Case{engCustomCase()})
 	if m := res.Cases[0].Metrics[0]; m.Status != NotEvaluated || !strings.Contains(m.Reason, "cancelled after") {
 		t.Fatalf("%+v", m)
+	}
+}
+
+// ADK's newer INFORMATIONAL status: the metric reports its value and is
+// skipped like NOT_EVALUATED, never failing a case.
+func TestCustomMetricInformationalStatus(t *testing.T) {
+	c := engCustomCase()
+	var m MetricResult
+	if err := parseCustomOutput([]byte(`{"overall_score": 42, "overall_eval_status": "INFORMATIONAL"}`), &c, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !m.Informational || m.Status != NotEvaluated || m.Score == nil || *m.Score != 42 {
+		t.Fatalf("%+v", m)
+	}
+	r := &Result{Cases: []CaseResult{{Case: &c, Status: Passed, Metrics: []MetricResult{m, {Metric: "x", Status: Passed}}}}, RequireAll: true}
+	if s := ResultStatus(r); s != Passed || len(SkippedCriteria(r)) != 0 {
+		t.Errorf("status %v, skipped %q", s, SkippedCriteria(r))
 	}
 }
