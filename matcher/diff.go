@@ -26,7 +26,7 @@ const (
 )
 
 // Difference is one field that differs, addressed by a JSON path such as
-// contents[3].parts[0].functionResponse.response.temp_c.
+// contents[3].parts[get_weather].functionResponse.response.temp_c.
 type Difference struct {
 	Path     string `json:"path"`
 	Kind     Kind   `json:"kind"`
@@ -118,9 +118,13 @@ func DiffJSON(path string, recorded, got any) []Difference {
 		if key := sequenceKey(path); key != nil {
 			return diffSequence(path, r, g, key, path == "contents")
 		}
+		parts := isParts(path)
 		var out []Difference
 		for i := 0; i < len(r) || i < len(g); i++ {
 			p := path + "[" + strconv.Itoa(i) + "]"
+			if parts {
+				p = partPlace(path, r, g, i)
+			}
 			switch {
 			case i >= len(g):
 				out = append(out, Difference{Path: p, Kind: Removed, Recorded: render(r[i])})

@@ -33,6 +33,37 @@ func sequenceKey(path string) func(v any) string {
 
 func canonicalKey(v any) string { return string(AppendCanonical(nil, v)) }
 
+// isParts reports whether path is contents[N].parts.
+func isParts(path string) bool {
+	rest, ok := strings.CutPrefix(path, "contents[")
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, "].parts")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
+}
+
+// partPlace addresses the i-th part of a content compared by position:
+// a part calling or answering a function by that function's label
+// (contents[2].parts[get_weather]) where both sides agree on it, else by
+// its index.
+func partPlace(path string, recorded, got []any, i int) string {
+	var l string
+	switch {
+	case i >= len(got):
+		l = label(recorded, i)
+	case i >= len(recorded):
+		l = label(got, i)
+	case label(recorded, i) == label(got, i):
+		l = label(got, i)
+	}
+	if l == "" {
+		return path + "[" + strconv.Itoa(i) + "]"
+	}
+	return path + "[" + l + "]"
+}
+
 // isDeclarations reports whether path is tools[N].functionDeclarations.
 func isDeclarations(path string) bool {
 	rest, ok := strings.CutPrefix(path, "tools[")

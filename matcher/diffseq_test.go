@@ -72,3 +72,33 @@ func TestInsertedHistoryTurnIsOneDifference(t *testing.T) {
 		t.Errorf("diffs:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// A part calling or answering a function is addressed by the function's
+// name where both sides agree on it; an added part by its own name; a part
+// whose function changed by its index.
+func TestPartsAddressedByFunctionName(t *testing.T) {
+	body := func(parts ...string) string {
+		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[` + strings.Join(parts, ",") + `]}]}`
+	}
+	call := func(name, city string) string {
+		return `{"functionCall":{"name":"` + name + `","args":{"city":"` + city + `"}}}`
+	}
+	for _, c := range []struct {
+		recorded, got []string
+		want          string
+	}{
+		{[]string{call("get_weather", "Paris")}, []string{call("get_weather", "Rome")}, `contents[1].parts[get_weather].functionCall.args.city: recorded "Paris", got "Rome"`},
+		{[]string{call("get_weather", "Paris"), call("get_weather", "Rome")}, []string{call("get_weather", "Paris"), call("get_weather", "Roma")}, `contents[1].parts[get_weather#2].functionCall.args.city: recorded "Rome", got "Roma"`},
+		{[]string{call("get_weather", "Paris")}, []string{call("get_weather", "Paris"), call("get_time", "Paris")}, `contents[1].parts[get_time]: added {"functionCall":{"args":{"city":"Paris"},"name":"get_time"}}`},
+		{[]string{call("get_weather", "Paris")}, []string{call("get_time", "Paris")}, `contents[1].parts[0].functionCall.name: recorded "get_weather", got "get_time"`},
+	} {
+		if got := diffBodies(t, body(c.recorded...), body(c.got...)); len(got) != 1 || got[0] != c.want {
+			t.Errorf("diffs:\n%s\nwant %s", strings.Join(got, "\n"), c.want)
+		}
+	}
+	for _, bad := range []string{"contents[*].parts[get_weather#0]", "contents[*].parts[get_weather#]", "contents[*].parts[#2]", "contents[*].parts[a#02]"} {
+		if _, err := New(bad); err == nil {
+			t.Errorf("New(%q) accepted a bad selector", bad)
+		}
+	}
+}

@@ -77,7 +77,8 @@ func FuzzScannerMatchesTree(f *testing.F) {
 // and differ exactly when their canonical forms do.
 func FuzzDiffJSON(f *testing.F) {
 	for _, p := range [][2]string{{`{"days":3}`, `{"days":5}`}, {`{"temp_c":64.4}`, `[64]`}, {`[1,2.0]`, `[1.0,2]`},
-		{`{"a":null,"b":[[[]]]}`, `{"a":{"b":[null]}}`}, {`{"city":"Zürich 🌧"}`, `{"city":"Zurich"}`}, {`[1e308]`, `[-0]`}} {
+		{`{"a":null,"b":[[[]]]}`, `{"a":{"b":[null]}}`}, {`{"city":"Zürich 🌧"}`, `{"city":"Zurich"}`}, {`[1e308]`, `[-0]`},
+		{`{"contents":[{"parts":[{"functionCall":{"name":"f","args":{}}},{"functionResponse":{"name":"f"}}]}]}`, `{"contents":[{"parts":[{"functionCall":{"name":"f"}}]}]}`}} {
 		f.Add([]byte(p[0]), []byte(p[1]))
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {

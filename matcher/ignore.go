@@ -24,12 +24,14 @@ type Path []segment
 type segment struct {
 	key   string // object key; "" for an index
 	index int    // array index; -1 for [*]
-	name  string // [NAME]: the array elements whose "name" is NAME (function declarations)
+	name  string // [NAME]: the array elements whose name is NAME (see nameOf)
+	nth   int    // [NAME#K]: only the K-th of them (from 1); 0 for all
 }
 
 // ParsePath reads the --ignore syntax: keys joined by dots, [N] for one
-// array element, [*] for all, [NAME] for the elements whose "name" field is
-// NAME (a function declaration, as diffs address one), ["odd.key"] for keys
+// array element, [*] for all, [NAME] for the elements named NAME (a
+// function declaration, or a part calling or answering function NAME, as
+// diffs address them), [NAME#K] for the K-th of those, ["odd.key"] for keys
 // with dots or brackets.
 func ParsePath(s string) (Path, error) {
 	var p Path
@@ -53,10 +55,14 @@ func ParsePath(s string) (Path, error) {
 				p = append(p, segment{key: key})
 			case isName(inner):
 				p = append(p, segment{name: inner, index: -1})
+			case isNth(inner):
+				name, k, _ := strings.Cut(inner, "#")
+				nth, _ := strconv.Atoi(k)
+				p = append(p, segment{name: name, nth: nth, index: -1})
 			default:
 				i, err := strconv.Atoi(inner)
 				if err != nil || i < 0 {
-					return nil, fmt.Errorf("ignore path %q: [%s] must be [*], [N], [NAME] or [\"key\"]", s, inner)
+					return nil, fmt.Errorf("ignore path %q: [%s] must be [*], [N], [NAME], [NAME#K] or [\"key\"]", s, inner)
 				}
 				p = append(p, segment{index: i})
 			}
@@ -106,8 +112,16 @@ func (p Path) Remove(v any) {
 			}
 			return
 		}
+		seen := 0
 		for _, e := range t {
-			if seg.name == "" || nameOf(e) == seg.name {
+			if seg.name == "" {
+				p[1:].Remove(e)
+				continue
+			}
+			if nameOf(e) != seg.name {
+				continue
+			}
+			if seen++; seg.nth == 0 || seen == seg.nth {
 				p[1:].Remove(e)
 			}
 		}
@@ -127,11 +141,50 @@ func isName(s string) bool {
 	return s != ""
 }
 
-// nameOf is an object's "name" field, or "".
+// isNth reports whether s is NAME#K with K a number from 1.
+func isNth(s string) bool {
+	name, k, ok := strings.Cut(s, "#")
+	n, err := strconv.Atoi(k)
+	return ok && isName(name) && err == nil && n >= 1 && strconv.Itoa(n) == k
+}
+
+// nameOf is an object's "name" field (a function declaration), else the
+// name of the function a part calls or answers, or "".
 func nameOf(v any) string {
 	m, _ := v.(map[string]any)
-	name, _ := m["name"].(string)
-	return name
+	if name, ok := m["name"].(string); ok {
+		return name
+	}
+	for _, field := range [...]string{"functionCall", "functionResponse"} {
+		if f, ok := m[field].(map[string]any); ok {
+			name, _ := f["name"].(string)
+			return name
+		}
+	}
+	return ""
+}
+
+// label addresses values[i] by its name, as --ignore reads it: "NAME"
+// when no other element of values has that name, "NAME#K" for the K-th of
+// several, "" for an element without a name.
+func label(values []any, i int) string {
+	name := nameOf(values[i])
+	if !isName(name) {
+		return ""
+	}
+	k, n := 0, 0
+	for j, v := range values {
+		if nameOf(v) == name {
+			n++
+			if j <= i {
+				k++
+			}
+		}
+	}
+	if n == 1 {
+		return name
+	}
+	return name + "#" + strconv.Itoa(k)
 }
 
 // selectsByName reports whether p has a [NAME] segment, which only a

@@ -127,7 +127,7 @@ func TestUnmatchedRequestGetsGeminiErrorWithDiff(t *testing.T) {
 		t.Fatalf("error body %+v", e.Error)
 	}
 	for _, want := range []string{`cassette "default", session 1, invocation 1 ("weather?"), step 2, agent gemini-2.5-flash`,
-		"contents[2].parts[0].functionResponse.response.temp_c: recorded 15, got 23\n" + hint} {
+		"contents[2].parts[get_weather].functionResponse.response.temp_c: recorded 15, got 23\n" + hint} {
 		if !strings.Contains(e.Error.Message, want) {
 			t.Errorf("message lacks %q:\n%s", want, e.Error.Message)
 		}

@@ -141,7 +141,7 @@ func TestChangedToolResultNamesPathAndBothValues(t *testing.T) {
 	msg := apiMessage(t, err)
 	for _, want := range []string{
 		`cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 2, agent gemini-2.5-flash: request differs from the recording`,
-		"contents[2].parts[0].functionResponse.response.temp_c: recorded 18, got 23",
+		"contents[2].parts[get_weather].functionResponse.response.temp_c: recorded 18, got 23",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)

@@ -22,7 +22,7 @@ func TestOneFailureSaidOnce(t *testing.T) {
 	changed := weatherScenario()
 	changed.ToolResults["get_weather"]["temp_c"] = 19
 	doc, _ := json.Marshal(changed)
-	const diffLine = "contents[2].parts[0].functionResponse.response.temp_c: recorded 18, got 19"
+	const diffLine = "contents[2].parts[get_weather].functionResponse.response.temp_c: recorded 18, got 19"
 
 	// Into a pipe (CI): the agent prints the error it got, adkproxy its summary.
 	r := adkproxy(t, []string{"SCENARIO=" + string(doc)}, append([]string{"replay", "--cassettes", dir}, self("scenario")...)...)
