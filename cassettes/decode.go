@@ -61,15 +61,15 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 		return nil, 0, err
 	}
 	if top["version"] == nil {
-		return nil, 0, r.errorf(doc.Content[0], "missing 'version: %d' at the top", FormatVersion)
+		return nil, 0, r.errorf(doc.Content[0], "missing 'version: %d' at the top", formatVersion)
 	}
 	version, err := r.integer(top["version"], "version")
 	if err != nil {
 		return nil, 0, err
 	}
-	if version < 1 || version > FormatVersion {
+	if version < 1 || version > formatVersion {
 		return nil, 0, &FormatError{File: file, Line: top["version"].Line, Err: ErrVersion,
-			Msg: fmt.Sprintf("cassette format version %d is not supported by this adkproxy (it reads version %d); upgrade adkproxy or re-record", version, FormatVersion)}
+			Msg: fmt.Sprintf("cassette format version %d is not supported by this adkproxy (it reads version %d); upgrade adkproxy or re-record", version, formatVersion)}
 	}
 	c := &document{hadSessions: top["sessions"] != nil}
 	if c.Name, err = r.str(top["name"], "name"); err != nil {
@@ -412,7 +412,7 @@ func (r reader) storedBody(n, encoding *yaml.Node, where string) (body []byte, s
 	if sideFile, err = r.str(n, where+" body"); err != nil {
 		return nil, "", err
 	}
-	if body, err = ReadSideFile(r.file, sideFile); err != nil {
+	if body, err = readSideFile(r.file, sideFile); err != nil {
 		return nil, "", r.errorf(n, "%s: %v", where, err)
 	}
 	return body, sideFile, nil

@@ -62,7 +62,7 @@ func Marshal(c *Cassette) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := mapping("version", intNode(FormatVersion), "name", name)
+	doc := mapping("version", intNode(formatVersion), "name", name)
 	if len(sessions.Content) > 0 {
 		doc.Content = append(doc.Content, strNode("sessions"), sessions)
 	}

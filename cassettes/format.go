@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// FormatVersion is the cassette format this package writes. Version 1 (a
+// formatVersion is the cassette format this package writes. Version 1 (a
 // flat list of interactions) is still read.
-const FormatVersion = 2
+const formatVersion = 2
 
 // Standard SSE event separators. Gemini uses CRLF pairs; the LF form is
 // stored with `sep: lf` so either replays byte for byte.

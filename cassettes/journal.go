@@ -48,21 +48,21 @@ const journalMagicV1 = "adkproxy-journal 1"
 
 const completeField = "complete="
 
-// JournalSuffix ends journal file names; the leading dot hides them.
-const JournalSuffix = ".journal"
+// journalSuffix ends journal file names; the leading dot hides them.
+const journalSuffix = ".journal"
 
 // JournalPath is the journal of the cassette at path: ".<name>.yaml.journal".
 func JournalPath(path string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+JournalSuffix)
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+journalSuffix)
 }
 
 // cassettePathOf inverts JournalPath, or returns "" for other names.
 func cassettePathOf(journal string) string {
 	base := filepath.Base(journal)
-	if !strings.HasPrefix(base, ".") || !strings.HasSuffix(base, Extension+JournalSuffix) {
+	if !strings.HasPrefix(base, ".") || !strings.HasSuffix(base, Extension+journalSuffix) {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(journal), strings.TrimSuffix(base[1:], JournalSuffix))
+	return filepath.Join(filepath.Dir(journal), strings.TrimSuffix(base[1:], journalSuffix))
 }
 
 // Journal appends exchanges durably. Safe for concurrent use: exchanges

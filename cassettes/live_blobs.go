@@ -107,7 +107,7 @@ func storedPayload(f *Frame) []byte {
 // cassette, as the base64 text the frame carried.
 func restoreBlobs(cassettePath string, payload []byte, blobs []Blob) ([]byte, error) {
 	for _, b := range blobs {
-		data, err := ReadSideFile(cassettePath, b.File)
+		data, err := readSideFile(cassettePath, b.File)
 		if err != nil {
 			return nil, err
 		}

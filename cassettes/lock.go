@@ -22,20 +22,20 @@ import (
 	"time"
 )
 
-// LockName is the lock file's name inside the cassettes folder.
-const LockName = ".adkproxy.lock"
+// lockName is the lock file's name inside the cassettes folder.
+const lockName = ".adkproxy.lock"
 
 // ErrLocked: another recorder holds the cassettes folder.
 var ErrLocked = errors.New("the cassettes folder is in use by another recorder")
 
-// LockHolder is the process a lock file names.
-type LockHolder struct {
+// lockHolder is the process a lock file names.
+type lockHolder struct {
 	PID   int
 	Since time.Time
 }
 
 // String says who holds the lock, for messages.
-func (h *LockHolder) String() string {
+func (h *lockHolder) String() string {
 	if h == nil || h.PID == 0 {
 		return "a process that has not written its PID yet"
 	}
@@ -56,7 +56,7 @@ func (l *Lock) Path() string { return l.path }
 // folder if needed. When a recorder that is no longer running left its
 // lock, it is taken over and returned as stale. A lock held by a running
 // recorder gives an error wrapping ErrLocked that names it.
-func LockDir(dir string) (l *Lock, stale *LockHolder, err error) {
+func LockDir(dir string) (l *Lock, stale *lockHolder, err error) {
 	made := ""
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		made = dir
@@ -64,7 +64,7 @@ func LockDir(dir string) (l *Lock, stale *LockHolder, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("%w: cassette folder %s: %v", ErrWrite, dir, err)
 	}
-	path := filepath.Join(dir, LockName)
+	path := filepath.Join(dir, lockName)
 	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return nil, nil, symlinkError(path)
 	}
@@ -109,8 +109,8 @@ type heldError struct{ content []byte }
 
 func (e *heldError) Error() string { return "held" }
 
-func parseHolder(content []byte) *LockHolder {
-	h := &LockHolder{}
+func parseHolder(content []byte) *lockHolder {
+	h := &lockHolder{}
 	for _, line := range strings.Split(string(content), "\n") {
 		k, v, _ := strings.Cut(line, " ")
 		switch k {

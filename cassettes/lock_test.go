@@ -32,7 +32,7 @@ func TestLockDirHoldsOffASecondRecorder(t *testing.T) {
 
 func TestLockDirTakesOverAStaleLock(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, LockName), []byte("pid 999999\nsince 2026-01-02T03:04:05Z\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, lockName), []byte("pid 999999\nsince 2026-01-02T03:04:05Z\n"), 0o644)
 	l, stale, err := LockDir(dir)
 	if err != nil || stale == nil || stale.PID != 999999 || stale.Since.Year() != 2026 {
 		t.Fatalf("%v %v", stale, err)
@@ -53,7 +53,7 @@ func TestLockDirRefusesALinkedLockFile(t *testing.T) {
 	os.WriteFile(victim, []byte("precious"), 0o644)
 	dir := filepath.Join(root, "cas")
 	os.Mkdir(dir, 0o755)
-	os.Symlink(victim, filepath.Join(dir, LockName))
+	os.Symlink(victim, filepath.Join(dir, lockName))
 	if _, _, err := LockDir(dir); !errors.Is(err, ErrSymlink) {
 		t.Fatalf("%v", err)
 	}

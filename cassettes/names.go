@@ -23,16 +23,16 @@ const Extension = ".yaml"
 const maxSegment = 100
 
 // Caps on cassette names, checked before anything is forwarded. A name is
-// at most MaxNameBytes long, and the longest path adkproxy writes for it
+// at most maxNameBytes long, and the longest path adkproxy writes for it
 // (the folder, the file, and its temporary sibling ".<file>.tmp-<10 digits>")
-// at most MaxPathBytes: PATH_MAX on macOS, the smallest of the usual
+// at most maxPathBytes: PATH_MAX on macOS, the smallest of the usual
 // systems, so a cassette recorded on Linux can be checked out there. Each
 // path segment is at most maxSegment bytes plus a 9-byte hash and the
 // extension, about 130 bytes with the temporary suffix: under the 255-byte
 // limit of every common file system.
 const (
-	MaxNameBytes = 1024
-	MaxPathBytes = 1024
+	maxNameBytes = 1024
+	maxPathBytes = 1024
 )
 
 // tmpOverhead is what the longest file written for a cassette adds to its
@@ -62,9 +62,9 @@ func PathFor(dir, name string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, rel)
-	if n := len(path) + tmpOverhead; n > MaxPathBytes {
+	if n := len(path) + tmpOverhead; n > maxPathBytes {
 		return "", fmt.Errorf("%w: %s would be written to a path of %d bytes; the limit is %d. Use a shorter name or a shorter --cassettes path",
-			ErrUnsafeName, ShortName(name), n, MaxPathBytes)
+			ErrUnsafeName, ShortName(name), n, maxPathBytes)
 	}
 	return path, nil
 }
@@ -81,8 +81,8 @@ func FileName(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("%w: the name is empty", ErrUnsafeName)
 	}
-	if len(name) > MaxNameBytes {
-		return "", fmt.Errorf("%w: %s is longer than %d bytes", ErrUnsafeName, ShortName(name), MaxNameBytes)
+	if len(name) > maxNameBytes {
+		return "", fmt.Errorf("%w: %s is longer than %d bytes", ErrUnsafeName, ShortName(name), maxNameBytes)
 	}
 	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) {
 		return "", fmt.Errorf("%w: %s is absolute; use a relative name like \"suite/test\"", ErrUnsafeName, ShortName(name))

@@ -7,19 +7,19 @@ import (
 	"testing"
 )
 
-// TestNamesAreCapped: a name over MaxNameBytes, or one whose path would
-// pass MaxPathBytes, is refused, and the error neither echoes it in full
+// TestNamesAreCapped: a name over maxNameBytes, or one whose path would
+// pass maxPathBytes, is refused, and the error neither echoes it in full
 // nor hides its length.
 func TestNamesAreCapped(t *testing.T) {
-	if _, err := FileName(strings.Repeat("a", MaxNameBytes)); err != nil {
+	if _, err := FileName(strings.Repeat("a", maxNameBytes)); err != nil {
 		t.Errorf("a name of exactly the cap: %v", err)
 	}
-	long := strings.Repeat("é", MaxNameBytes) // 2 bytes each
+	long := strings.Repeat("é", maxNameBytes) // 2 bytes each
 	_, err := FileName(long)
 	if !errors.Is(err, ErrUnsafeName) || !strings.Contains(err.Error(), "(2048 bytes)") || len(err.Error()) > 200 {
 		t.Errorf("over the cap: %v", err)
 	}
-	dir := strings.Repeat("d", MaxPathBytes-len("/x.yaml")-tmpOverhead)
+	dir := strings.Repeat("d", maxPathBytes-len("/x.yaml")-tmpOverhead)
 	if _, err := PathFor(dir, "x"); err != nil {
 		t.Errorf("a path of exactly the cap: %v", err)
 	}

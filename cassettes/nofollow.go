@@ -84,10 +84,10 @@ func readNoFollow(path string) ([]byte, error) {
 	defer f.Close()
 	info, err = f.Stat()
 	if err == nil {
-		err = checkRegular(info, MaxFileSize) // a FIFO would block, a device never end
+		err = checkRegular(info, maxFileSize) // a FIFO would block, a device never end
 	}
 	if err != nil {
 		return nil, err
 	}
-	return io.ReadAll(io.LimitReader(f, MaxFileSize))
+	return io.ReadAll(io.LimitReader(f, maxFileSize))
 }

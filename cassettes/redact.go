@@ -75,9 +75,9 @@ func (r *Redactor) Add(value, label string) {
 	r.rebuild()
 }
 
-// IsCredentialHeader reports whether a header carries a credential (by
+// isCredentialHeader reports whether a header carries a credential (by
 // the list above or by IsCredentialName) or is otherwise never stored.
-func IsCredentialHeader(name string) bool {
+func isCredentialHeader(name string) bool {
 	name = http.CanonicalHeaderKey(name)
 	return slices.Contains(credentialHeaders, name) || slices.Contains(droppedHeaders, name) || IsCredentialName(name)
 }

@@ -134,13 +134,13 @@ func TestHeader(t *testing.T) {
 		t.Error("Header changed its input")
 	}
 	for _, name := range []string{"x-goog-api-key", "AUTHORIZATION", "Proxy-Authorization", "x-goog-user-project", "Cookie", "set-cookie", "X-Api-Key"} {
-		if !IsCredentialHeader(name) {
-			t.Errorf("IsCredentialHeader(%q) = false", name)
+		if !isCredentialHeader(name) {
+			t.Errorf("isCredentialHeader(%q) = false", name)
 		}
 	}
 	for _, name := range []string{"Content-Type", "X-Goog-Api-Client", "Cookie-Less"} {
-		if IsCredentialHeader(name) {
-			t.Errorf("IsCredentialHeader(%q) = true", name)
+		if isCredentialHeader(name) {
+			t.Errorf("isCredentialHeader(%q) = true", name)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func TestOnlyRegularFilesAreRead(t *testing.T) {
 	if err := os.WriteFile(huge, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(huge, MaxFileSize+1); err != nil { // sparse: nothing is written
+	if err := os.Truncate(huge, maxFileSize+1); err != nil { // sparse: nothing is written
 		t.Fatal(err)
 	}
 	ok := filepath.Join(dir, "ok.yaml")

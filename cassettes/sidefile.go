@@ -82,9 +82,9 @@ func WriteSideFile(root, cassettePath string, data []byte) (string, error) {
 	return name, nil
 }
 
-// ReadSideFile reads the side file name of the cassette at cassettePath and
+// readSideFile reads the side file name of the cassette at cassettePath and
 // checks that its SHA-256 is the one its name gives.
-func ReadSideFile(cassettePath, name string) ([]byte, error) {
+func readSideFile(cassettePath, name string) ([]byte, error) {
 	if !validSideFileName(name) {
 		return nil, fmt.Errorf("%w: %q is not a side file name (want sha256- and 64 lower-case hex digits)", ErrSideFile, name)
 	}

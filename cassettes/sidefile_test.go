@@ -83,8 +83,8 @@ func TestSideFileDamagedOrMissingIsNamed(t *testing.T) {
 func TestSideFileNamesCannotEscape(t *testing.T) {
 	root := t.TempDir()
 	for _, name := range []string{"../one.yaml", "sha256-" + strings.Repeat("A", 64), "sha256-../../x", ""} {
-		if _, err := ReadSideFile(filepath.Join(root, "c.yaml"), name); !errors.Is(err, ErrSideFile) || !strings.Contains(err.Error(), "not a side file name") {
-			t.Errorf("ReadSideFile(%q): %v; want ErrSideFile refusing the name", name, err)
+		if _, err := readSideFile(filepath.Join(root, "c.yaml"), name); !errors.Is(err, ErrSideFile) || !strings.Contains(err.Error(), "not a side file name") {
+			t.Errorf("readSideFile(%q): %v; want ErrSideFile refusing the name", name, err)
 		}
 	}
 }
@@ -108,8 +108,8 @@ func TestSideFileIsNeverWrittenOrReadThroughASymlink(t *testing.T) {
 	target := filepath.Join(victim, "secret")
 	os.WriteFile(target, data, 0o644)
 	os.Symlink(target, filepath.Join(SideFileDir(path), SideFileName(data)))
-	if _, err := ReadSideFile(path, SideFileName(data)); !errors.Is(err, ErrSideFile) || !strings.Contains(err.Error(), "symbolic link") {
-		t.Fatalf("ReadSideFile of a link: %v; want ErrSideFile saying it is a link", err)
+	if _, err := readSideFile(path, SideFileName(data)); !errors.Is(err, ErrSideFile) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("readSideFile of a link: %v; want ErrSideFile saying it is a link", err)
 	}
 }
 

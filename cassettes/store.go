@@ -16,9 +16,9 @@ import (
 	"sync"
 )
 
-// MaxFileSize bounds what Load reads, so a mistaken path (or a hostile
+// maxFileSize bounds what Load reads, so a mistaken path (or a hostile
 // file) cannot exhaust memory.
-const MaxFileSize = 1 << 30
+const maxFileSize = 1 << 30
 
 // Load reads the cassette file at path, together with a journal a
 // recording left beside it when it was killed (see Journal).
@@ -44,7 +44,7 @@ func Load(path string) (*Cassette, error) {
 }
 
 func loadYAML(path string) (*Cassette, error) {
-	f, err := openRegular(path, MaxFileSize) // regular.go
+	f, err := openRegular(path, maxFileSize) // regular.go
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist", ErrNotFound, path)
 	}
@@ -52,7 +52,7 @@ func loadYAML(path string) (*Cassette, error) {
 		return nil, &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
 	}
 	defer f.Close()
-	c, err := readSplit(path, f, MaxFileSize, minRun)
+	c, err := readSplit(path, f, maxFileSize, minRun)
 	if errors.Is(err, errNotSplit) {
 		c, err = readWhole(path, f)
 	}
@@ -79,14 +79,14 @@ func readWhole(path string, f *os.File) (*Cassette, error) {
 	// One buffer of the file's size: growing one would allocate (and
 	// clear) about twice that.
 	var buf bytes.Buffer
-	if info, err := f.Stat(); err == nil && info.Size() > 0 && info.Size() <= MaxFileSize {
+	if info, err := f.Stat(); err == nil && info.Size() > 0 && info.Size() <= maxFileSize {
 		buf.Grow(int(info.Size()) + bytes.MinRead)
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxFileSize+1)); err != nil {
 		return nil, err
 	}
-	if buf.Len() > MaxFileSize {
-		return nil, errTooLarge(MaxFileSize)
+	if buf.Len() > maxFileSize {
+		return nil, errTooLarge(maxFileSize)
 	}
 	doc, _, err := decodeDocument(path, buf.Bytes())
 	if err != nil {

@@ -159,7 +159,7 @@ func canonicalNumber(s string) string {
 	return sign + trimmed + "e" + strconv.Itoa(exp)
 }
 
-// NumbersEqual reports whether two JSON number literals have the same value.
-func NumbersEqual(a, b json.Number) bool {
+// numbersEqual reports whether two JSON number literals have the same value.
+func numbersEqual(a, b json.Number) bool {
 	return canonicalNumber(string(a)) == canonicalNumber(string(b))
 }

@@ -61,7 +61,7 @@ func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, go
 	if recorded.Path != got.Path {
 		out = append(out, Difference{Path: "path", Kind: Changed, Recorded: recorded.Path, Got: got.Path})
 	}
-	if rq, gq := CanonicalQuery(recorded.Query), CanonicalQuery(got.Query); rq != gq {
+	if rq, gq := canonicalQuery(recorded.Query), canonicalQuery(got.Query); rq != gq {
 		out = append(out, Difference{Path: "query", Kind: Changed, Recorded: quoteOrNone(rq), Got: quoteOrNone(gq)})
 	}
 	switch {
@@ -99,7 +99,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 		for _, k := range keys {
 			rv, inR := r[k]
 			gv, inG := g[k]
-			p := JoinKey(path, k)
+			p := joinKey(path, k)
 			switch {
 			case !inG:
 				out = append(out, Difference{Path: p, Kind: Removed, Recorded: render(rv)})
@@ -137,7 +137,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 		return out
 	case json.Number, float64:
 		rn, _ := asNumber(recorded)
-		if gn, ok := asNumber(got); ok && NumbersEqual(rn, gn) {
+		if gn, ok := asNumber(got); ok && numbersEqual(rn, gn) {
 			return nil
 		}
 	default:
@@ -157,9 +157,9 @@ func DiffJSON(path string, recorded, got any) []Difference {
 	return []Difference{d}
 }
 
-// JoinKey appends an object key to a JSON path, quoting keys that are not
+// joinKey appends an object key to a JSON path, quoting keys that are not
 // plain identifiers.
-func JoinKey(path, key string) string {
+func joinKey(path, key string) string {
 	plain := key != ""
 	for _, c := range key {
 		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {

@@ -30,7 +30,7 @@ func fingerprint(req *cassettes.Request, canonicalBody []byte, isJSON bool) Fing
 	h.Write(sep)
 	h.Write([]byte(req.Path))
 	h.Write(sep)
-	h.Write([]byte(CanonicalQuery(req.Query)))
+	h.Write([]byte(canonicalQuery(req.Query)))
 	h.Write(sep)
 	if isJSON {
 		h.Write([]byte{'j'})
@@ -45,9 +45,9 @@ func fingerprint(req *cassettes.Request, canonicalBody []byte, isJSON bool) Fing
 	return f
 }
 
-// CanonicalQuery sorts parameters by name, keeping the order of repeated
+// canonicalQuery sorts parameters by name, keeping the order of repeated
 // values, so "b=1&a=2" and "a=2&b=1" compare equal.
-func CanonicalQuery(raw string) string {
+func canonicalQuery(raw string) string {
 	if raw == "" {
 		return ""
 	}

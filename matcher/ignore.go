@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// DefaultIgnore lists request fields that legitimately differ between runs
+// defaultIgnore lists request fields that legitimately differ between runs
 // of the same agent and are left out of matching. Client-made call ids
 // (ADK's "adk-<uuid>") change every run; ids the server made are echoed
 // from replayed responses, so ignoring them loses nothing.
-var DefaultIgnore = []string{
+var defaultIgnore = []string{
 	"contents[*].parts[*].functionCall.id",
 	"contents[*].parts[*].functionResponse.id",
 }

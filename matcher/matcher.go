@@ -17,10 +17,10 @@ type Matcher struct {
 	byName bool // a path selects by [NAME]: canonicalise through the tree
 }
 
-// New returns a matcher ignoring DefaultIgnore plus the given paths.
+// New returns a matcher ignoring defaultIgnore plus the given paths.
 func New(ignore ...string) (*Matcher, error) {
 	m := &Matcher{}
-	for _, s := range append(append([]string(nil), DefaultIgnore...), ignore...) {
+	for _, s := range append(append([]string(nil), defaultIgnore...), ignore...) {
 		p, err := ParsePath(s)
 		if err != nil {
 			return nil, err
@@ -31,7 +31,7 @@ func New(ignore ...string) (*Matcher, error) {
 	return m, nil
 }
 
-// Default is a matcher with only DefaultIgnore. It is built once: a
+// Default is a matcher with only defaultIgnore. It is built once: a
 // Matcher never changes, so every caller can share it.
 var Default = sync.OnceValue(func() *Matcher {
 	m, err := New()

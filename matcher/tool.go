@@ -17,14 +17,14 @@ import (
 // interchangeable and are answered first in, first out.
 func ToolKey(req *cassettes.Request) Fingerprint {
 	h := sha256.New()
-	for _, s := range []string{req.Scheme, req.Host, req.Method, req.Path, CanonicalQuery(req.Query)} {
+	for _, s := range []string{req.Scheme, req.Host, req.Method, req.Path, canonicalQuery(req.Query)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
 	switch {
 	case isForm(req):
 		h.Write([]byte{'f'})
-		h.Write([]byte(CanonicalQuery(string(req.Body))))
+		h.Write([]byte(canonicalQuery(string(req.Body))))
 	default:
 		if canon, ok := canonicalBytes(nil, req.Body, nil); ok {
 			h.Write([]byte{'j'})
@@ -76,7 +76,7 @@ func DiffTool(recorded, got *cassettes.Request) []Difference {
 // name, as JSON objects of their values (a list for a repeated name);
 // lists that do not parse compare as a whole.
 func diffPairs(path, recorded, got string) []Difference {
-	if CanonicalQuery(recorded) == CanonicalQuery(got) {
+	if canonicalQuery(recorded) == canonicalQuery(got) {
 		return nil
 	}
 	rq, rerr := url.ParseQuery(recorded)

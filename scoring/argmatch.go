@@ -20,7 +20,7 @@ import (
 // Kinds, with A the actual value and E the expected one (a key missing from
 // a call counts as "absent"):
 //
-//	exact      A == E with Python equality (PyEqual); absent on both sides matches
+//	exact      A == E with Python equality (pyEqual); absent on both sides matches
 //	ignore     always matches, absent or not
 //	subset     A ⊆ E: every key of an object A is in E with a matching value
 //	           (recursively), every element of a list A matches a distinct
@@ -65,7 +65,7 @@ func (m ArgMatchers) callsMatch(actual, expected cassettes.ToolCall) bool {
 		return false
 	}
 	if len(m) == 0 {
-		return ArgsEqual(actual.Args, expected.Args)
+		return argsEqual(actual.Args, expected.Args)
 	}
 	if (actual.Args == nil) != (expected.Args == nil) {
 		// Python's None is no dict: only a tool whose every argument is
@@ -117,7 +117,7 @@ func (am ArgMatcher) match(a any, hasA bool, e any, hasE bool) bool {
 	if !hasA || !hasE {
 		return hasA == hasE
 	}
-	return PyEqual(a, e)
+	return pyEqual(a, e)
 }
 
 // contains reports whether small ⊆ big: objects key by key (recursively),
@@ -145,7 +145,7 @@ func contains(big, small any) bool {
 		for _, sv := range sl {
 			found := false
 			for i, bv := range bl {
-				if !used[i] && PyEqual(bv, sv) {
+				if !used[i] && pyEqual(bv, sv) {
 					used[i], found = true, true
 					break
 				}
@@ -156,7 +156,7 @@ func contains(big, small any) bool {
 		}
 		return true
 	}
-	return PyEqual(big, small)
+	return pyEqual(big, small)
 }
 
 // String renders a matcher as written in the configuration.

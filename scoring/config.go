@@ -20,7 +20,7 @@ import (
 // ignores, so one file serves both. The file format — criteria, custom
 // metrics, adkproxy's criteria, argument matchers, prices and the rules for
 // thresholds — is documented once, for users, in docs/scoring.md ("The
-// config file"). In code: Criterion, CustomMetric, KnownMetrics,
+// config file"). In code: Criterion, CustomMetric, knownMetrics,
 // ArgMatchers, Price and DefaultConfig.
 //
 // Unknown top-level keys and unknown keys inside "adkproxy" are errors, so
@@ -56,7 +56,7 @@ type Config struct {
 
 // Settings are adkproxy's own settings.
 type Settings struct {
-	// Criteria are adkproxy's metrics (KnownMetrics), in file order.
+	// Criteria are adkproxy's metrics (knownMetrics), in file order.
 	Criteria    []Criterion
 	ArgMatchers ArgMatchers
 	// Prices are DefaultPrices with the configured ones applied.
@@ -78,7 +78,7 @@ func DefaultConfig() *Config {
 			{Metric: ResponseMatchScore, Threshold: 0.8, Fields: map[string]any{"threshold": 0.8}},
 		},
 		CustomMetrics: map[string]CustomMetric{},
-		Adkproxy:      Settings{Prices: DefaultPrices(), CustomTimeout: DefaultCustomTimeout},
+		Adkproxy:      Settings{Prices: DefaultPrices(), CustomTimeout: defaultCustomTimeout},
 	}
 }
 
@@ -108,7 +108,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	cfg := &Config{File: name, Dir: filepath.Dir(name), CustomMetrics: map[string]CustomMetric{},
-		Adkproxy: Settings{Prices: DefaultPrices(), CustomTimeout: DefaultCustomTimeout}}
+		Adkproxy: Settings{Prices: DefaultPrices(), CustomTimeout: defaultCustomTimeout}}
 
 	if n, ok := root.PyField(o, "custom_metrics"); ok && n.V != nil {
 		if err := cfg.parseCustomMetrics(n); err != nil {

@@ -135,7 +135,7 @@ func TestLoadConfigExampleFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{ToolTrajectoryAvgScore, ResponseMatchScore, "final_response_match_v2", "mentions_city",
-		TrajectoryF1, SingleToolUse, CostUSD, LatencyInvocationMS, TotalTokens}
+		metricTrajectoryF1, metricSingleToolUse, metricCostUSD, metricLatencyInvocationMS, metricTotalTokens}
 	if got := cfg.Metrics(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("metrics %v", got)
 	}
@@ -154,16 +154,16 @@ func TestLoadConfigExampleFile(t *testing.T) {
 	for _, c := range s.Criteria {
 		byName[c.Metric] = c
 	}
-	if c := byName[CostUSD]; !c.Max || c.Threshold != 0.05 || c.Informational || !reflect.DeepEqual(c.Fields, map[string]any{"max": 0.05}) {
+	if c := byName[metricCostUSD]; !c.Max || c.Threshold != 0.05 || c.Informational || !reflect.DeepEqual(c.Fields, map[string]any{"max": 0.05}) {
 		t.Errorf("cost %+v", c)
 	}
-	if c := byName[LatencyInvocationMS]; !c.Max || c.Threshold != 2000 || c.Stat != "p50" {
+	if c := byName[metricLatencyInvocationMS]; !c.Max || c.Threshold != 2000 || c.Stat != "p50" {
 		t.Errorf("latency %+v", c)
 	}
-	if c := byName[TotalTokens]; !c.Informational || c.Fields != nil {
+	if c := byName[metricTotalTokens]; !c.Informational || c.Fields != nil {
 		t.Errorf("total tokens %+v", c)
 	}
-	if c := byName[SingleToolUse]; c.Tool != "get_weather" || c.Threshold != 1 {
+	if c := byName[metricSingleToolUse]; c.Tool != "get_weather" || c.Threshold != 1 {
 		t.Errorf("single tool %+v", c)
 	}
 	if am := s.ArgMatchers.lookup("get_weather", "city"); am.Kind != "regex" || am.Pattern.String() != "^(Paris|Tokyo)$" {
@@ -185,11 +185,11 @@ func TestParseConfigReportRunMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := cfg.Metrics()
-	if len(got) != len(RunMetrics()) || got[0] != CostUSD {
+	if len(got) != len(RunMetrics()) || got[0] != metricCostUSD {
 		t.Fatalf("metrics %v", got)
 	}
 	for _, c := range cfg.evaluated()[1:] {
-		if !c.Informational || c.Metric == CostUSD {
+		if !c.Informational || c.Metric == metricCostUSD {
 			t.Fatalf("criterion %+v", c)
 		}
 	}

@@ -151,7 +151,7 @@ func parseAdkproxyCriterion(metric string, n pyjson.Value) (Criterion, error) {
 		if isADKMetric(metric) {
 			return Criterion{}, n.Errorf("%s is ADK's metric: put it under the top-level \"criteria\"", metric)
 		}
-		return Criterion{}, n.Errorf("unknown metric; known adkproxy metrics: %s", strings.Join(KnownMetrics(), ", "))
+		return Criterion{}, n.Errorf("unknown metric; known adkproxy metrics: %s", strings.Join(knownMetrics(), ", "))
 	}
 	cr := Criterion{Metric: metric, Adkproxy: true, Stat: "mean"}
 	switch v := n.V.(type) {
@@ -166,10 +166,10 @@ func parseAdkproxyCriterion(metric string, n pyjson.Value) (Criterion, error) {
 		cr.Threshold = f
 	case *pyjson.Object:
 		known := []string{"threshold", "min", "max"}
-		if metric == SingleToolUse {
+		if metric == metricSingleToolUse {
 			known = append(known, "tool")
 		}
-		if metric == SandboxUsage {
+		if metric == metricSandboxUsage {
 			known = append(known, "tools")
 		}
 		if spec.hasStat {
@@ -227,7 +227,7 @@ func parseAdkproxyCriterion(metric string, n pyjson.Value) (Criterion, error) {
 	default:
 		return cr, n.Errorf("expected a threshold number or an object ({\"threshold\": X}, {\"max\": X} or {}), got %s", pyjson.Describe(n.V))
 	}
-	if metric == SingleToolUse && cr.Tool == "" {
+	if metric == metricSingleToolUse && cr.Tool == "" {
 		return cr, n.Errorf("needs the tool to look for: {\"tool\": \"get_weather\", \"threshold\": 1}")
 	}
 	if !cr.Informational {

@@ -70,9 +70,9 @@ type CustomMetric struct {
 	interval        metricInterval
 }
 
-// DefaultCustomTimeout is how long a custom metric command may run unless
+// defaultCustomTimeout is how long a custom metric command may run unless
 // configured otherwise.
-const DefaultCustomTimeout = 60 * time.Second
+const defaultCustomTimeout = 60 * time.Second
 
 func (cfg *Config) parseCustomMetrics(n pyjson.Value) error {
 	o, err := n.Object()
@@ -181,7 +181,7 @@ func customTimeout(cfg *Config, cm *CustomMetric) time.Duration {
 		timeout = cm.Timeout
 	}
 	if timeout <= 0 {
-		timeout = DefaultCustomTimeout
+		timeout = defaultCustomTimeout
 	}
 	return timeout
 }

@@ -65,18 +65,18 @@ func TestEvaluateWeatherRecordingEndToEnd(t *testing.T) {
 		t.Errorf("custom %+v", m)
 	}
 	// The regex matcher accepts Tokyo for London, in adkproxy's metric only.
-	engCheckScores(t, "f1", ms[TrajectoryF1], 1, 1, 1)
-	engCheckScores(t, "single tool", ms[SingleToolUse], 1, 1, 1)
+	engCheckScores(t, "f1", ms[metricTrajectoryF1], 1, 1, 1)
+	engCheckScores(t, "single tool", ms[metricSingleToolUse], 1, 1, 1)
 	// usage {6,1} {6,7} {16,1} {16,7} on gemini-2.5-flash (from the
 	// responses' modelVersion): 44 × 0.30 + 16 × 2.50 = 53.2 µ$.
-	cost := ms[CostUSD]
+	cost := ms[metricCostUSD]
 	engCheckScores(t, "cost", cost, 53.2e-6, 23.6e-6, 29.6e-6)
 	if cost.Status != Passed || cost.Details["per_model"].(map[string]float64)["gemini-2.5-flash"] == 0 {
 		t.Errorf("cost %+v", cost)
 	}
 	// Latencies 1.646 + 0.767 and 0.525 + 0.688 ms; p50 of two = their mean.
-	engCheckScores(t, "latency", ms[LatencyInvocationMS], (2.413+1.213)/2, 2.413, 1.213)
-	if m := ms[TotalTokens]; !m.Informational || m.Status != NotEvaluated || *m.Score != 60 {
+	engCheckScores(t, "latency", ms[metricLatencyInvocationMS], (2.413+1.213)/2, 2.413, 1.213)
+	if m := ms[metricTotalTokens]; !m.Informational || m.Status != NotEvaluated || *m.Score != 60 {
 		t.Errorf("tokens %+v", m)
 	}
 	if cr.Status != Passed {

@@ -34,7 +34,7 @@ func TestRunMetricsShowTheGoldenValue(t *testing.T) {
 	}
 	var total *MetricResult
 	for i, m := range res.Cases[0].Metrics {
-		if m.Metric == TotalTokens {
+		if m.Metric == metricTotalTokens {
 			total = &res.Cases[0].Metrics[i]
 		}
 	}

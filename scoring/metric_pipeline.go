@@ -106,7 +106,7 @@ func sandboxTools(cfg *Config, cr *Criterion) []string {
 	}
 	if cfg != nil {
 		for _, c := range cfg.Adkproxy.Criteria {
-			if c.Metric == SandboxUsage && c.Tools != nil {
+			if c.Metric == metricSandboxUsage && c.Tools != nil {
 				return c.Tools
 			}
 		}

@@ -254,15 +254,15 @@ func RunOf(cfg *Config, c *Case) SessionRun {
 		}
 		return int(*m.Score)
 	}
-	out := SessionRun{TurnCount: len(c.Actual), CacheHitRate: metric(CacheHitRate).Score,
-		ToolCalls: count(metric(ToolCalls)), UniqueTools: toolNamesOf(c),
-		ToolSuccessRate: metric(ToolSuccessRate).Score, ReasoningRatio: metric(ReasoningRatio).Score,
-		GroundingCited: count(metric(GroundingUtilization)), SandboxCalls: count(metric(SandboxUsage)),
-		ToolLatencyMS: metric(ToolLatencyMS).Score, AgentHandoffs: count(metric(AgentHandoffs))}
-	if m := metric(TotalTokens); m.Score != nil {
+	out := SessionRun{TurnCount: len(c.Actual), CacheHitRate: metric(metricCacheHitRate).Score,
+		ToolCalls: count(metric(metricToolCalls)), UniqueTools: toolNamesOf(c),
+		ToolSuccessRate: metric(metricToolSuccessRate).Score, ReasoningRatio: metric(metricReasoningRatio).Score,
+		GroundingCited: count(metric(metricGroundingUtilization)), SandboxCalls: count(metric(metricSandboxUsage)),
+		ToolLatencyMS: metric(metricToolLatencyMS).Score, AgentHandoffs: count(metric(metricAgentHandoffs))}
+	if m := metric(metricTotalTokens); m.Score != nil {
 		out.TotalTokens = int64(*m.Score)
 	}
-	if m := metric(ToolErrorRate); m.Details != nil {
+	if m := metric(metricToolErrorRate); m.Details != nil {
 		out.ToolErrors, _ = m.Details["errors"].(int)
 	}
 	for _, inv := range c.Actual {
@@ -359,7 +359,7 @@ func cost(prices map[string]Price, c *Case, m *MetricResult) {
 		total += sum
 		m.PerInvocation = append(m.PerInvocation, InvocationScore{Index: i, Score: Float(sum)})
 	}
-	m.Details = map[string]any{"prices_as_of": PricesAsOf, "per_model": byModel}
+	m.Details = map[string]any{"prices_as_of": pricesAsOf, "per_model": byModel}
 	if len(unknown) > 0 {
 		var names []string
 		for _, n := range slices.Sorted(maps.Keys(unknown)) {

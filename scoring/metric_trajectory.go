@@ -22,7 +22,7 @@ func toolTrajectory(cr *Criterion, c *Case, m *MetricResult) {
 		return
 	}
 	eq := func(a, e cassettes.ToolCall) bool {
-		return a.Name == e.Name && (cr.IgnoreArgs || ArgsEqual(a.Args, e.Args))
+		return a.Name == e.Name && (cr.IgnoreArgs || argsEqual(a.Args, e.Args))
 	}
 	m.PerInvocation = make([]InvocationScore, 0, n)
 	for i := range n {
@@ -145,7 +145,7 @@ func argsHint(a, e cassettes.ToolCall) string {
 	}
 	var keys []string
 	for k, v := range e.Args {
-		if w, ok := a.Args[k]; !ok || !PyEqual(v, w) {
+		if w, ok := a.Args[k]; !ok || !pyEqual(v, w) {
 			keys = append(keys, k)
 		}
 	}
@@ -197,9 +197,9 @@ func partialTrajectory(matchers ArgMatchers, cr *Criterion, c *Case, m *MetricRe
 			precision := float64(matched) / float64(len(actual))
 			recall := float64(matched) / float64(len(expected))
 			switch cr.Metric {
-			case TrajectoryPrecision:
+			case metricTrajectoryPrecision:
 				score = precision
-			case TrajectoryRecall:
+			case metricTrajectoryRecall:
 				score = recall
 			default:
 				score = rouge.FMeasure(precision, recall)

@@ -16,7 +16,7 @@ const (
 	// overall score is the sum over invocations divided by their number; no
 	// invocations → no score (NOT_EVALUATED). Calls are equal when the names
 	// are equal and, unless ignore_args, the args are equal as Python dicts
-	// (PyEqual; null args ≠ {}); ids and tool responses take no part.
+	// (pyEqual; null args ≠ {}); ids and tool responses take no part.
 	//
 	//   - EXACT (default): same number of calls, pairwise equal; two empty
 	//     lists match.
@@ -64,35 +64,35 @@ const (
 //
 // The others are run metrics: see RunMetrics.
 const (
-	TrajectoryPrecision = "trajectory_precision"
-	TrajectoryRecall    = "trajectory_recall"
-	TrajectoryF1        = "trajectory_f1"
-	SingleToolUse       = "single_tool_use"
+	metricTrajectoryPrecision = "trajectory_precision"
+	metricTrajectoryRecall    = "trajectory_recall"
+	metricTrajectoryF1        = "trajectory_f1"
+	metricSingleToolUse       = "single_tool_use"
 
-	PromptTokens        = "prompt_tokens"
-	CandidatesTokens    = "candidates_tokens"
-	CachedTokens        = "cached_tokens"
-	ThoughtsTokens      = "thoughts_tokens"
-	ToolUseTokens       = "tool_use_tokens"
-	TotalTokens         = "total_tokens"
-	CostUSD             = "cost_usd"
-	LatencyCallMS       = "latency_call_ms"
-	LatencyInvocationMS = "latency_invocation_ms"
-	CacheHitRate        = "cache_hit_rate"
-	ThinkingRatio       = "thinking_ratio"
-	ToolCalls           = "tool_calls"
-	UniqueTools         = "unique_tools"
-	ToolErrorRate       = "tool_error_rate"
-	AgentHandoffs       = "agent_handoffs"
-	ContextSaturation   = "context_saturation"
-	OutputDensity       = "output_density"
+	metricPromptTokens        = "prompt_tokens"
+	metricCandidatesTokens    = "candidates_tokens"
+	metricCachedTokens        = "cached_tokens"
+	metricThoughtsTokens      = "thoughts_tokens"
+	metricToolUseTokens       = "tool_use_tokens"
+	metricTotalTokens         = "total_tokens"
+	metricCostUSD             = "cost_usd"
+	metricLatencyCallMS       = "latency_call_ms"
+	metricLatencyInvocationMS = "latency_invocation_ms"
+	metricCacheHitRate        = "cache_hit_rate"
+	metricThinkingRatio       = "thinking_ratio"
+	metricToolCalls           = "tool_calls"
+	metricUniqueTools         = "unique_tools"
+	metricToolErrorRate       = "tool_error_rate"
+	metricAgentHandoffs       = "agent_handoffs"
+	metricContextSaturation   = "context_saturation"
+	metricOutputDensity       = "output_density"
 
 	// The evaluation pipeline's (metric_pipeline.go).
-	ToolSuccessRate      = "tool_success_rate"
-	ReasoningRatio       = "reasoning_ratio"
-	GroundingUtilization = "grounding_utilization"
-	SandboxUsage         = "sandbox_usage"
-	ToolLatencyMS        = "tool_latency_ms"
+	metricToolSuccessRate      = "tool_success_rate"
+	metricReasoningRatio       = "reasoning_ratio"
+	metricGroundingUtilization = "grounding_utilization"
+	metricSandboxUsage         = "sandbox_usage"
+	metricToolLatencyMS        = "tool_latency_ms"
 )
 
 // adkNotComputed are ADK's prebuilt metric names (newest ADK) that
@@ -157,8 +157,8 @@ func isMultiTurnMetric(name string) bool {
 // tool_error_rate take only {"max": X} thresholds.
 func RunMetrics() []string { return runMetricNames() }
 
-// KnownMetrics lists adkproxy's own metric names (adkproxy.criteria).
-func KnownMetrics() []string {
+// knownMetrics lists adkproxy's own metric names (adkproxy.criteria).
+func knownMetrics() []string {
 	var names []string
 	for _, d := range metricTable {
 		if !d.adk {

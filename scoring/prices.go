@@ -39,13 +39,13 @@ type LongPrice struct {
 	Output      float64 `json:"output"`
 }
 
-// PricesAsOf is the date of the DefaultPrices.
-const PricesAsOf = "2025-12"
+// pricesAsOf is the date of the DefaultPrices.
+const pricesAsOf = "2025-12"
 
 // DefaultPrices are list prices of the Gemini Developer API (paid tier,
 // standard, not batch; text, image and video input) in USD per 1M tokens,
 // as published on https://ai.google.dev/gemini-api/docs/pricing as of
-// PricesAsOf. They were written down from that page, not fetched by
+// pricesAsOf. They were written down from that page, not fetched by
 // adkproxy: prices change, Vertex AI and audio input are priced
 // differently, and free-tier usage costs nothing. Check them before relying
 // on cost_usd, and override or add models under "adkproxy": {"prices": …}.

@@ -10,14 +10,14 @@ import (
 	"strings"
 )
 
-// PyEqual reports whether two JSON-like values are equal as Python's ==
+// pyEqual reports whether two JSON-like values are equal as Python's ==
 // finds them after json.loads, which is how ADK compares tool arguments:
 // deep; object keys in any order; list order kept; numbers by value across
 // int and float (1 == 1.0), and a boolean is the integer 0 or 1 (True == 1
 // == 1.0); null equals only null; strings never equal numbers. Integers are
 // compared exactly when they come as json.Number (eval set files), so 2**53+1
 // differs from 2**53 as in Python; float64 values compare as floats.
-func PyEqual(a, b any) bool {
+func pyEqual(a, b any) bool {
 	if na, ok := toNum(a); ok {
 		nb, ok := toNum(b)
 		return ok && na.equal(nb)
@@ -49,9 +49,9 @@ func PyEqual(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// ArgsEqual compares two argument maps as ADK does (FunctionCall.args ==):
+// argsEqual compares two argument maps as ADK does (FunctionCall.args ==):
 // a nil map is Python's None, so nil differs from an empty map.
-func ArgsEqual(a, b map[string]any) bool {
+func argsEqual(a, b map[string]any) bool {
 	if (a == nil) != (b == nil) {
 		return false
 	}
@@ -64,7 +64,7 @@ func mapsEqual(a, b map[string]any) bool {
 	}
 	for k, v := range a {
 		w, ok := b[k]
-		if !ok || !PyEqual(v, w) {
+		if !ok || !pyEqual(v, w) {
 			return false
 		}
 	}
@@ -76,7 +76,7 @@ func listsEqual(a, b []any) bool {
 		return false
 	}
 	for i := range a {
-		if !PyEqual(a[i], b[i]) {
+		if !pyEqual(a[i], b[i]) {
 			return false
 		}
 	}

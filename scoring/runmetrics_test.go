@@ -54,27 +54,27 @@ func TestRunMetricsHandComputed(t *testing.T) {
 		overall float64
 		per     []float64
 	}{
-		{PromptTokens, 253200, []float64{2200, 251000}},
-		{CandidatesTokens, 200, []float64{80, 120}},
-		{CachedTokens, 1400, []float64{1400, 0}},
-		{ThoughtsTokens, 550, []float64{150, 400}},
-		{ToolUseTokens, 50, []float64{0, 50}},
-		{TotalTokens, 254000, []float64{2430, 251570}},
+		{metricPromptTokens, 253200, []float64{2200, 251000}},
+		{metricCandidatesTokens, 200, []float64{80, 120}},
+		{metricCachedTokens, 1400, []float64{1400, 0}},
+		{metricThoughtsTokens, 550, []float64{150, 400}},
+		{metricToolUseTokens, 50, []float64{0, 50}},
+		{metricTotalTokens, 254000, []float64{2430, 251570}},
 		// flash: (600×0.30 + 400×0.03 + 200×2.50) + (200×0.30 + 1000×0.03 + 30×2.50) = 692 + 165 = 857 µ$;
 		// pro above 200k: 250000×2.50 + 50×2.50 + 500×15 = 632625 µ$; pro: 1000×1.25 + 20×10 = 1450 µ$.
-		{CostUSD, 0.000857 + 0.632625 + 0.00145, []float64{0.000857, 0.634075}},
+		{metricCostUSD, 0.000857 + 0.632625 + 0.00145, []float64{0.000857, 0.634075}},
 		// calls 100 300 | 1000 20 600: mean 404; per invocation means 200, 540.
-		{LatencyCallMS, 404, []float64{200, 540}},
-		{LatencyInvocationMS, 1010, []float64{400, 1620}},
-		{CacheHitRate, 1400.0 / 253200, []float64{1400.0 / 2200, 0}},
-		{ThinkingRatio, 550.0 / 750, []float64{150.0 / 230, 400.0 / 520}},
-		{ToolCalls, 3, []float64{1, 2}},
-		{UniqueTools, 3, []float64{1, 2}},
-		{ToolErrorRate, 2.0 / 5, []float64{0, 2.0 / 4}},
-		{AgentHandoffs, 1, []float64{0, 1}},
-		{ContextSaturation, 250000, []float64{1200, 250000}},
+		{metricLatencyCallMS, 404, []float64{200, 540}},
+		{metricLatencyInvocationMS, 1010, []float64{400, 1620}},
+		{metricCacheHitRate, 1400.0 / 253200, []float64{1400.0 / 2200, 0}},
+		{metricThinkingRatio, 550.0 / 750, []float64{150.0 / 230, 400.0 / 520}},
+		{metricToolCalls, 3, []float64{1, 2}},
+		{metricUniqueTools, 3, []float64{1, 2}},
+		{metricToolErrorRate, 2.0 / 5, []float64{0, 2.0 / 4}},
+		{metricAgentHandoffs, 1, []float64{0, 1}},
+		{metricContextSaturation, 250000, []float64{1200, 250000}},
 		// The 429 is not a successful call: (50+30+100+20)/4.
-		{OutputDensity, 50, []float64{40, 60}},
+		{metricOutputDensity, 50, []float64{40, 60}},
 	} {
 		m := ms[tc.metric]
 		engCheckScores(t, tc.metric, m, tc.overall, tc.per...)
@@ -90,26 +90,26 @@ func TestRunMetricsHandComputed(t *testing.T) {
 	if cr.Status != NotEvaluated {
 		t.Errorf("informational metrics alone decide nothing: %v", cr.Status)
 	}
-	lat := ms[LatencyCallMS].Details
+	lat := ms[metricLatencyCallMS].Details
 	if lat["mean"] != 404.0 || lat["p50"] != 300.0 || lat["max"] != 1000.0 || lat["n"] != 5 {
 		t.Errorf("latency details %v", lat)
 	}
-	if d := ms[LatencyInvocationMS].Details; d["p50"] != 1010.0 || d["max"] != 1620.0 || d["n"] != 2 {
+	if d := ms[metricLatencyInvocationMS].Details; d["p50"] != 1010.0 || d["max"] != 1620.0 || d["n"] != 2 {
 		t.Errorf("invocation latency details %v", d)
 	}
-	if d := ms[ToolErrorRate].Details; d["errors"] != 2 || d["results"] != 5 || !reflect.DeepEqual(d["failed_tools"], []string{"set_device_info", "check"}) {
+	if d := ms[metricToolErrorRate].Details; d["errors"] != 2 || d["results"] != 5 || !reflect.DeepEqual(d["failed_tools"], []string{"set_device_info", "check"}) {
 		t.Errorf("tool errors %v", d)
 	}
-	if got := ms[ToolErrorRate].PerInvocation[1].Reason; got != "invocation 2: failed tool results: set_device_info, check" {
+	if got := ms[metricToolErrorRate].PerInvocation[1].Reason; got != "invocation 2: failed tool results: set_device_info, check" {
 		t.Errorf("tool error reason %q", got)
 	}
-	if d := ms[AgentHandoffs].Details; !reflect.DeepEqual(d["to"], []string{"kitchen_agent"}) {
+	if d := ms[metricAgentHandoffs].Details; !reflect.DeepEqual(d["to"], []string{"kitchen_agent"}) {
 		t.Errorf("handoffs %v", d)
 	}
-	if d := ms[ToolCalls].Details; !reflect.DeepEqual(d["calls_per_tool"], map[string]int{"get_device_info": 1, "transfer_to_agent": 1, "set_device_info": 1}) {
+	if d := ms[metricToolCalls].Details; !reflect.DeepEqual(d["calls_per_tool"], map[string]int{"get_device_info": 1, "transfer_to_agent": 1, "set_device_info": 1}) {
 		t.Errorf("tool calls %v", d)
 	}
-	if d := ms[CostUSD].Details; d["prices_as_of"] != PricesAsOf || len(d["per_model"].(map[string]float64)) != 4 {
+	if d := ms[metricCostUSD].Details; d["prices_as_of"] != pricesAsOf || len(d["per_model"].(map[string]float64)) != 4 {
 		t.Errorf("cost details %v", d)
 	}
 }
@@ -128,13 +128,13 @@ func TestRunMetricThresholds(t *testing.T) {
 		status EvalStatus
 		score  float64
 	}{
-		CostUSD:             {Failed, 0.634932},
-		TotalTokens:         {Passed, 254000}, // ≤ max passes, equal included
-		LatencyCallMS:       {Passed, 300},    // p50 of 20 100 300 600 1000
-		LatencyInvocationMS: {Failed, 1620},
-		CacheHitRate:        {Failed, 1400.0 / 253200},
-		ToolErrorRate:       {Passed, 0.4},
-		UniqueTools:         {Failed, 3},
+		metricCostUSD:             {Failed, 0.634932},
+		metricTotalTokens:         {Passed, 254000}, // ≤ max passes, equal included
+		metricLatencyCallMS:       {Passed, 300},    // p50 of 20 100 300 600 1000
+		metricLatencyInvocationMS: {Failed, 1620},
+		metricCacheHitRate:        {Failed, 1400.0 / 253200},
+		metricToolErrorRate:       {Passed, 0.4},
+		metricUniqueTools:         {Failed, 3},
 	} {
 		m := ms[metric]
 		if m.Status != want.status || m.Score == nil || !engClose(*m.Score, want.score) || m.Informational {
@@ -144,12 +144,12 @@ func TestRunMetricThresholds(t *testing.T) {
 	if cr.Status != Failed {
 		t.Errorf("case %v", cr.Status)
 	}
-	cost := ms[CostUSD]
+	cost := ms[metricCostUSD]
 	if !cost.Max || cost.Threshold != 0.5 || cost.Reason != "cost_usd 0.6349 is above the maximum 0.5: invocation 2: cost_usd 0.6341 is above the maximum 0.5" ||
 		cost.PerInvocation[0].Status != Passed || cost.PerInvocation[1].Status != Failed {
 		t.Errorf("cost %+v", cost)
 	}
-	lat := ms[LatencyInvocationMS]
+	lat := ms[metricLatencyInvocationMS]
 	if lat.PerInvocation[0].Status != Passed || lat.PerInvocation[1].Status != Failed || lat.Details["stat"] != "max" {
 		t.Errorf("latency %+v", lat)
 	}
@@ -160,7 +160,7 @@ func TestCostNeedsAPriceForEveryModel(t *testing.T) {
 	c.Actual[1].Steps[2].Model = "my-llm"
 	c.Actual[1].Steps = append(c.Actual[1].Steps, Step{Usage: Usage{Prompt: 1}})
 	_, ms := engEval(t, `{"adkproxy": {"criteria": {"cost_usd": {"max": 1}}}}`, c)
-	m := ms[CostUSD]
+	m := ms[metricCostUSD]
 	if m.Score != nil || m.Status != NotEvaluated || !strings.HasPrefix(m.Reason, `no price for (unknown model) (1 call), my-llm (1 call): add it under "adkproxy": {"prices"`) {
 		t.Fatalf("%+v", m)
 	}
@@ -168,7 +168,7 @@ func TestCostNeedsAPriceForEveryModel(t *testing.T) {
 	_, ms = engEval(t, `{"adkproxy": {"criteria": {"cost_usd": {"max": 1}},
 	  "prices": {"*": {"input": 1, "output": 1}, "gemini-2.5-flash": {"input": 0, "output": 0}}}}`, c)
 	// flash free; pro long 632625 µ$; my-llm 1000+20; unknown 1.
-	if m := ms[CostUSD]; m.Score == nil || !engClose(*m.Score, 0.632625+0.001020+0.000001) {
+	if m := ms[metricCostUSD]; m.Score == nil || !engClose(*m.Score, 0.632625+0.001020+0.000001) {
 		t.Fatalf("%+v", m)
 	}
 }
@@ -211,7 +211,7 @@ func TestPriceLookupAndCost(t *testing.T) {
 func TestRunMetricsNeedRecordedSteps(t *testing.T) {
 	c := Case{Actual: []Invocation{{UserText: "hi", FinalResponse: "hello"}}}
 	_, ms := engEval(t, `{"adkproxy": {"criteria": {"total_tokens": {"max": 10}, "cache_hit_rate": 0.1}}}`, c)
-	for _, name := range []string{TotalTokens, CacheHitRate} {
+	for _, name := range []string{metricTotalTokens, metricCacheHitRate} {
 		if m := ms[name]; m.Status != NotEvaluated || m.Reason != "no recorded model calls: run metrics need a recording, not eval set invocations" {
 			t.Errorf("%s: %+v", name, m)
 		}
@@ -219,9 +219,9 @@ func TestRunMetricsNeedRecordedSteps(t *testing.T) {
 	c = Case{Actual: []Invocation{{Steps: []Step{{Model: "gemini-2.5-flash", Latency: time.Millisecond}}}}}
 	_, ms = engEval(t, `{"adkproxy": {"criteria": {"cache_hit_rate": 0.1, "thinking_ratio": {}, "tool_error_rate": {"max": 0}}}}`, c)
 	for name, reason := range map[string]string{
-		CacheHitRate:  "no prompt tokens recorded",
-		ThinkingRatio: "no output tokens recorded",
-		ToolErrorRate: "no tool results recorded",
+		metricCacheHitRate:  "no prompt tokens recorded",
+		metricThinkingRatio: "no output tokens recorded",
+		metricToolErrorRate: "no tool results recorded",
 	} {
 		if m := ms[name]; m.Score != nil || m.Status != NotEvaluated || m.Reason != reason {
 			t.Errorf("%s: %+v", name, m)

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 )
 
-// TestConfigFile is the name of the eval config ADK reads beside its test
+// testConfigFile is the name of the eval config ADK reads beside its test
 // files.
-const TestConfigFile = "test_config.json"
+const testConfigFile = "test_config.json"
 
 // ConfigBeside returns the test_config.json ADK would use for the
 // expectations at expected (an eval set file, "file:ids", or a folder):
@@ -24,7 +24,7 @@ func ConfigBeside(expected string) string {
 	if info, err := os.Stat(path); err != nil || !info.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	p := filepath.Join(dir, TestConfigFile)
+	p := filepath.Join(dir, testConfigFile)
 	if info, err := os.Stat(p); err == nil && !info.IsDir() {
 		return p
 	}

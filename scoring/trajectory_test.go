@@ -103,14 +103,14 @@ func TestPyEqualIsPythonEquality(t *testing.T) {
 		{[]string{"x"}, []any{"x"}, true},
 		{map[string]int{"n": 1}, map[string]any{"n": 1.0}, true},
 	} {
-		if got := PyEqual(tc.a, tc.b); got != tc.want {
+		if got := pyEqual(tc.a, tc.b); got != tc.want {
 			t.Errorf("PyEqual(%#v, %#v) = %v", tc.a, tc.b, got)
 		}
-		if got := PyEqual(tc.b, tc.a); got != tc.want {
+		if got := pyEqual(tc.b, tc.a); got != tc.want {
 			t.Errorf("PyEqual(%#v, %#v) = %v (swapped)", tc.b, tc.a, got)
 		}
 	}
-	if ArgsEqual(nil, map[string]any{}) || !ArgsEqual(nil, nil) || !ArgsEqual(map[string]any{}, map[string]any{}) {
+	if argsEqual(nil, map[string]any{}) || !argsEqual(nil, nil) || !argsEqual(map[string]any{}, map[string]any{}) {
 		t.Error("ArgsEqual: null args must differ from {} only")
 	}
 }
@@ -283,17 +283,17 @@ func TestTrajectoryPartialCredit(t *testing.T) {
 	_, ms := engEval(t, `{"adkproxy": {"criteria": {"trajectory_precision": 0.4, "trajectory_recall": 0.5, "trajectory_f1": {"min": 0.4}}}}`, cs)
 	// Hand-computed: 2 of 3 matched; 1 of 2 actual, 1 of 1 expected;
 	// both empty; actual empty; expected empty.
-	engCheckScores(t, "precision", ms[TrajectoryPrecision], (2.0/3+0.5+1+0+0)/5, 2.0/3, 0.5, 1, 0, 0)
-	engCheckScores(t, "recall", ms[TrajectoryRecall], (2.0/3+1+1+0+0)/5, 2.0/3, 1, 1, 0, 0)
-	engCheckScores(t, "f1", ms[TrajectoryF1], (2.0/3+2.0/3+1+0+0)/5, 2.0/3, 2.0/3, 1, 0, 0)
-	if got := ms[TrajectoryF1].PerInvocation[0].Reason; got != `invocation 1: 2 of 3 actual and 2 of 3 expected calls matched; missing [d()]; unexpected [c()]` {
+	engCheckScores(t, "precision", ms[metricTrajectoryPrecision], (2.0/3+0.5+1+0+0)/5, 2.0/3, 0.5, 1, 0, 0)
+	engCheckScores(t, "recall", ms[metricTrajectoryRecall], (2.0/3+1+1+0+0)/5, 2.0/3, 1, 1, 0, 0)
+	engCheckScores(t, "f1", ms[metricTrajectoryF1], (2.0/3+2.0/3+1+0+0)/5, 2.0/3, 2.0/3, 1, 0, 0)
+	if got := ms[metricTrajectoryF1].PerInvocation[0].Reason; got != `invocation 1: 2 of 3 actual and 2 of 3 expected calls matched; missing [d()]; unexpected [c()]` {
 		t.Errorf("reason %q", got)
 	}
-	if got := ms[TrajectoryRecall].PerInvocation[3].Reason; got != `invocation 4: 0 of 0 actual and 0 of 1 expected calls matched; missing [b()]` {
+	if got := ms[metricTrajectoryRecall].PerInvocation[3].Reason; got != `invocation 4: 0 of 0 actual and 0 of 1 expected calls matched; missing [b()]` {
 		t.Errorf("reason %q", got)
 	}
-	if ms[TrajectoryF1].Status != Passed || ms[TrajectoryPrecision].Status != Passed || ms[TrajectoryRecall].Status != Passed {
-		t.Errorf("statuses %v %v %v", ms[TrajectoryPrecision].Status, ms[TrajectoryRecall].Status, ms[TrajectoryF1].Status)
+	if ms[metricTrajectoryF1].Status != Passed || ms[metricTrajectoryPrecision].Status != Passed || ms[metricTrajectoryRecall].Status != Passed {
+		t.Errorf("statuses %v %v %v", ms[metricTrajectoryPrecision].Status, ms[metricTrajectoryRecall].Status, ms[metricTrajectoryF1].Status)
 	}
 }
 
@@ -335,7 +335,7 @@ func TestTrajectoryPartialCreditWithArgMatchers(t *testing.T) {
 	} {
 		c := Case{Actual: []Invocation{engCalls(tc.actual)}, Expected: []Invocation{engCalls(tc.expected)}}
 		_, ms := engEval(t, config, c)
-		if m := ms[TrajectoryRecall]; *m.Score != tc.want {
+		if m := ms[metricTrajectoryRecall]; *m.Score != tc.want {
 			t.Errorf("%s: recall %v, want %v (%s)", tc.name, *m.Score, tc.want, m.Reason)
 		}
 	}
@@ -343,8 +343,8 @@ func TestTrajectoryPartialCreditWithArgMatchers(t *testing.T) {
 	// The matchers never apply to ADK's metric.
 	c := Case{Actual: []Invocation{engCalls(gw("city", "Paris", "date", "a"))}, Expected: []Invocation{engCalls(gw("city", "Paris", "date", "b"))}}
 	_, ms := engEval(t, config, c)
-	if *ms[TrajectoryRecall].Score != 1 || *ms[ToolTrajectoryAvgScore].Score != 0 {
-		t.Fatalf("recall %v, ADK %v", *ms[TrajectoryRecall].Score, *ms[ToolTrajectoryAvgScore].Score)
+	if *ms[metricTrajectoryRecall].Score != 1 || *ms[ToolTrajectoryAvgScore].Score != 0 {
+		t.Fatalf("recall %v, ADK %v", *ms[metricTrajectoryRecall].Score, *ms[ToolTrajectoryAvgScore].Score)
 	}
 }
 
@@ -357,7 +357,7 @@ func TestTrajectoryMatchingIsMaximum(t *testing.T) {
 		Expected: []Invocation{engCalls(engCall("x", "v", 2.0), engCall("x", "v", 0.0))},
 	}
 	_, ms := engEval(t, config, c)
-	engCheckScores(t, "f1", ms[TrajectoryF1], 1, 1)
+	engCheckScores(t, "f1", ms[metricTrajectoryF1], 1, 1)
 }
 
 // TestSingleToolUse: per invocation, as Vertex AI's
@@ -369,7 +369,7 @@ func TestSingleToolUse(t *testing.T) {
 		engCalls(engCall("get_time")),
 	}}
 	cr, ms := engEval(t, `{"adkproxy": {"criteria": {"single_tool_use": {"tool": "get_weather", "threshold": 1}}}}`, c)
-	m := ms[SingleToolUse]
+	m := ms[metricSingleToolUse]
 	engCheckScores(t, "single tool", m, 0.5, 1, 0)
 	if m.Status != Failed || cr.Status != Failed || m.PerInvocation[1].Reason != "invocation 2: get_weather was not called; got [get_time()]" ||
 		m.Reason != "single_tool_use 0.5 is below the threshold 1: get_weather was called in 1 of 2 invocations (the score is the share of invocations that call it); invocation 2: get_weather was not called; got [get_time()]" {

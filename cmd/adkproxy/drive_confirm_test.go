@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -91,5 +92,69 @@ func TestDriveAnswersToolConfirmation(t *testing.T) {
 	}
 	if r := adkproxy(t, nil, "drive", "--server", "http://127.0.0.1:1", "--app", "booker", "--evalset", evalset, "--confirm", "maybe"); r.code != exitUsage {
 		t.Errorf("--confirm maybe: exit %d, want 64", r.code)
+	}
+}
+
+// The simulated user answers the agent's tool confirmation requests as its
+// plan says (its model decides, one recorded call per request), in the
+// same turn; replayed with no key, the same conversation.
+func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
+	agents := filepath.Join(t.TempDir(), "agents")
+	writeTestFile(t, agents, "booker/agent.mjs", bookerAgent)
+	dir := testutil.OutDir(t)
+	scen := writeTestFile(t, dir, "scenarios.json", `{"scenarios": [
+	  {"starting_prompt": "Book a room in Paris", "conversation_plan": "Book a room in Paris and approve the booking when asked."},
+	  {"starting_prompt": "Book a room in Oslo", "conversation_plan": "Ask for a room in Oslo but refuse the booking when asked."}]}`)
+	cfg := writeTestFile(t, dir, "test_config.json", `{"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 2}}`)
+	user := &fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		switch {
+		case strings.Contains(prompt, "APPROVE or REFUSE") && strings.Contains(prompt, "approve the booking"):
+			return fakejudge.Reply{Text: "APPROVE"}
+		case strings.Contains(prompt, "APPROVE or REFUSE"):
+			return fakejudge.Reply{Text: "REFUSE"}
+		}
+		return fakejudge.Reply{Text: "</finished>"}
+	}}
+	userUp := httptest.NewServer(user)
+	agentUp := httptest.NewServer(&fakegemini.Handler{})
+	args := func(server, out string, extra ...string) []string {
+		return append([]string{"simulate", "--server", server, "--app", "booker", "--scenarios", scen, "--config", cfg,
+			"--out", filepath.Join(dir, out), "--sim-cassettes", filepath.Join(dir, "sim")}, extra...)
+	}
+	agentDir := filepath.Join(dir, "agent")
+	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", agentDir, "--upstream", agentUp.URL)
+	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, args(srv.url, "recorded", "--sim-base-url", userUp.URL)...)
+	srv.stop(t)
+	userUp.Close()
+	if rec.code != 0 {
+		t.Fatalf("simulate: exit %d\n%s\nserver:\n%s", rec.code, rec.stderr, srv.stderr.String())
+	}
+	sessions, _ := filepath.Glob(filepath.Join(dir, "recorded", "sessions", "*.json"))
+	var all string
+	for _, s := range sessions {
+		all += readFile(t, s)
+	}
+	log := readFile(t, filepath.Join(dir, "recorded", "question_answer_log.md"))
+	if !strings.Contains(log, "- booker asks to confirm `book_room` with `{\"city\":\"Paris\"}`") {
+		t.Errorf("the transcript does not show the confirmation request:\n%s", log)
+	}
+	if len(sessions) != 2 || strings.Count(all, `"name": "adk_request_confirmation"`) < 4 || !strings.Contains(all, `"status": "booked"`) ||
+		!strings.Contains(all, `"city": "Paris"`) || !strings.Contains(all, "rejected") {
+		t.Errorf("sessions:\n%s", all)
+	}
+	ls := adkproxy(t, nil, "ls", agentDir)
+	if !strings.Contains(ls.stdout, "2 sessions, 2 invocations") {
+		t.Errorf("ls:\n%s", ls.stdout)
+	}
+
+	agentUp.Close()
+	srv = startWrappedServer(t, agents, nil, "replay", "--cassettes", agentDir)
+	rep := adkproxy(t, nil, args(srv.url, "replayed")...)
+	srv.stop(t)
+	if rep.code != 0 {
+		t.Fatalf("replay: exit %d\n%s", rep.code, rep.stderr)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "replayed", "question_answer_log.md")), readFile(t, filepath.Join(dir, "recorded", "question_answer_log.md")); got != want {
+		t.Errorf("replayed transcript differs:\n%s\n---\n%s", got, want)
 	}
 }

@@ -119,7 +119,7 @@ func (d *Driver) confirm(ctx context.Context, user, session string, events []api
 		return nil
 	}
 	for round := 0; ; round++ {
-		calls := confirmationRequests(events)
+		calls := api.ConfirmationRequests(events)
 		if len(calls) == 0 {
 			return nil
 		}
@@ -127,7 +127,7 @@ func (d *Driver) confirm(ctx context.Context, user, session string, events []api
 			return fmt.Errorf("the agent still asks for confirmation after %d answers", maxConfirmations)
 		}
 		var err error
-		events, err = d.Client.Run(ctx, api.RunRequest{AppName: d.App, UserID: user, SessionID: session, NewMessage: d.Confirm.answer(calls), Streaming: d.Streaming})
+		events, err = d.Client.Run(ctx, api.RunRequest{AppName: d.App, UserID: user, SessionID: session, NewMessage: api.ConfirmationAnswer(calls, d.Confirm.Approve, d.Confirm.AsJSONString), Streaming: d.Streaming})
 		if err != nil {
 			return fmt.Errorf("answering the tool confirmation request: %w", err)
 		}

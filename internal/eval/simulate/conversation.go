@@ -166,6 +166,10 @@ func (p *player) play(ctx context.Context) {
 			p.fail(StatusFailed, fmt.Errorf("turn %d: %w", n, err))
 			break
 		}
+		if err := p.confirm(ctx, sess.ID, n); err != nil {
+			p.fail(StatusFailed, fmt.Errorf("turn %d: %w", n, err))
+			break
+		}
 		p.onTurn(n)
 	}
 	if s, err := p.r.server.GetSession(ctx, p.r.app, in.UserID, sess.ID); err == nil {

@@ -44,6 +44,10 @@ func (r *Report) qaLog() ([]byte, error) {
 					switch {
 					case p == nil || p.Thought:
 					case p.FunctionCall != nil:
+						if name, args, ok := confirmationAsk(p.FunctionCall); ok {
+							fmt.Fprintf(&b, "\n- %s asks to confirm `%s` with %s\n", ev.Author, name, compact(args))
+							continue
+						}
 						fmt.Fprintf(&b, "\n- %s called `%s` with %s\n", ev.Author, p.FunctionCall.Name, compact(p.FunctionCall.Args))
 					case p.FunctionResponse != nil:
 						fmt.Fprintf(&b, "\n- `%s` returned %s\n", p.FunctionResponse.Name, compact(p.FunctionResponse.Response))

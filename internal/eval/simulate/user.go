@@ -64,6 +64,11 @@ type userModel struct {
 // reply asks the model for turn n of scenario with prompt, and returns the
 // text of its non-thought parts with the call's usage.
 func (u *userModel) reply(ctx context.Context, scenario string, n int, prompt string) (string, scoring.Usage, error) {
+	return u.replyAs(ctx, scenario, TurnKey(scenario, n), n, prompt)
+}
+
+// replyAs is reply with the call named key (X-Adkproxy-Invocation).
+func (u *userModel) replyAs(ctx context.Context, scenario, key string, n int, prompt string) (string, scoring.Usage, error) {
 	cfg := *u.config
 	var opts genai.HTTPOptions
 	if cfg.HTTPOptions != nil {
@@ -74,7 +79,7 @@ func (u *userModel) reply(ctx context.Context, scenario string, n int, prompt st
 		opts.Headers = http.Header{}
 	}
 	opts.Headers.Set("X-Adkproxy-Cassette", scenario)
-	opts.Headers.Set("X-Adkproxy-Invocation", TurnKey(scenario, n))
+	opts.Headers.Set("X-Adkproxy-Invocation", key)
 	if opts.RetryOptions == nil {
 		opts.RetryOptions = adkRetry()
 	}
