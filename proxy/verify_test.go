@@ -515,7 +515,7 @@ func TestThoughtSignaturesMustMatch(t *testing.T) {
 	dir := record(t, up.URL, history)
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
 	resp := post(t, rep.URL, generatePath, nil, strings.Replace(history, "EuIECt8EAQw51sdn", "EuIECt8EAQw51sdX", 1))
-	if msg := body(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, `contents[1].parts[0].thoughtSignature: recorded \"EuIECt8EAQw51sdn\", got \"EuIECt8EAQw51sdX\"`) {
+	if msg := body(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, `contents[1].parts[sum].thoughtSignature: recorded \"EuIECt8EAQw51sdn\", got \"EuIECt8EAQw51sdX\"`) {
 		t.Fatalf("%d %s", resp.StatusCode, msg)
 	}
 }
