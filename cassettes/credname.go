@@ -35,10 +35,18 @@ var keyQualifiers = map[string]bool{
 // password, signature, sig, auth, authorization, credential, apikey, jwt…,
 // or it is "key", or has "api key", "subscription key" and the like. See
 // docs/secrets.md.
-func IsCredentialName(name string) bool {
+func IsCredentialName(name string) bool { return credentialName(name, false) }
+
+// signatureWords name signatures: credentials in a header or a query (a
+// presigned URL's X-Goog-Signature), but in a JSON or form body most often
+// data that must stay as sent, such as the Gemini API's thoughtSignature.
+var signatureWords = map[string]bool{"signature": true, "sig": true}
+
+// credentialName is IsCredentialName; inBody leaves out the signature words.
+func credentialName(name string, inBody bool) bool {
 	words := nameWords(name)
 	for i, w := range words {
-		if credentialWords[w] {
+		if credentialWords[w] && !(inBody && signatureWords[w]) {
 			return true
 		}
 		if w == "key" && (strings.EqualFold(name, "key") || i > 0 && keyQualifiers[words[i-1]]) {
@@ -95,7 +103,7 @@ func (r *Redactor) LearnBody(contentType string, body []byte) {
 		for _, pair := range strings.Split(string(body), "&") {
 			rawName, value, _ := strings.Cut(pair, "=")
 			name, err := url.QueryUnescape(rawName)
-			if err != nil || !IsCredentialName(name) {
+			if err != nil || !credentialName(name, true) {
 				continue
 			}
 			found = append(found, [2]string{value, "the body field " + name})
@@ -127,7 +135,7 @@ func credentialFields(v any, name string, found [][2]string, depth int) [][2]str
 			found = credentialFields(e, name, found, depth+1)
 		}
 	case string:
-		if name != "" && IsCredentialName(name) {
+		if name != "" && credentialName(name, true) {
 			found = append(found, [2]string{x, "the body field " + name})
 		}
 	}

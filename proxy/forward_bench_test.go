@@ -61,10 +61,11 @@ func BenchmarkInterceptedReplay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n, _ := io.Copy(io.Discard, resp.Body)
+		got, _ := io.ReadAll(resp.Body)
+		n := len(got)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || n != int64(len(answer)) {
-			b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
+		if resp.StatusCode != http.StatusOK || n != len(answer) {
+			b.Fatalf("status %d, %d bytes: %s", resp.StatusCode, n, got)
 		}
 	}
 	for _, conc := range []int{1, 16} {

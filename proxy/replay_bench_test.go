@@ -87,7 +87,8 @@ func BenchmarkReplaySSE(b *testing.B) {
 }
 
 // BenchmarkNewReplay is the replay start-up work for one cassette of
-// realistic interactions: load the YAML, organise, fingerprint and index.
+// realistic interactions read up front (CheckAll): load the YAML,
+// organise, fingerprint and index.
 func BenchmarkNewReplay(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("interactions=%d", n), func(b *testing.B) {
@@ -103,7 +104,7 @@ func BenchmarkNewReplay(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}); err != nil {
+				if _, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir, CheckAll: true}); err != nil {
 					b.Fatal(err)
 				}
 			}
