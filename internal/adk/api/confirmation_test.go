@@ -10,7 +10,7 @@ func TestIsRefusal(t *testing.T) {
 		resp map[string]any
 		want bool
 	}{
-		{"book_room", map[string]any{"error": "This tool call is rejected."}, true},           // ADK Python, ADK-JS
+		{"book_room", map[string]any{"error": "This tool call is rejected."}, true},             // ADK Python, ADK-JS
 		{"book_room", map[string]any{"error": `error tool "book_room" call is rejected`}, true}, // ADK Go
 		{"book_room", map[string]any{"error": `error tool "other" call is rejected`}, false},
 		{"book_room", map[string]any{"error": "This tool call is rejected.", "status": "booked"}, false},
