@@ -22,7 +22,7 @@ func parseLegacyList(root pyjson.Value, list []any) (*EvalSet, error) {
 			break
 		}
 	}
-	out := &EvalSet{EvalSetID: base, File: root.File}
+	out := &EvalSet{EvalSetID: base, File: root.File, EvalCases: []EvalCase{}}
 	if len(list) == 0 {
 		return out, nil
 	}

@@ -31,8 +31,9 @@ func ReadFile(path string) (*EvalSet, error) {
 // function call and function response parts, both forms of intermediate
 // data), conversation_scenario and session_input (checked as ADK's
 // ConversationScenario and SessionInput, kept as json.RawMessage) and
-// rubrics; names, descriptions and timestamps are not. A case's
-// Conversation is nil when it has a scenario and never nil otherwise.
+// rubrics; names, descriptions and timestamps are not. EvalCases is never
+// nil; a case's Conversation is nil when it has a scenario and never nil
+// otherwise.
 func ParseEvalSet(name string, data []byte) (*EvalSet, error) {
 	root, err := pyjson.Decode(name, data)
 	if err != nil {
@@ -53,7 +54,7 @@ func ParseEvalSet(name string, data []byte) (*EvalSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &EvalSet{EvalSetID: id, File: name}
+	out := &EvalSet{EvalSetID: id, File: name, EvalCases: []EvalCase{}}
 	cn, ok := root.PyField(o, "eval_cases")
 	if !ok {
 		return nil, cn.Errorf("missing: an EvalSet needs eval_cases")
