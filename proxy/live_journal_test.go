@@ -106,7 +106,9 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 
 // TestLiveSessionRejournalledAfterAFlush: a cassette saved while a Live
 // connection is open drops the journal that held it; the connection is
-// written again, from its start, to the journal that follows.
+// written again, from its start, to the journal that follows, which
+// extends the saved cassette (record mode replaced the cassette the run
+// started from, not what the run itself saved).
 func TestLiveSessionRejournalledAfterAFlush(t *testing.T) {
 	dir := testutil.OutDir(t)
 	up := testutil.StartCounting(t, &fakegemini.Handler{}, nil)
@@ -135,6 +137,12 @@ func TestLiveSessionRejournalledAfterAFlush(t *testing.T) {
 	c.turn("turnComplete")
 	if lives := openLive(t, path); len(lives) != 1 || turnsEnded(lives[0]) != 2 {
 		t.Fatalf("after the second turn: %d connections on disk", len(lives))
+	}
+	// What the flush saved stays: the journal after it extends the
+	// cassette, though the run replaces the cassette it started from.
+	post(t, rec.URL, "/v1beta/models/gemini-2.5-flash:generateContent", nil, `{"contents":[{"role":"user","parts":[{"text":"after"}]}]}`).Body.Close()
+	if got, err := cassettes.Load(path); err != nil || len(got.Exchanges) != 3 {
+		t.Fatalf("a crash now would load %d exchanges (%v), want the one saved by the flush, the connection and the one after", len(got.Exchanges), err)
 	}
 	c.Close()
 	rec.stop(t)

@@ -201,13 +201,10 @@ func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]str
 	return r.j.prompt(r.metric, map[string]string{
 		"UserPrompt": act.UserText, "Response": act.FinalResponse, "ToolSteps": toolSteps(act)},
 		func() map[string]string {
-			texts := make([]string, len(rubrics))
-			for i, rb := range rubrics {
-				texts[i] = rb.Text
-			}
-			return map[string]string{"developer_instructions": "", "tool_declarations": "Agent has no tools.",
-				"user_input": act.UserText, "response_steps": toolSteps(act), "final_response": act.FinalResponse,
-				"rubrics": strings.Join(texts, "\n*  ")}
+			steps := adkToolSteps(act)
+			return map[string]string{"developer_instructions": adkDeveloperInstructions(act), "tool_declarations": adkToolDeclarations(act),
+				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": act.FinalResponse,
+				"rubrics": adkRubricList(rubrics)}
 		}, rubrics)
 }
 
