@@ -129,6 +129,36 @@ func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
 		t.Errorf("diff of the two approval shapes: exit %d\n%s%s", d.code, d.stdout, d.stderr)
 	}
 
+	// An answer with a payload (another client's, through the control
+	// API): ls shows it, diff compares it, the OTLP export carries it.
+	withPayload := func(name, payload string) string {
+		c := readFile(t, filepath.Join(approved, "default.yaml"))
+		edited := strings.Replace(c, "confirmed: true\n", "confirmed: true\n                payload: "+payload+"\n", 1)
+		if edited == c {
+			t.Fatalf("no answer to give a payload in:\n%s", c)
+		}
+		dir := filepath.Join(out, name)
+		writeTestFile(t, dir, "default.yaml", edited)
+		return dir
+	}
+	two, three := withPayload("payload-2", "{rooms: 2}"), withPayload("payload-3", "{rooms: 3}")
+	if ls := adkproxy(t, nil, "ls", two); !strings.Contains(ls.stdout, `confirm book_room(city="Paris")? → approved (payload {"room`) {
+		t.Errorf("ls of an answer with a payload:\n%s%s", ls.stdout, ls.stderr)
+	}
+	if js := adkproxy(t, nil, "ls", two, "--json"); !strings.Contains(js.stdout, `"decision": "approved",
+                  "payload": {
+                    "rooms": 2
+                  },`) {
+		t.Errorf("ls --json of an answer with a payload:\n%s", js.stdout)
+	}
+	if d := adkproxy(t, nil, "diff", two, three); !strings.Contains(d.stdout, "book_room confirmation.payload.rooms: 2 → 3") {
+		t.Errorf("diff of two payloads: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
+	if o := adkproxy(t, nil, "export", three, "--format", "otlp-json"); !strings.Contains(strings.Join(strings.Fields(o.stdout), " "),
+		`"key": "adkproxy.tool.confirmation.payload", "value": { "stringValue": "{\"rooms\": 3}" }`) {
+		t.Errorf("otlp of an answer with a payload:\n%s", o.stdout)
+	}
+
 	// score: an eval set saved by ADK holds the adk_request_confirmation
 	// call after the call it asks about (its arguments carry that call's
 	// id, new every run); the trajectory leaves it out on both sides.
