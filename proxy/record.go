@@ -38,7 +38,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	analysed := make(chan *analysis, 1)
 	go func() {
 		a := &analysis{path: stored.Path, body: stored.Body}
-		a.call, a.ok = conversation.Analyze(s.m, stored.Path, stored.Body)
+		a.call, a.read, a.ok = conversation.AnalyzeRead(s.m, stored.Path, stored.Body)
 		a.model = a.ok
 		if !a.ok {
 			a.call, a.ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
@@ -69,6 +69,7 @@ type analysis struct {
 	model bool   // call is conversation.Analyze's (a model call), not an interaction's
 	path  string // what was analysed
 	body  []byte
+	read  *matcher.Object // the body as the matcher read it (model calls), for the fingerprint
 }
 
 // modelCall is conversation.Analyze's call for path and body: the one
