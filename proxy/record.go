@@ -36,7 +36,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	// parse would otherwise add its time to every call's latency. Placing
 	// the call (cheap) waits for both the analysis and the answer's head.
 	analysed := make(chan *analysis, 1)
-	go func() {
+	analyse(func() {
 		a := &analysis{path: stored.Path, body: stored.Body}
 		a.call, a.read, a.ok = conversation.AnalyzeRead(s.m, stored.Path, stored.Body)
 		a.model = a.ok
@@ -44,7 +44,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 			a.call, a.ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
 		}
 		analysed <- a
-	}()
+	})
 	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) (conversation.Token, *analysis) {
 		a := <-analysed
 		reuse := a

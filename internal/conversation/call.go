@@ -61,6 +61,21 @@ var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamG
 // streamGenerateContent call.
 func IsModelCall(path string) bool { return generatePath.MatchString(path) }
 
+// modelCallModel is the model of a generateContent or
+// streamGenerateContent path, as generatePath reads it, without a regular
+// expression: every forwarded call asks.
+func modelCallModel(path string) (string, bool) {
+	i := strings.LastIndex(path, "/models/")
+	if i < 0 {
+		return "", false
+	}
+	model, method, ok := strings.Cut(path[i+len("/models/"):], ":")
+	if !ok || model == "" || strings.ContainsAny(model, "/:") || method != "generateContent" && method != "streamGenerateContent" {
+		return "", false
+	}
+	return model, true
+}
+
 // ModelOfPath reads the model from a request path, for responses without a
 // modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
 func ModelOfPath(path string) string {
@@ -92,8 +107,8 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 // whose fingerprint (Object.Fingerprint) then costs one hash: placing the
 // call and matching it read the body once between them.
 func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, *matcher.Object, bool) {
-	model := generatePath.FindStringSubmatch(path)
-	if model == nil {
+	model, ok := modelCallModel(path)
+	if !ok {
 		return nil, nil, false
 	}
 	req, ok := m.ReadObject(body)
@@ -103,7 +118,7 @@ func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, *matcher.
 	// The keys hash canonical bytes found in the one read; only the turns
 	// (and, for the agent's name, the labels and instruction) are decoded.
 	contents, _ := req.Tree("contents").([]any)
-	c := &Call{Model: model[1], UserTurn: -1}
+	c := &Call{Model: model, UserTurn: -1}
 	c.AgentKey = hashParts(c.Model, req.Member("systemInstruction"), req.Member("tools"))
 	c.AgentName = agentName(req.Tree("labels"), req.Tree("systemInstruction"))
 	for i, content := range contents {

@@ -49,3 +49,20 @@ func TestKeysAreHashesOfTheCanonicalForms(t *testing.T) {
 		}
 	}
 }
+
+// FuzzModelCallModel: the model read from a path without a regular
+// expression is the one generatePath reads, and only its paths have one.
+func FuzzModelCallModel(f *testing.F) {
+	for _, s := range []string{"/v1beta/models/gemini-2.5-flash:generateContent", "/v1/projects/p/locations/l/publishers/google/models/g:streamGenerateContent",
+		"/v1beta/models/a/models/b:generateContent", "/v1beta/models/:generateContent", "/models/x:generateContentX", "/models/x:y:generateContent",
+		"/v1beta/models/m:countTokens", "models/m:generateContent", "/v1beta/models/m/x:generateContent"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		want := generatePath.FindStringSubmatch(path)
+		got, ok := modelCallModel(path)
+		if ok != (want != nil) || ok && got != want[1] {
+			t.Fatalf("%q: %q %v, regexp says %q", path, got, ok, want)
+		}
+	})
+}
