@@ -88,15 +88,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 		votes := make([][]*float64, len(rubrics))
 		var rationales [][]string
 		var samples []any
-		for k := 1; k <= r.opts.NumSamples; k++ {
-			answer, err := r.sample(ctx, i+1, k, parts)
-			if err != nil {
-				if fatal(err) {
-					return namePart(err, rubrics)
-				}
-				s.Reason = fmt.Sprintf("invocation %d: not evaluated: %v", i+1, err)
-				break
-			}
+		s.Reason, err = r.samples(ctx, i+1, parts, func(k int, answer string) {
 			scores, discarded := matchProperties(answer, rubrics)
 			sample := map[string]any{"sample": k}
 			var sampleScores []*float64
@@ -117,6 +109,9 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 				sample["discarded"] = discarded
 			}
 			samples = append(samples, sample)
+		})
+		if err != nil {
+			return namePart(err, rubrics)
 		}
 		if s.Reason != "" {
 			m.PerInvocation = append(m.PerInvocation, s)
