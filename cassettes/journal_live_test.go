@@ -232,3 +232,24 @@ func checkRecords(t *testing.T, data []byte) {
 		}
 	}
 }
+
+// A connection kept with more than streamedRecord bytes of frames has its
+// last record streamed; it supersedes the partial records all the same.
+func TestLargeLiveConnectionSupersedesItsFramesRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	j, _ := OpenJournal(path, "c", true, nil)
+	big := Frame{Kind: FrameBinary, Data: bytes.Repeat([]byte("a"), streamedRecord+1)}
+	if err := j.AppendLiveFrames("a", liveHead(), 0, liveFrames(0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	kept := liveHead()
+	kept.Live = &Live{Frames: append(liveFrames(0, 2), big), ID: "a"}
+	if err := j.Append(kept); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	c, err := Load(path)
+	if err != nil || len(c.Exchanges) != 1 || len(c.Exchanges[0].Live.Frames) != 3 || !bytes.Equal(c.Exchanges[0].Live.Frames[2].Data, big.Data) {
+		t.Fatalf("loaded %v: want the kept connection once, with its large frame", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/syncstat"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -60,6 +61,7 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 		return info.Size()
 	}
 	c := dialLive(t, rec.URL, jsLivePath+"?key="+testutil.SecretQueryKey, nil)
+	syncs := syncstat.JournalSyncs()
 	c.send(setupFrame)
 	c.turn("setupComplete")
 	const turns = 50
@@ -77,6 +79,7 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 	}
 	c.turn("usageMetadata")
 	open := size(journal)
+	syncs = syncstat.JournalSyncs() - syncs
 	if n := testutil.CountInDir(t, dir, testutil.SecretQueryKey); n != 0 {
 		t.Fatalf("the key appears %d times in the cassettes folder while recording", n)
 	}
@@ -100,13 +103,15 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 	if len(lives) != 1 || turnsEnded(lives[0]) != turns {
 		t.Fatalf("saved: %d connections, want one with %d turns", len(lives), turns)
 	}
-	t.Logf("%d-turn session (%d frames): journal %d bytes with the connection open, %d once its last record is written, none after the save; cassette %d bytes",
-		turns, len(lives[0].Live.Frames), open, ended, size(path))
+	t.Logf("%d-turn session (%d frames): %d journal syncs while open; journal %d bytes with the connection open, %d once its last record is written, none after the save; cassette %d bytes",
+		turns, len(lives[0].Live.Frames), syncs, open, ended, size(path))
 }
 
 // TestLiveSessionRejournalledAfterAFlush: a cassette saved while a Live
 // connection is open drops the journal that held it; the connection is
-// written again, from its start, to the journal that follows.
+// written again, from its start, to the journal that follows, which
+// extends the saved cassette (record mode replaced the cassette the run
+// started from, not what the run itself saved).
 func TestLiveSessionRejournalledAfterAFlush(t *testing.T) {
 	dir := testutil.OutDir(t)
 	up := testutil.StartCounting(t, &fakegemini.Handler{}, nil)
@@ -135,6 +140,12 @@ func TestLiveSessionRejournalledAfterAFlush(t *testing.T) {
 	c.turn("turnComplete")
 	if lives := openLive(t, path); len(lives) != 1 || turnsEnded(lives[0]) != 2 {
 		t.Fatalf("after the second turn: %d connections on disk", len(lives))
+	}
+	// What the flush saved stays: the journal after it extends the
+	// cassette, though the run replaces the cassette it started from.
+	post(t, rec.URL, "/v1beta/models/gemini-2.5-flash:generateContent", nil, `{"contents":[{"role":"user","parts":[{"text":"after"}]}]}`).Body.Close()
+	if got, err := cassettes.Load(path); err != nil || len(got.Exchanges) != 3 {
+		t.Fatalf("a crash now would load %d exchanges (%v), want the one saved by the flush, the connection and the one after", len(got.Exchanges), err)
 	}
 	c.Close()
 	rec.stop(t)

@@ -360,6 +360,9 @@ func (t *tape) saved() error {
 	t.mu.Lock()
 	j := t.journal
 	t.journal = nil
+	// The cassette on disk is now this run's: a later journal extends it
+	// (one that replaced it would lose what was saved, after a crash).
+	t.replace = false
 	t.mu.Unlock()
 	if j == nil {
 		return nil

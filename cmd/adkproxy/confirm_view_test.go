@@ -47,6 +47,9 @@ func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
 	if !strings.Contains(lsApproved.stdout, `tools: book_room(city="Paris")`) || strings.Contains(lsApproved.stdout, "refused") {
 		t.Errorf("ls of the approved run:\n%s%s", lsApproved.stdout, lsApproved.stderr)
 	}
+	if h := adkproxy(t, nil, "ls", refused, "--format", "html"); !strings.Contains(h.stdout, "book_room (refused at confirmation) →") {
+		t.Errorf("ls --format html of the refused run lacks the refusal:\n%s", h.stdout)
+	}
 	js := adkproxy(t, nil, "ls", refused, "--json")
 	if !strings.Contains(js.stdout, `"refused": [
                 {

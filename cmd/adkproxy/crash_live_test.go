@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,7 +24,8 @@ import (
 // half the trials, just after the client sent the next one): every turn
 // whose end the client had received is on disk, `adkproxy ls` shows them,
 // and `adkproxy replay` of the cassette serves them to the same client
-// with the upstream stopped.
+// with the upstream stopped; the next recording that reads the cassette
+// saves the session once and removes the journal.
 func TestSIGKILLDuringALiveSessionLosesNoTurn(t *testing.T) {
 	for trial, tc := range []struct {
 		turns   int
@@ -88,6 +91,26 @@ func TestSIGKILLDuringALiveSessionLosesNoTurn(t *testing.T) {
 			}
 			if n := up.Conns() - conns; n != 0 {
 				t.Errorf("replay opened %d upstream connections", n)
+			}
+
+			// The next recording that reads the cassette saves what the
+			// journal held, the connection once, and removes the journal.
+			journal := cassettes.JournalPath(filepath.Join(dir, "default.yaml"))
+			if _, err := os.Stat(journal); err != nil {
+				t.Fatalf("the journal is gone before any save: %v", err)
+			}
+			once, onceBase := startOnLoopback(t, nil, "record", "--mode", "once", "--cassettes", dir, "--upstream", up.URL, "--log-level", "error")
+			session = connectLive(ctx, t, onceBase)
+			liveTurn(t, session, fmt.Sprintf("trial %d turn 1", trial))
+			session.Close()
+			once.Process.Signal(syscall.SIGTERM)
+			once.Wait()
+			if _, err := os.Stat(journal); !os.IsNotExist(err) {
+				t.Errorf("the journal outlived the save: %v", err)
+			}
+			c, err := cassettes.Load(filepath.Join(dir, "default.yaml"))
+			if err != nil || len(c.Exchanges) != 1 || !c.Exchanges[0].IsLive() {
+				t.Fatalf("saved: %v, want the one connection", err)
 			}
 		})
 	}

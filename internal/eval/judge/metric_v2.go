@@ -56,20 +56,14 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 		var scores []*float64
 		var samples []any
 		var rationales []string
-		for k := 1; k <= r.opts.NumSamples; k++ {
-			answer, err := r.sample(ctx, i+1, k, []string{prompt})
-			if err != nil {
-				if fatal(err) {
-					return err
-				}
-				s.Reason = fmt.Sprintf("invocation %d: not evaluated: %v", i+1, err)
-				scores = nil
-				break
-			}
+		s.Reason, err = r.samples(ctx, i+1, []string{prompt}, func(k int, answer string) {
 			score, label := parseValidity(answer)
 			scores = append(scores, score)
 			rationales = append(rationales, reasoningOf(answer))
 			samples = append(samples, map[string]any{"sample": k, "score": score, "verdict": label, "rationale": rationales[k-1]})
+		})
+		if err != nil {
+			return err
 		}
 		if s.Reason == "" {
 			s.Score = majority(scores)
