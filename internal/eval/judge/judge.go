@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -102,6 +103,26 @@ func (r *caseRun) samples(ctx context.Context, inv int, parts []string, each fun
 // failed, as ADK treats it).
 func fatal(err error) bool {
 	return errors.Is(err, ErrNotRecorded) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// responseText is the response judged of inv: its final response, or with
+// include_intermediate_responses_in_final (withIntermediate) every text
+// it wrote — its intermediate responses, then the final one — joined by
+// line breaks, as ADK joins them.
+func responseText(inv *scoring.Invocation, withIntermediate bool) string {
+	if !withIntermediate {
+		return inv.FinalResponse
+	}
+	var texts []string
+	for _, t := range inv.IntermediateResponses {
+		if t.Text != "" {
+			texts = append(texts, t.Text)
+		}
+	}
+	if inv.FinalResponse != "" {
+		texts = append(texts, inv.FinalResponse)
+	}
+	return strings.Join(texts, "\n")
 }
 
 // toolSteps is an invocation's tool calls and results as indented JSON, for

@@ -193,12 +193,16 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 // rubricPrompt is the request's parts: the instructions and inputs, then
 // one part per rubric.
 func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]string, error) {
+	response := act.FinalResponse
+	if r.metric == scoring.RubricBasedFinalResponseQualityV1 {
+		response = responseText(act, r.opts.WithIntermediate)
+	}
 	return r.j.prompt(r.metric, map[string]string{
-		"UserPrompt": act.UserText, "Response": act.FinalResponse, "ToolSteps": toolSteps(act)},
+		"UserPrompt": act.UserText, "Response": response, "ToolSteps": toolSteps(act)},
 		func() map[string]string {
 			steps := adkToolSteps(act)
 			return map[string]string{"developer_instructions": adkDeveloperInstructions(act), "tool_declarations": adkToolDeclarations(act),
-				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": act.FinalResponse,
+				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": response,
 				"rubrics": adkRubricList(rubrics)}
 		}, rubrics)
 }

@@ -43,10 +43,11 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 	valid, evaluated := 0, 0
 	for i := range n {
 		act, exp := &r.c.Actual[i], &r.c.Expected[i]
+		response, reference := responseText(act, r.opts.WithIntermediate), responseText(exp, r.opts.WithIntermediate)
 		parts, err := r.j.prompt(r.metric, map[string]string{
-			"UserPrompt": exp.UserText, "Response": act.FinalResponse, "Reference": exp.FinalResponse},
+			"UserPrompt": exp.UserText, "Response": response, "Reference": reference},
 			func() map[string]string {
-				return map[string]string{"prompt": exp.UserText, "response": act.FinalResponse, "golden_response": exp.FinalResponse}
+				return map[string]string{"prompt": exp.UserText, "response": response, "golden_response": reference}
 			}, nil)
 		if err != nil {
 			return err
