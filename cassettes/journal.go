@@ -133,12 +133,18 @@ func (j *Journal) Append(x *Exchange) error {
 	buf := payloads.Get().(*bytes.Buffer)
 	defer putPayload(buf)
 	buf.Reset()
+	prefix := keptLivePrefix(x) // journal_live.go
+	buf.WriteString(prefix)
 	// Encode writes what Marshal would, and a newline, into a buffer
 	// reused across exchanges (commit copies the payload).
 	if err := json.NewEncoder(buf).Encode(x); err != nil {
 		return fmt.Errorf("%w: journal: %v", ErrWrite, err)
 	}
-	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	buf.Truncate(buf.Len() - 1) // the newline
+	if prefix != "" {
+		buf.WriteByte('}')
+	}
+	payload := buf.Bytes()
 	if j.scan != nil {
 		if err := j.scan.Scan(payload); err != nil {
 			j.MarkIncomplete()
@@ -333,17 +339,33 @@ func readJournal(path string) (*journalState, error) {
 		return nil, err
 	}
 	st := &journalState{name: name, replace: fields[2] == "replace", incomplete: incomplete, stale: fields[3] != base}
-	rest := data[len(header):]
+	st.exchanges, st.torn = readRecords(data[len(header):])
+	return st, nil
+}
+
+// readRecords reads the records after a journal's header: the exchanges
+// they hold, Live connections put together from their records (see
+// liveRecord), and how many bytes at the end are not a whole record (the
+// write a crash interrupted), which are ignored.
+func readRecords(rest []byte) (xs []*Exchange, torn int) {
+	var lives liveFold
 	for len(rest) > 0 {
-		x, n, ok := nextRecord(rest)
+		payload, n, ok := nextRecord(rest)
+		if ok && isLiveRecord(payload) {
+			xs, ok = lives.add(xs, payload)
+		} else if ok {
+			var x Exchange
+			if ok = json.Unmarshal(payload, &x) == nil; ok {
+				xs = append(xs, withFrames(&x))
+			}
+		}
 		if !ok {
-			st.torn = len(rest) // the write the crash interrupted
+			torn = len(rest)
 			break
 		}
-		st.exchanges = append(st.exchanges, x)
 		rest = rest[n:]
 	}
-	return st, nil
+	return lives.compact(xs), torn
 }
 
 // foldJournal adds a leftover journal's exchanges to c, the cassette as
@@ -378,8 +400,9 @@ func foldJournal(c *Cassette, j *journalState, journal string, saved bool) {
 	}
 }
 
-// nextRecord decodes "<len> <crc32>\n<payload>\n" at the start of b.
-func nextRecord(b []byte) (*Exchange, int, bool) {
+// nextRecord finds the payload of "<len> <crc32>\n<payload>\n" at the
+// start of b, checksum checked.
+func nextRecord(b []byte) ([]byte, int, bool) {
 	nl := bytes.IndexByte(b, '\n')
 	if nl < 0 {
 		return nil, 0, false
@@ -400,11 +423,7 @@ func nextRecord(b []byte) (*Exchange, int, bool) {
 	if crc32.ChecksumIEEE(payload) != uint32(sum) {
 		return nil, 0, false
 	}
-	var x Exchange
-	if json.Unmarshal(payload, &x) != nil {
-		return nil, 0, false
-	}
-	return &x, nl + 1 + size + 1, true
+	return payload, nl + 1 + size + 1, true
 }
 
 // fileHash is the SHA-256 of a file, or "none" when it does not exist.

@@ -45,7 +45,7 @@ func (j *Journal) appendStreamed(x *Exchange) error {
 		scan = j.scan.newStreamScan()
 		out = io.MultiWriter(sum, scan)
 	}
-	if err := writeExchangeJSON(out, x); err != nil {
+	if err := writeRecordJSON(out, x); err != nil {
 		return fmt.Errorf("%w: journal: %v", ErrWrite, err)
 	}
 	if scan != nil && scan.err != nil {
@@ -57,7 +57,7 @@ func (j *Journal) appendStreamed(x *Exchange) error {
 	return j.writeSynced(func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 256<<10)
 		fmt.Fprintf(w, "%d %08x\n", sum.n, sum.h.Sum32())
-		err := writeExchangeJSON(w, x)
+		err := writeRecordJSON(w, x)
 		if err == nil {
 			err = w.WriteByte('\n')
 		}
@@ -76,6 +76,23 @@ type checksum struct {
 func (c *checksum) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return c.h.Write(p)
+}
+
+// writeRecordJSON writes x's record payload: its JSON, wrapped as the
+// last record of its connection for a Live connection with an ID.
+func writeRecordJSON(w io.Writer, x *Exchange) error {
+	prefix := keptLivePrefix(x) // journal_live.go
+	if prefix == "" {
+		return writeExchangeJSON(w, x)
+	}
+	if _, err := io.WriteString(w, prefix); err != nil {
+		return err
+	}
+	if err := writeExchangeJSON(w, x); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "}")
+	return err
 }
 
 // writeExchangeJSON writes exactly json.Marshal(x), streaming the bodies

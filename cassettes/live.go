@@ -15,6 +15,11 @@ import (
 // frame in both directions, in the order adkproxy saw them.
 type Live struct {
 	Frames []Frame
+	// ID names the connection in its cassette's journal while it is
+	// recorded, so that the connection's last record supersedes the
+	// frames journalled as they passed (journal_live.go); never stored in
+	// the cassette.
+	ID string `json:"-"`
 }
 
 // FrameKind is what a WebSocket frame carried.

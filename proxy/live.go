@@ -124,7 +124,8 @@ func (t *tape) takeLive(req *cassettes.Request, allowRepeats bool) (*entry, int)
 // recordLive dials the upstream's Live endpoint with the client's
 // credentials, upgrades the client, and relays frames both ways, keeping
 // each before passing it on so that the order on disk is the order
-// adkproxy saw. The connection is kept when both sides are done.
+// adkproxy saw. Frames are journalled as they pass (live_journal.go); the
+// whole connection is kept when both sides are done.
 func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, stored cassettes.Request) {
 	s.storeHeaders(&stored, r)
 	stored.Header = withoutHeaders(stored.Header, liveHandshakeHeaders...)
@@ -177,10 +178,12 @@ func (s *Server) recordLive(w http.ResponseWriter, r *http.Request, t *tape, sto
 		End:    cassettes.EndComplete,
 	}}
 	rec := &liveRecorder{start: time.Now(), x: x, overLimit: func(fromClient bool) { s.liveTooBig(t.name, &stored, fromClient) }}
+	rec.journal = s.journalLive(t, rec) // live_journal.go
 	var wg sync.WaitGroup
 	wg.Go(func() { rec.relay(client, up, true) })
 	wg.Go(func() { rec.relay(up, client, false) })
 	wg.Wait()
+	rec.journal.end()
 	x.Response.Latency = time.Since(start)
 	s.keepLive(t, x)
 }
@@ -242,13 +245,20 @@ type liveRecorder struct {
 	x     *cassettes.Exchange
 	// overLimit reports a message over the body limit (live_limits.go).
 	overLimit func(fromClient bool)
+	// journal writes the frames as they pass; nil when the connection is
+	// journalled only when it ends (live_journal.go).
+	journal *liveJournal
 }
 
-func (l *liveRecorder) keep(f cassettes.Frame) {
+// keep adds f to the connection and returns how many frames it has.
+func (l *liveRecorder) keep(f cassettes.Frame) int {
 	l.mu.Lock()
 	f.At = time.Since(l.start)
 	l.x.Live.Frames = append(l.x.Live.Frames, f)
+	n := len(l.x.Live.Frames)
 	l.mu.Unlock()
+	l.journal.kept()
+	return n
 }
 
 // relay copies messages from src to dst until src closes, keeping each
@@ -281,7 +291,11 @@ func (l *liveRecorder) relay(src, dst *websocket.Conn, fromClient bool) {
 		if kind == websocket.BinaryMessage {
 			f.Kind = cassettes.FrameBinary
 		}
-		l.keep(f)
+		n := l.keep(f)
+		if !fromClient && endsTurn(data) {
+			// The client is not told a turn ended before the turn is on disk.
+			l.journal.waitFor(n)
+		}
 		if dst.WriteMessage(kind, data) != nil {
 			return
 		}

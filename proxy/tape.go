@@ -56,6 +56,9 @@ type tape struct {
 	recorded, run *matcher.Names
 	// lives holds Live API connections by liveKey (live.go).
 	lives map[matcher.Fingerprint][]*entry
+	// liveOpen are the Live connections being recorded into the tape's
+	// journal as they pass (live_journal.go).
+	liveOpen map[*liveJournal]struct{}
 }
 
 type entry struct {
@@ -330,10 +333,7 @@ func (t *tape) record(x *cassettes.Exchange, analysed *analysis) (superseded *en
 		t.mu.Unlock()
 		return nil, nil
 	}
-	if t.journal == nil {
-		t.journal, err = cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
-	}
-	j := t.journal
+	j, err := t.journalLocked()
 	if t.replaying && !x.IsTool() && !x.IsLive() { // new-episodes: the new recording takes the old one's place
 		superseded = t.supersede(modelCall(analysed, t.m, x.Request.Path, x.Request.Body))
 	}
@@ -349,17 +349,36 @@ func (t *tape) record(x *cassettes.Exchange, analysed *analysis) (superseded *en
 	return superseded, errors.Join(err, t.journals.used(j))
 }
 
+// journalLocked is the tape's journal, opened with its first record;
+// callers hold the lock.
+func (t *tape) journalLocked() (*cassettes.Journal, error) {
+	if t.journal != nil {
+		return t.journal, nil
+	}
+	j, err := cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
+	if err != nil {
+		return nil, err
+	}
+	t.journal = j
+	return j, nil
+}
+
 // saved drops the journal once the cassette it protects is on disk.
 func (t *tape) saved() error {
 	t.mu.Lock()
 	j := t.journal
 	t.journal = nil
+	// The cassette on disk is now this run's: a later journal extends it
+	// (one that replaced it would lose what was saved, after a crash).
+	t.replace = false
 	t.mu.Unlock()
 	if j == nil {
 		return nil
 	}
 	t.journals.forget(j)
-	return j.Remove()
+	err := j.Remove()
+	t.rejournalLive() // live_journal.go: open connections were in the journal removed
+	return err
 }
 
 // requests lists the recorded requests, for explaining a miss.

@@ -1,21 +1,20 @@
-// Expectations: loading ADK EvalSet files (or a golden run's sessions) into
-// eval cases, and parsing ADK's EvalCase and Invocation JSON.
+// Expectations: ADK eval sets (read by internal/adk/evalset) or a golden
+// run's sessions, as the eval cases scoring compares.
 
 package scoring
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 )
 
 // Expected holds expectations: eval cases from ADK EvalSet files or a
@@ -68,24 +67,32 @@ type ExpectedCase struct {
 // As in adk eval, "PATH:ID,ID…" keeps only the eval cases with those
 // eval_ids (an unknown id is an error naming it).
 func LoadExpected(path string) (*Expected, error) {
-	path, ids := splitCaseSelection(path)
+	path, ids := evalset.SplitCaseSelection(path)
 	e, err := loadExpected(path)
 	if err != nil || ids == nil {
 		return e, err
 	}
-	if err := e.selectCases(path, ids); err != nil {
+	all := make([]string, 0, len(e.Cases))
+	for _, c := range e.Cases {
+		all = append(all, c.ID)
+	}
+	wanted, err := evalset.Selection(path, all, ids)
+	if err != nil {
 		return nil, fmt.Errorf("expectations: %w", err)
 	}
+	kept := e.Cases[:0:0]
+	for _, c := range e.Cases {
+		if wanted[c.ID] {
+			kept = append(kept, c)
+		}
+	}
+	e.Cases = kept
 	return e, nil
 }
 
 func loadExpected(path string) (*Expected, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("expectations: %w", err)
-	}
-	if !info.IsDir() {
-		if strings.HasSuffix(path, cassettes.Extension) {
+	if strings.HasSuffix(path, cassettes.Extension) {
+		if info, err := os.Stat(path); err == nil && !info.IsDir() {
 			c, err := cassettes.Load(path)
 			if err != nil {
 				return nil, err
@@ -96,41 +103,23 @@ func loadExpected(path string) (*Expected, error) {
 			}
 			return goldenOf(map[string]*cassettes.Cassette{name: c}, strings.TrimSuffix(filepath.Base(path), cassettes.Extension))
 		}
-		return loadEvalSetFile(path)
 	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != path && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if n := d.Name(); strings.HasSuffix(n, ".evalset.json") || strings.HasSuffix(n, ".test.json") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("expectations: %w", err)
-	}
-	if len(files) == 0 {
+	sets, err := evalset.Load(path)
+	var fileErr *fs.PathError
+	switch {
+	case errors.Is(err, evalset.ErrNoEvalSets):
 		return loadGolden(path)
+	case errors.As(err, &fileErr): // a parse error names its file already
+		return nil, fmt.Errorf("expectations: %w", err)
+	case err != nil:
+		return nil, err
 	}
-	sort.Strings(files)
 	out := &Expected{}
 	ids := map[string]bool{}
-	for _, f := range files {
-		e, err := loadEvalSetFile(f)
-		if err != nil {
-			return nil, err
-		}
-		ids[e.EvalSetID] = true
-		out.EvalSetID = e.EvalSetID
-		out.Cases = append(out.Cases, e.Cases...)
+	for _, set := range sets {
+		ids[set.EvalSetID] = true
+		out.EvalSetID = set.EvalSetID
+		out.Cases = append(out.Cases, expectedCases(set)...)
 	}
 	if len(ids) > 1 {
 		out.EvalSetID = filepath.Base(filepath.Clean(path))
@@ -180,245 +169,52 @@ func sessionIDs(sessions []Session) []string {
 	return ids
 }
 
-func loadEvalSetFile(path string) (*Expected, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("expectations: %w", err)
+// expectedCases are the eval cases of set as scoring compares them.
+func expectedCases(set *evalset.EvalSet) []ExpectedCase {
+	out := make([]ExpectedCase, 0, len(set.EvalCases))
+	for _, ec := range set.EvalCases {
+		c := ExpectedCase{ID: ec.EvalID, EvalSetID: set.EvalSetID, File: set.File, Rubrics: ec.Rubrics,
+			Scenario: evalset.RawJSON(ec.Scenario), SessionInput: evalset.RawJSON(ec.SessionInput)}
+		if ec.Conversation != nil {
+			c.Invocations = make([]Invocation, 0, len(ec.Conversation))
+			for _, inv := range ec.Conversation {
+				c.Invocations = append(c.Invocations, expectedInvocation(inv))
+			}
+		}
+		out = append(out, c)
 	}
-	return ParseEvalSet(path, data)
+	return out
 }
 
-// ParseEvalSet reads an eval set (see LoadExpected for the accepted
-// shapes); name is used in errors, which give the JSON path:
-// `home.evalset.json: eval_cases[1].conversation[0].user_content: missing`.
-func ParseEvalSet(name string, data []byte) (*Expected, error) {
-	root, err := pyjson.Decode(name, data)
-	if err != nil {
-		return nil, err
+// expectedInvocation reads an invocation as ADK's evaluation compares it:
+// its contents' text, and in the invocation_events form the tool calls
+// and results of every event, in order, and the text of each event that
+// has some.
+func expectedInvocation(inv evalset.Invocation) Invocation {
+	out := Invocation{ID: inv.InvocationID, UserText: inv.UserContent.Text(), Rubrics: inv.Rubrics}
+	if inv.FinalResponse != nil {
+		out.FinalResponse = inv.FinalResponse.Text()
 	}
-	v := root.V
-	if list, ok := v.([]any); ok {
-		return parseLegacyList(root, list)
-	}
-	o, err := root.Object()
-	if err != nil {
-		return nil, root.Errorf("expected an EvalSet object (or, in older *.test.json files, a list), got %s", pyjson.Describe(v))
-	}
-	idn, ok := root.PyField(o, "eval_set_id")
-	if !ok {
-		return nil, idn.Errorf("missing: an EvalSet needs eval_set_id")
-	}
-	id, err := idn.Str()
-	if err != nil {
-		return nil, err
-	}
-	out := &Expected{EvalSetID: id}
-	cn, ok := root.PyField(o, "eval_cases")
-	if !ok {
-		return nil, cn.Errorf("missing: an EvalSet needs eval_cases")
-	}
-	cases, err := cn.List()
-	if err != nil {
-		return nil, err
-	}
-	for i := range cases {
-		ec, err := parseEvalCase(cn.Elem(cases, i))
-		if err != nil {
-			return nil, err
+	d := inv.IntermediateData
+	if d.Events == nil {
+		out.ToolCalls, out.ToolResults = d.ToolUses, d.ToolResponses
+		for _, r := range d.IntermediateResponses {
+			out.IntermediateResponses = append(out.IntermediateResponses, AuthoredText{Author: r.Author, Text: evalset.Content{Parts: r.Parts}.Text()})
 		}
-		ec.EvalSetID, ec.File = id, name
-		out.Cases = append(out.Cases, ec)
+		return out
 	}
-	return out, nil
-}
-
-func parseEvalCase(n pyjson.Value) (ExpectedCase, error) {
-	o, err := n.Object()
-	if err != nil {
-		return ExpectedCase{}, err
-	}
-	idn, ok := n.PyField(o, "eval_id")
-	if !ok {
-		return ExpectedCase{}, idn.Errorf("missing: an eval case needs eval_id")
-	}
-	id, err := idn.Str()
-	if err != nil {
-		return ExpectedCase{}, err
-	}
-	ec := ExpectedCase{ID: id}
-	if rb, ok := n.PyField(o, "rubrics"); ok && rb.V != nil {
-		if _, err := rb.List(); err != nil {
-			return ec, err
-		}
-		ec.Rubrics, _ = json.Marshal(pyjson.Plain(rb.V))
-	}
-	if sn, ok := n.PyField(o, "session_input"); ok && sn.V != nil {
-		raw, _ := json.Marshal(pyjson.Plain(sn.V))
-		if _, err := scenarios.ParseSessionInputField(sn.File, sn.Path, raw); err != nil {
-			return ec, err
-		}
-		ec.SessionInput = raw
-	}
-	conv, hasConv := n.PyField(o, "conversation")
-	scen, hasScen := n.PyField(o, "conversation_scenario")
-	hasConv = hasConv && conv.V != nil
-	hasScen = hasScen && scen.V != nil
-	switch {
-	case hasConv && hasScen:
-		return ec, n.Errorf("has both conversation and conversation_scenario; an eval case has exactly one")
-	case hasScen:
-		if _, err := scen.Object(); err != nil {
-			return ec, err
-		}
-		ec.Scenario, _ = json.Marshal(pyjson.Plain(scen.V))
-		if _, err := scenarios.ParseScenario(scen.File, scen.Path, ec.Scenario); err != nil {
-			return ec, err
-		}
-		return ec, nil
-	case !hasConv:
-		return ec, n.Errorf("has neither conversation nor conversation_scenario")
-	}
-	list, err := conv.List()
-	if err != nil {
-		return ec, err
-	}
-	ec.Invocations = []Invocation{}
-	for i := range list {
-		inv, err := parseInvocation(conv.Elem(list, i))
-		if err != nil {
-			return ec, err
-		}
-		ec.Invocations = append(ec.Invocations, inv)
-	}
-	return ec, nil
-}
-
-// parseInvocation reads ADK's Invocation. intermediate_data comes in two
-// forms, told apart by the invocation_events key: A (the documented one)
-// {tool_uses, tool_responses, intermediate_responses: [[author, [parts]]]},
-// and B (newer ADK) {invocation_events: [{author, content}]}, whose tool
-// calls are every function_call part of every event, in order.
-func parseInvocation(n pyjson.Value) (Invocation, error) {
-	o, err := n.Object()
-	if err != nil {
-		return Invocation{}, err
-	}
-	var inv Invocation
-	if idn, ok := n.PyField(o, "invocation_id"); ok {
-		if inv.ID, err = idn.OptStr(); err != nil {
-			return inv, err
-		}
-	}
-	uc, ok := n.PyField(o, "user_content")
-	if !ok || uc.V == nil {
-		return inv, uc.Errorf("missing: an invocation needs user_content")
-	}
-	user, err := parseContent(uc)
-	if err != nil {
-		return inv, err
-	}
-	inv.UserText = user.text()
-	if fr, ok := n.PyField(o, "final_response"); ok && fr.V != nil {
-		c, err := parseContent(fr)
-		if err != nil {
-			return inv, err
-		}
-		inv.FinalResponse = c.text()
-	}
-	if rb, ok := n.PyField(o, "rubrics"); ok && rb.V != nil {
-		if _, err := rb.List(); err != nil {
-			return inv, err
-		}
-		inv.Rubrics, _ = json.Marshal(pyjson.Plain(rb.V))
-	}
-	idata, ok := n.PyField(o, "intermediate_data")
-	if !ok || idata.V == nil {
-		return inv, nil
-	}
-	ido, err := idata.Object()
-	if err != nil {
-		return inv, err
-	}
-	if ev, ok := idata.PyField(ido, "invocation_events"); ok {
-		events, err := ev.List()
-		if err != nil {
-			return inv, err
-		}
-		for i := range events {
-			en := ev.Elem(events, i)
-			eo, err := en.Object()
-			if err != nil {
-				return inv, err
+	for _, e := range d.Events {
+		for _, p := range e.Content.Parts {
+			if p.FunctionCall != nil {
+				out.ToolCalls = append(out.ToolCalls, *p.FunctionCall)
 			}
-			author := ""
-			if an, ok := en.Field(eo, "author"); ok {
-				if author, err = an.OptStr(); err != nil {
-					return inv, err
-				}
-			}
-			cn, ok := en.Field(eo, "content")
-			if !ok || cn.V == nil {
-				continue
-			}
-			c, err := parseContent(cn)
-			if err != nil {
-				return inv, err
-			}
-			inv.ToolCalls = append(inv.ToolCalls, c.calls...)
-			inv.ToolResults = append(inv.ToolResults, c.results...)
-			if t := c.text(); len(c.texts) > 0 {
-				inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: author, Text: t})
+			if p.FunctionResponse != nil {
+				out.ToolResults = append(out.ToolResults, *p.FunctionResponse)
 			}
 		}
-		return inv, nil
-	}
-	if tu, ok := idata.PyField(ido, "tool_uses"); ok && tu.V != nil {
-		list, err := tu.List()
-		if err != nil {
-			return inv, err
-		}
-		for i := range list {
-			c, err := parseFunctionCall(tu.Elem(list, i))
-			if err != nil {
-				return inv, err
-			}
-			inv.ToolCalls = append(inv.ToolCalls, c)
+		if t := e.Content.Text(); t != "" {
+			out.IntermediateResponses = append(out.IntermediateResponses, AuthoredText{Author: e.Author, Text: t})
 		}
 	}
-	if tr, ok := idata.PyField(ido, "tool_responses"); ok && tr.V != nil {
-		list, err := tr.List()
-		if err != nil {
-			return inv, err
-		}
-		for i := range list {
-			r, err := parseFunctionResponse(tr.Elem(list, i))
-			if err != nil {
-				return inv, err
-			}
-			inv.ToolResults = append(inv.ToolResults, r)
-		}
-	}
-	if ir, ok := idata.PyField(ido, "intermediate_responses"); ok && ir.V != nil {
-		list, err := ir.List()
-		if err != nil {
-			return inv, err
-		}
-		for i := range list {
-			en := ir.Elem(list, i)
-			pair, err := en.List()
-			if err != nil || len(pair) != 2 {
-				return inv, en.Errorf("expected [author, [parts…]], got %s", pyjson.Describe(en.V))
-			}
-			author, err := en.Elem(pair, 0).OptStr()
-			if err != nil {
-				return inv, err
-			}
-			c, err := parseParts(en.Elem(pair, 1))
-			if err != nil {
-				return inv, err
-			}
-			inv.IntermediateResponses = append(inv.IntermediateResponses, AuthoredText{Author: author, Text: c.text()})
-		}
-	}
-	return inv, nil
+	return out
 }

@@ -2,14 +2,13 @@ package scoring
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -172,45 +171,8 @@ func TestLoadExpectedGoldenRun(t *testing.T) {
 	}
 }
 
-func TestParseEvalSetErrorsNameTheJSONPath(t *testing.T) {
-	for _, tc := range []struct{ json, want string }{
-		{`{"eval_cases": []}`, `x.evalset.json: eval_set_id: missing: an EvalSet needs eval_set_id`},
-		{`{"eval_set_id": "s"}`, `x.evalset.json: eval_cases: missing: an EvalSet needs eval_cases`},
-		{`{"eval_set_id": "s", "eval_cases": [{"conversation": []}]}`, `x.evalset.json: eval_cases[0].eval_id: missing: an eval case needs eval_id`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": []}, {"eval_id": "b", "conversation": [{"final_response": null}]}]}`,
-			`x.evalset.json: eval_cases[1].conversation[0].user_content: missing: an invocation needs user_content`},
-		{`{"evalSetId": "s", "evalCases": [{"evalId": "a", "conversation": [{"userContent": {"parts": [{"text": 3}]}}]}]}`,
-			`x.evalset.json: evalCases[0].conversation[0].userContent.parts[0].text: expected a string, got 3`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [{"user_content": {"parts": []}, "intermediate_data": {"tool_uses": [{"name": "f", "args": [1]}]}}]}]}`,
-			`x.evalset.json: eval_cases[0].conversation[0].intermediate_data.tool_uses[0].args: expected an object, got a list`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [{"user_content": {"parts": []}, "intermediate_data": {"intermediate_responses": [["agent"]]}}]}]}`,
-			`x.evalset.json: eval_cases[0].conversation[0].intermediate_data.intermediate_responses[0]: expected [author, [parts…]], got a list`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [{"user_content": {"parts": []}, "intermediate_data": {"invocation_events": [{"content": {"parts": [{"function_call": {"name": 1}}]}}]}}]}]}`,
-			`x.evalset.json: eval_cases[0].conversation[0].intermediate_data.invocation_events[0].content.parts[0].function_call.name: expected a string, got 1`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [], "conversation_scenario": {"starting_prompt": "hi"}}]}`,
-			`x.evalset.json: eval_cases[0]: has both conversation and conversation_scenario; an eval case has exactly one`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a"}]}`, `x.evalset.json: eval_cases[0]: has neither conversation nor conversation_scenario`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation_scenario": {"starting_prompt": "hi"}}]}`,
-			`x.evalset.json: eval_cases[0].conversation_scenario.conversation_plan: missing: a scenario needs the plan the simulated user follows`},
-		{`{"eval_set_id": "s", "evalCases": [{"evalId": "a", "conversationScenario": {"startingPrompt": "hi", "conversationPlan": "p", "userPersona": "GURU"}}]}`,
-			`x.evalset.json: evalCases[0].conversationScenario.userPersona: unknown persona id "GURU" (pre-built: EXPERT, NOVICE, EVALUATOR); give a custom persona as an object {"id", "description", "behaviors"}`},
-		{`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "rubrics": {}, "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}]}`,
-			`x.evalset.json: eval_cases[0].rubrics: expected a list, got an object`},
-		{`[{"query": "hi"}, {"reference": "no query"}]`, `x.evalset.json: [1].query: missing: a turn needs query`},
-		{`"a string"`, `x.evalset.json: expected an EvalSet object (or, in older *.test.json files, a list), got the string "a string"`},
-		{"{\"eval_set_id\": \"s\",\n \"eval_cases\": [}", `x.evalset.json:2:17: invalid JSON: invalid character '}' looking for beginning of value`},
-		{`{"eval_set_id": "s", "eval_cases": [`, `x.evalset.json: invalid JSON: unexpected end of file`},
-		{`{"eval_set_id": "s", "eval_cases": []} {}`, `x.evalset.json:1:41: invalid JSON: unexpected data after the JSON document`},
-	} {
-		_, err := ParseEvalSet("x.evalset.json", []byte(tc.json))
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("%s:\n got %v\nwant %s", tc.json, err, tc.want)
-		}
-	}
-}
-
-func TestParseEvalSetKeepsCaseRubrics(t *testing.T) {
-	exp, err := ParseEvalSet("x.json", []byte(`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "rubrics": [{"rubric_id": "r", "rubric_content": {"text_property": "Polite."}}],
+func TestEvalSetCaseRubricsReachThePairedCase(t *testing.T) {
+	exp, err := parseEvalSet("x.json", []byte(`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "rubrics": [{"rubric_id": "r", "rubric_content": {"text_property": "Polite."}}],
 	  "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "EXPERT"}}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -224,53 +186,11 @@ func TestParseEvalSetKeepsCaseRubrics(t *testing.T) {
 	}
 }
 
-func TestParseEvalSetKeepsNullArgsApartFromEmpty(t *testing.T) {
-	exp, err := ParseEvalSet("x.json", []byte(`{"eval_set_id": "s", "eval_cases": [{"eval_id": "a", "conversation": [
-	  {"user_content": {"parts": [{"text": "hi"}]}, "intermediate_data": {"tool_uses": [{"name": "f"}, {"name": "g", "args": null}, {"name": "h", "args": {}}]}}]}]}`))
+// parseEvalSet is what LoadExpected makes of one eval set file's data.
+func parseEvalSet(name string, data []byte) (*Expected, error) {
+	set, err := evalset.ParseEvalSet(name, data)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	calls := exp.Cases[0].Invocations[0].ToolCalls
-	if calls[0].Args != nil || calls[1].Args != nil || calls[2].Args == nil || len(calls[2].Args) != 0 {
-		t.Fatalf("calls %#v", calls)
-	}
-}
-
-// A case's session_input (snake or camel case) is read with the case; a
-// bad one names the case's field.
-func TestParseEvalSetSessionInput(t *testing.T) {
-	exp, err := ParseEvalSet("set.evalset.json", []byte(`{"eval_set_id": "set", "eval_cases": [
-	 {"eval_id": "c1", "session_input": {"app_name": "app", "user_id": "alice", "state": {"budget": 100}},
-	  "conversation": [{"user_content": {"parts": [{"text": "hi"}]}}]},
-	 {"eval_id": "c2", "sessionInput": {"appName": "app", "userId": "bob"},
-	  "conversation_scenario": {"starting_prompt": "hello", "conversation_plan": "ask"}},
-	 {"eval_id": "c3", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	input := func(raw json.RawMessage) *scenarios.SessionInput {
-		if raw == nil {
-			return nil
-		}
-		si, err := scenarios.ParseSessionInput("kept", raw)
-		if err != nil {
-			t.Fatalf("the session_input kept does not read back: %v: %s", err, raw)
-		}
-		return &si
-	}
-	c1, c2, c3 := input(exp.Cases[0].SessionInput), input(exp.Cases[1].SessionInput), input(exp.Cases[2].SessionInput)
-	if c1 == nil || c1.UserID != "alice" || c1.AppName != "app" || fmt.Sprint(c1.State["budget"]) != "100" {
-		t.Errorf("c1 session input = %+v", c1)
-	}
-	if c2 == nil || c2.UserID != "bob" || c2.State == nil {
-		t.Errorf("c2 session input = %+v", c2)
-	}
-	if c3 != nil {
-		t.Errorf("c3 has no session input, got %+v", c3)
-	}
-	_, err = ParseEvalSet("bad.evalset.json", []byte(`{"eval_set_id": "set", "eval_cases": [
-	 {"eval_id": "c1", "session_input": {"app_name": "app"}, "conversation": []}]}`))
-	if err == nil || !strings.Contains(err.Error(), "bad.evalset.json: eval_cases[0].session_input") || !strings.Contains(err.Error(), "user id") {
-		t.Errorf("a session input without user_id: %v", err)
-	}
+	return &Expected{EvalSetID: set.EvalSetID, Cases: expectedCases(set)}, nil
 }

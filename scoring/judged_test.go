@@ -7,7 +7,7 @@ import (
 )
 
 func TestEvalSetKeepsInvocationRubrics(t *testing.T) {
-	exp, err := ParseEvalSet("r.evalset.json", []byte(`{"eval_set_id": "r", "eval_cases": [{"eval_id": "c", "conversation": [
+	exp, err := parseEvalSet("r.evalset.json", []byte(`{"eval_set_id": "r", "eval_cases": [{"eval_id": "c", "conversation": [
 	  {"user_content": {"parts": [{"text": "hi"}]}, "rubrics": [{"rubricId": "polite", "rubricContent": {"textProperty": "Is polite."}}]},
 	  {"user_content": {"parts": [{"text": "bye"}]}}]}]}`))
 	if err != nil {
@@ -17,7 +17,7 @@ func TestEvalSetKeepsInvocationRubrics(t *testing.T) {
 	if got := string(inv[0].Rubrics); got != `[{"rubricContent":{"textProperty":"Is polite."},"rubricId":"polite"}]` || inv[1].Rubrics != nil {
 		t.Errorf("rubrics %s / %s", inv[0].Rubrics, inv[1].Rubrics)
 	}
-	_, err = ParseEvalSet("r.evalset.json", []byte(`{"eval_set_id": "r", "eval_cases": [{"eval_id": "c", "conversation": [
+	_, err = parseEvalSet("r.evalset.json", []byte(`{"eval_set_id": "r", "eval_cases": [{"eval_id": "c", "conversation": [
 	  {"user_content": {"parts": [{"text": "hi"}]}, "rubrics": {"polite": 1}}]}]}`))
 	if err == nil || !strings.Contains(err.Error(), "r.evalset.json: eval_cases[0].conversation[0].rubrics") {
 		t.Errorf("rubrics that are not a list: %v", err)

@@ -26,7 +26,7 @@ func toolTrajectory(cr *Criterion, c *Case, m *MetricResult) {
 	}
 	m.PerInvocation = make([]InvocationScore, 0, n)
 	for i := range n {
-		actual, expected := c.Actual[i].ToolCalls, c.Expected[i].ToolCalls
+		actual, expected := c.Actual[i].ToolCalls, modelCalls(c.Expected[i].ToolCalls)
 		var ok bool
 		var why string
 		switch cr.MatchType {
@@ -179,7 +179,7 @@ func partialTrajectory(matchers ArgMatchers, cr *Criterion, c *Case, m *MetricRe
 		m.Details = map[string]any{"arg_matchers": matchersDetail(matchers)}
 	}
 	for i := range n {
-		actual, expected := c.Actual[i].ToolCalls, c.Expected[i].ToolCalls
+		actual, expected := c.Actual[i].ToolCalls, modelCalls(c.Expected[i].ToolCalls)
 		pairs := maxMatching(actual, expected, matchers.callsMatch)
 		matched := 0
 		for _, p := range pairs {

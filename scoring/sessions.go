@@ -73,6 +73,7 @@ func invocationOf(id string, recorded *conversation.Invocation) Invocation {
 				Thoughts: int64(u.ThoughtsTokenCount), ToolUse: int64(u.ToolUsePromptTokenCount), Total: int64(u.TotalTokenCount)}
 		}
 		step.Grounding = groundingOf(x)
+		stepDetails(&step, x)
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)
 		if i != final && step.Text != "" {

@@ -3,6 +3,7 @@
 package scoring
 
 import (
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"os"
 	"path/filepath"
 )
@@ -19,7 +20,7 @@ func ConfigBeside(expected string) string {
 	if expected == "" {
 		return ""
 	}
-	path, _ := splitCaseSelection(expected)
+	path, _ := evalset.SplitCaseSelection(expected)
 	dir := path
 	if info, err := os.Stat(path); err != nil || !info.IsDir() {
 		dir = filepath.Dir(path)

@@ -58,6 +58,16 @@ type Step struct {
 	Text        string
 	// Grounding is the answer's groundingMetadata, summed up.
 	Grounding Grounding
+	// Instructions and Tools are the request's system instruction (its
+	// texts) and tools array as recorded: what ADK's judges read as the
+	// agent's developer instructions and tool declarations.
+	Instructions string
+	Tools        json.RawMessage
+	// CallsJSON and ResultsJSON are ToolCalls' and ToolResults' recorded
+	// functionCall and functionResponse objects, one for one (keys in wire
+	// order, as ADK's judges show them); nil when not read from the wire.
+	CallsJSON   []json.RawMessage
+	ResultsJSON []json.RawMessage
 }
 
 // Grounding counts an answer's grounding chunks: those returned

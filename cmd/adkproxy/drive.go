@@ -14,7 +14,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/adk/drive"
-	"github.com/adkproxy/adkproxy/scoring"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/urfave/cli/v2"
 )
 
@@ -84,12 +84,12 @@ func runDrive(c *cli.Context) error {
 		}
 		convs = []drive.Conversation{drive.FromSpec(spec)}
 	} else {
-		exp, err := scoring.LoadExpected(evalPath)
+		sets, err := evalset.LoadSelected(evalPath)
 		if err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 		}
 		var skipped []string
-		convs, skipped = drive.FromEvalSet(exp)
+		convs, skipped = drive.FromEvalSet(sets)
 		for _, s := range skipped {
 			fmt.Fprintf(c.App.ErrWriter, "adkproxy: drive: skipped %s\n", s)
 		}

@@ -143,7 +143,8 @@ func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
 		t.Errorf("sessions:\n%s", all)
 	}
 	ls := adkproxy(t, nil, "ls", agentDir)
-	if !strings.Contains(ls.stdout, "2 sessions, 2 invocations") {
+	if !strings.Contains(ls.stdout, "2 sessions, 2 invocations") || !strings.Contains(ls.stdout, `confirm book_room(city="Oslo")? → refused`) ||
+		strings.Contains(ls.stdout, `confirm book_room(city="Paris")`) {
 		t.Errorf("ls:\n%s", ls.stdout)
 	}
 

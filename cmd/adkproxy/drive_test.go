@@ -111,6 +111,8 @@ func TestDriveRecordsGoldenRunOfADKJSServer(t *testing.T) {
 }
 
 func TestDriveUsageAndDataErrors(t *testing.T) {
+	diceEvalSet := filepath.Join(testutil.RepoRoot(), "scoring", "testdata", "evalsets", "dice_roller.evalset.json")
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -120,6 +122,11 @@ func TestDriveUsageAndDataErrors(t *testing.T) {
 		{[]string{"drive", "--server", "http://127.0.0.1:1", "--app", "a"}, exitUsage, "exactly one of --spec and --evalset"},
 		{[]string{"drive", "--server", "localhost:1", "--app", "a", "--spec", "x"}, exitUsage, "not an absolute http"},
 		{[]string{"drive", "--server", "http://127.0.0.1:1", "--app", "a", "--spec", "/nonexistent/spec.yaml"}, exitDataErr, "/nonexistent/spec.yaml"},
+		{[]string{"drive", "--server", "http://127.0.0.1:1", "--app", "a", "--evalset", diceEvalSet + ":nope"}, exitDataErr,
+			`--evalset: ` + diceEvalSet + `: no eval case "nope" (its eval_ids: roll_and_check, scenario_case)`},
+		{[]string{"drive", "--server", "http://127.0.0.1:1", "--app", "a", "--evalset", diceEvalSet + ":scenario_case"}, exitDataErr,
+			"has no eval case with a fixed conversation to play"},
+		{[]string{"drive", "--server", "http://127.0.0.1:1", "--app", "a", "--evalset", filepath.Dir(spec)}, exitDataErr, "holds no eval set files"},
 	} {
 		res := adkproxy(t, nil, tc.args...)
 		if res.code != tc.code || !strings.Contains(res.stderr, tc.want) {
@@ -127,7 +134,6 @@ func TestDriveUsageAndDataErrors(t *testing.T) {
 		}
 	}
 	// A server that is not there: the URL is named.
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
 	os.WriteFile(spec, []byte("agent: a\nuser_messages:\n  - text: hi\n"), 0o644)
 	res := adkproxy(t, nil, "drive", "--server", "http://127.0.0.1:1", "--app", "a", "--spec", spec)
 	if res.code != exitFailure || !strings.Contains(res.stderr, "http://127.0.0.1:1/apps/a/users/user/sessions") {

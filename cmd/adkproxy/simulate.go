@@ -15,6 +15,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/adk/api"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/internal/eval/simulate"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -297,30 +298,26 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		}
 	}
 	if path := c.String("evalset"); path != "" {
-		data, err := os.ReadFile(path)
+		set, err := evalset.ReadFile(path)
 		if err != nil {
 			return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 		}
-		exp, err := scoring.ParseEvalSet(path, data)
-		if err != nil {
-			return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
-		}
-		for i, ec := range exp.Cases {
-			sc := &simulate.Case{ID: ec.ID, Input: input}
+		for i, ec := range set.EvalCases {
+			sc := &simulate.Case{ID: ec.EvalID, Input: input}
 			if ec.SessionInput != nil { // ADK: a case's own session_input wins
-				if sc.Input, err = scenarios.ParseSessionInputField(path, fmt.Sprintf("eval_cases[%d].session_input", i), ec.SessionInput); err != nil {
+				if sc.Input, err = scenarios.ParseSessionInputField(path, fmt.Sprintf("eval_cases[%d].session_input", i), evalset.RawJSON(ec.SessionInput)); err != nil {
 					return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 				}
 			}
 			if ec.Scenario != nil {
-				s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), ec.Scenario)
+				s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), evalset.RawJSON(ec.Scenario))
 				if err != nil {
 					return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 				}
 				sc.Scenario = &s
 			}
-			for _, inv := range ec.Invocations {
-				sc.Static = append(sc.Static, genai.NewContentFromText(inv.UserText, genai.RoleUser))
+			for _, inv := range ec.Conversation {
+				sc.Static = append(sc.Static, genai.NewContentFromText(inv.UserContent.Text(), genai.RoleUser))
 			}
 			if err := add(sc); err != nil {
 				return nil, err

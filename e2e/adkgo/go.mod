@@ -1,11 +1,16 @@
 // ADK Go end-to-end: ADK's conformance corpus against ADK Go's own
-// conformance server (adkcli), on the wire and in process. A module of its
-// own so that ADK Go stays out of the product's go.mod.
+// conformance server (adkcli), on the wire and in process, and ADK Go agents
+// through the proxy. A module of its own so that ADK Go stays out of the
+// product's go.mod.
 module github.com/adkproxy/adkproxy/e2e/adkgo
 
 go 1.26.8
 
-require github.com/adkproxy/adkproxy v0.0.0
+require (
+	github.com/adkproxy/adkproxy v0.0.0
+	google.golang.org/adk v1.7.0
+	google.golang.org/genai v1.77.0
+)
 
 require (
 	cloud.google.com/go v0.123.0 // indirect
@@ -58,9 +63,7 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/adk v1.7.0 // indirect
 	google.golang.org/api v0.279.0 // indirect
-	google.golang.org/genai v1.77.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.85.0 // indirect

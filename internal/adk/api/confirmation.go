@@ -6,6 +6,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"google.golang.org/genai"
 )
@@ -42,4 +43,19 @@ func ConfirmationAnswer(calls []*genai.FunctionCall, approve, asJSONString bool)
 		msg.Parts = append(msg.Parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: fc.ID, Name: ConfirmationCall, Response: resp}})
 	}
 	return msg
+}
+
+// IsRefusal says whether response is what ADK sends the model in place of
+// tool's result when the user refused the tool's confirmation: ADK Python
+// and ADK-JS answer {"error": "This tool call is rejected."}, ADK Go
+// {"error": "error tool \"NAME\" call is rejected"}. ADK keeps the
+// adk_request_confirmation call and its answer out of every model request,
+// so on the model wire a refusal is this result and an approval is the
+// tool's own.
+func IsRefusal(tool string, response map[string]any) bool {
+	msg, ok := response["error"].(string)
+	if !ok || len(response) != 1 {
+		return false
+	}
+	return msg == "This tool call is rejected." || msg == fmt.Sprintf("error tool %q call is rejected", tool)
 }

@@ -9,8 +9,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
-	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // Conversation is a session to play: its initial state and user turns.
@@ -50,36 +50,38 @@ func FromSpec(s *conformance.Spec) Conversation {
 // case's session_input when it has one. Cases with a
 // conversation_scenario (a simulated user) have no fixed turns: they are
 // returned in skipped, with the reason.
-func FromEvalSet(e *scoring.Expected) (convs []Conversation, skipped []string) {
-	for _, ec := range e.Cases {
-		name := ec.ID
-		if ec.File != "" {
-			name = filepath.Base(ec.File) + ": case " + ec.ID
-		}
-		if ec.Invocations == nil {
-			skipped = append(skipped, name+": it has a conversation_scenario, not fixed user turns")
-			continue
-		}
-		if len(ec.Invocations) == 0 {
-			skipped = append(skipped, name+": its conversation is empty")
-			continue
-		}
-		c := Conversation{Name: name}
-		if ec.SessionInput != nil { // ADK: the case's session runs with its session_input
-			si, err := scenarios.ParseSessionInputField(ec.File, "case "+ec.ID+": session_input", ec.SessionInput)
-			if err != nil { // checked when the eval set was read
-				skipped = append(skipped, name+": "+err.Error())
+func FromEvalSet(sets []*evalset.EvalSet) (convs []Conversation, skipped []string) {
+	for _, set := range sets {
+		for _, ec := range set.EvalCases {
+			name := ec.EvalID
+			if set.File != "" {
+				name = filepath.Base(set.File) + ": case " + ec.EvalID
+			}
+			if ec.Conversation == nil {
+				skipped = append(skipped, name+": it has a conversation_scenario, not fixed user turns")
 				continue
 			}
-			c.UserID, c.InitialState = si.UserID, si.State
+			if len(ec.Conversation) == 0 {
+				skipped = append(skipped, name+": its conversation is empty")
+				continue
+			}
+			c := Conversation{Name: name}
+			if ec.SessionInput != nil { // ADK: the case's session runs with its session_input
+				si, err := scenarios.ParseSessionInputField(set.File, "case "+ec.EvalID+": session_input", evalset.RawJSON(ec.SessionInput))
+				if err != nil { // checked when the eval set was read
+					skipped = append(skipped, name+": "+err.Error())
+					continue
+				}
+				c.UserID, c.InitialState = si.UserID, si.State
+			}
+			for i, inv := range ec.Conversation {
+				c.Turns = append(c.Turns, Turn{
+					Where:   fmt.Sprintf("%s, invocation %d", name, i+1),
+					Content: genai.NewContentFromText(inv.UserContent.Text(), genai.RoleUser),
+				})
+			}
+			convs = append(convs, c)
 		}
-		for i, inv := range ec.Invocations {
-			c.Turns = append(c.Turns, Turn{
-				Where:   fmt.Sprintf("%s, invocation %d", name, i+1),
-				Content: genai.NewContentFromText(inv.UserText, genai.RoleUser),
-			})
-		}
-		convs = append(convs, c)
 	}
 	return convs, skipped
 }

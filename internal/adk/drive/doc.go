@@ -7,5 +7,5 @@
 // Conversations come from an ADK conformance case's spec.yaml
 // (FromSpec) or from the eval cases of an ADK eval set (FromEvalSet); the
 // client is adkapi's, the spec reader adkconformance's, the eval set
-// reader scoring's.
+// reader evalset's.
 package drive

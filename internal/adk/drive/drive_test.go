@@ -15,7 +15,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/adk/conformance"
 	"github.com/adkproxy/adkproxy/internal/adk/drive"
-	"github.com/adkproxy/adkproxy/scoring"
+	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 )
 
 // approvalServer is a loopback ADK API server whose agent calls the
@@ -158,14 +158,19 @@ func TestDriveKeepsSessionOfAFailedTurn(t *testing.T) {
 	}
 }
 
+func parseEvalSet(name string, data []byte) ([]*evalset.EvalSet, error) {
+	set, err := evalset.ParseEvalSet(name, data)
+	return []*evalset.EvalSet{set}, err
+}
+
 func TestFromEvalSet(t *testing.T) {
-	exp, err := scoring.ParseEvalSet("set.evalset.json", []byte(`{"eval_set_id":"set","eval_cases":[
+	sets, err := parseEvalSet("set.evalset.json", []byte(`{"eval_set_id":"set","eval_cases":[
 	 {"eval_id":"c1","conversation":[{"user_content":{"role":"user","parts":[{"text":"hi"}]}},{"user_content":{"role":"user","parts":[{"text":"bye"}]}}]},
 	 {"eval_id":"c2","conversation_scenario":{"starting_prompt":"hello","conversation_plan":"ask"}}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	convs, skipped := drive.FromEvalSet(exp)
+	convs, skipped := drive.FromEvalSet(sets)
 	if len(convs) != 1 || len(convs[0].Turns) != 2 || convs[0].Turns[1].Content.Parts[0].Text != "bye" {
 		t.Fatalf("conversations = %+v", convs)
 	}
@@ -176,13 +181,13 @@ func TestFromEvalSet(t *testing.T) {
 
 // An eval case's session_input gives the session its user and state.
 func TestDriveEvalSetCaseSessionInput(t *testing.T) {
-	exp, err := scoring.ParseEvalSet("set.evalset.json", []byte(`{"eval_set_id":"set","eval_cases":[
+	sets, err := parseEvalSet("set.evalset.json", []byte(`{"eval_set_id":"set","eval_cases":[
 	 {"eval_id":"c1","session_input":{"app_name":"app","user_id":"u","state":{"budget":100}},
 	  "conversation":[{"user_content":{"role":"user","parts":[{"text":"hi"}]}}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	convs, _ := drive.FromEvalSet(exp)
+	convs, _ := drive.FromEvalSet(sets)
 	if len(convs) != 1 {
 		t.Fatalf("conversations = %+v", convs)
 	}

@@ -1,16 +1,20 @@
-// Package evalset owns ADK's eval-set JSON as adkproxy writes it: the
-// EvalSet, EvalCase and Invocation documents (snake_case keys; a set's and
-// a case's unset fields left out as ADK's local eval-set files leave them,
-// an invocation's final_response null when there is none), their
-// content, parts and the two forms of intermediate data. scoring's export
-// and results, the simulated user's transcripts and the scenario cases all
-// write through it, so every eval set adkproxy writes has one shape.
-// Reading eval sets (with errors naming the field) is scoring's
-// ParseEvalSet, which every reader uses.
+// Package evalset owns ADK's eval-set JSON: the EvalSet, EvalCase and
+// Invocation documents, their content, parts and the two forms of
+// intermediate data, one set of types that adkproxy both reads and
+// writes. The reader takes ADK's EvalSet in snake_case or camelCase and
+// the list formats of older ADK releases, from a file or a folder, with
+// errors naming the file and the JSON path of the field, and selects eval
+// cases as adk eval does ("PATH:ID,ID…"). The writer writes snake_case
+// keys, a set's and a case's unset fields left out as ADK's local
+// eval-set files leave them, an invocation's final_response null when
+// there is none. scoring's expectations, export and results, adkproxy
+// drive and simulate, and the scenario cases all go through it, so every
+// eval set is read one way and written in one shape.
 package evalset
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
@@ -23,6 +27,8 @@ type EvalSet struct {
 	Description       string     `json:"description,omitempty"`
 	EvalCases         []EvalCase `json:"eval_cases"`
 	CreationTimestamp float64    `json:"creation_timestamp"`
+	// File is where the reader read the set from (not written).
+	File string `json:"-"`
 }
 
 // EvalCase is ADK's EvalCase: a static conversation, or (when Scenario is
@@ -30,9 +36,11 @@ type EvalSet struct {
 type EvalCase struct {
 	EvalID       string
 	Conversation []Invocation
-	// Scenario is the conversation_scenario object.
+	// Scenario is the conversation_scenario object (the reader's: a
+	// json.RawMessage, checked as ADK's ConversationScenario).
 	Scenario any
-	// SessionInput is the session_input object; nil for none.
+	// SessionInput is the session_input object; nil for none (the
+	// reader's: a json.RawMessage, checked as ADK's SessionInput).
 	SessionInput any
 	// Rubrics are the case's rubrics as JSON; nil for none.
 	Rubrics           json.RawMessage
@@ -74,6 +82,8 @@ type Invocation struct {
 	FinalResponse     *Content         `json:"final_response"`
 	IntermediateData  IntermediateData `json:"intermediate_data"`
 	CreationTimestamp float64          `json:"creation_timestamp"`
+	// Rubrics are the invocation's own rubrics as JSON; nil for none.
+	Rubrics json.RawMessage `json:"rubrics,omitempty"`
 }
 
 // IntermediateData is an invocation's steps in one of ADK's two forms:
@@ -130,6 +140,18 @@ type Content struct {
 	Role  string `json:"role,omitempty"`
 }
 
+// Text is ADK's text of a content: its non-empty text parts joined by
+// newlines.
+func (c Content) Text() string {
+	var texts []string
+	for _, p := range c.Parts {
+		if p.Text != "" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 // TextContent is a content of one text part.
 func TextContent(role, text string) Content {
 	return Content{Parts: []Part{{Text: text}}, Role: role}
@@ -157,4 +179,17 @@ func orEmpty[T any](list []T) []T {
 		return []T{}
 	}
 	return list
+}
+
+// RawJSON is v as JSON: itself when it is a json.RawMessage (as the
+// reader leaves a case's scenario and session input), nil for nil.
+func RawJSON(v any) json.RawMessage {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return v
+	}
+	raw, _ := json.Marshal(v)
+	return raw
 }

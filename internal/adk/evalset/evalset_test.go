@@ -10,12 +10,10 @@ import (
 	"github.com/adkproxy/adkproxy/internal/adk/evalset"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
-	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // What the writer writes, in both forms of intermediate data and for a
-// scenario case, reads back through the one reader (scoring.ParseEvalSet)
-// as it was meant.
+// scenario case, reads back as it was meant.
 func TestWrittenEvalSetReadsBack(t *testing.T) {
 	call := cassettes.ToolCall{Name: "get_weather", Args: map[string]any{"city": "Paris"}}
 	result := cassettes.ToolResult{Name: "get_weather", Response: map[string]any{"temp_c": 21.5}}
@@ -44,29 +42,32 @@ func TestWrittenEvalSetReadsBack(t *testing.T) {
 	if strings.Contains(string(b), `\u003c`) {
 		t.Errorf("HTML characters escaped: %s", b)
 	}
-	exp, err := scoring.ParseEvalSet("written.evalset.json", b)
+	got, err := evalset.ParseEvalSet("written.evalset.json", b)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	if len(exp.Cases) != 4 {
-		t.Fatalf("%d cases read back, want 4", len(exp.Cases))
+	if len(got.EvalCases) != 4 {
+		t.Fatalf("%d cases read back, want 4", len(got.EvalCases))
 	}
-	doc, events, empty, sim := exp.Cases[0], exp.Cases[1], exp.Cases[2], exp.Cases[3]
-	inv := doc.Invocations[0]
-	if inv.UserText != "weather?" || inv.FinalResponse != "Sunny, 21.5 °C <hot>" || !reflect.DeepEqual(inv.ToolCalls, []cassettes.ToolCall{call}) ||
-		fmt.Sprint(inv.ToolResults) != fmt.Sprint([]cassettes.ToolResult{result}) || len(inv.IntermediateResponses) != 1 || inv.IntermediateResponses[0].Text != "looking" {
+	doc, events, empty, sim := got.EvalCases[0], got.EvalCases[1], got.EvalCases[2], got.EvalCases[3]
+	inv := doc.Conversation[0]
+	d := inv.IntermediateData
+	if inv.UserContent.Text() != "weather?" || inv.FinalResponse.Text() != "Sunny, 21.5 °C <hot>" || !reflect.DeepEqual(d.ToolUses, []cassettes.ToolCall{call}) ||
+		fmt.Sprint(d.ToolResponses) != fmt.Sprint([]cassettes.ToolResult{result}) || len(d.IntermediateResponses) != 1 ||
+		d.IntermediateResponses[0].Author != "helper" || d.IntermediateResponses[0].Parts[0].Text != "looking" || d.Events != nil {
 		t.Errorf("documented form read back as %+v", inv)
 	}
-	if ev := events.Invocations[0]; !reflect.DeepEqual(ev.ToolCalls, []cassettes.ToolCall{call}) || ev.FinalResponse != "" {
+	if ev := events.Conversation[0]; len(ev.IntermediateData.Events) != 2 || !reflect.DeepEqual(ev.IntermediateData.Events[0].Content.Parts[0].FunctionCall, &call) ||
+		ev.IntermediateData.Events[1].Content.Role != "user" || ev.FinalResponse != nil {
 		t.Errorf("invocation_events form read back as %+v", ev)
 	}
-	if si, err := scenarios.ParseSessionInput("kept", events.SessionInput); err != nil || si.UserID != "alice" || si.AppName != "app" {
+	if si, err := scenarios.ParseSessionInput("kept", evalset.RawJSON(events.SessionInput)); err != nil || si.UserID != "alice" || si.AppName != "app" {
 		t.Errorf("session_input read back as %+v (%v)", si, err)
 	}
-	if empty.Invocations == nil || len(empty.Invocations) != 0 || empty.SessionInput != nil {
+	if empty.Conversation == nil || len(empty.Conversation) != 0 || empty.SessionInput != nil {
 		t.Errorf("a case without invocations read back as %+v", empty)
 	}
-	if sim.Scenario == nil || sim.Invocations != nil {
+	if sim.Scenario == nil || sim.Conversation != nil {
 		t.Errorf("a scenario case read back as %+v", sim)
 	}
 }

@@ -14,8 +14,20 @@ import (
 // name is the one template the loader holds.
 const name = "/template"
 
+// Template is a template known to parse. Each rendering parses it again,
+// in an environment of its own: gonja's methods get no context, so the
+// priced ones close over the rendering's budget.
+type Template struct{ src string }
+
 // Parse parses src; the error says it is not a valid Jinja template.
-func Parse(src string) (*exec.Template, error) {
+func Parse(src string) (*Template, error) {
+	if _, err := parse(src, environment); err != nil {
+		return nil, err
+	}
+	return &Template{src: src}, nil
+}
+
+func parse(src string, env *exec.Environment) (*exec.Template, error) {
 	if len(src) > MaxSource {
 		return nil, fmt.Errorf("%w: the template is %d bytes, more than %d", ErrLimit, len(src), MaxSource)
 	}
@@ -23,30 +35,38 @@ func Parse(src string) (*exec.Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, environment)
+	t, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, env)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid Jinja template: %w", err)
 	}
+	rewrite(t.Root())
 	return t, nil
 }
 
 // Execute renders a parsed template with vars, within the limits of
-// limits.go: going over one is an error wrapping ErrLimit, never a crash.
-func Execute(t *exec.Template, vars map[string]any) (string, error) {
+// limits.go and budget.go: going over one is an error wrapping ErrLimit,
+// never a crash.
+func Execute(t *Template, vars map[string]any) (string, error) {
 	g := &guard{deadline: time.Now().Add(MaxRenderTime)}
+	env := *environment
+	env.Methods = pricedMethods(g)
+	tmpl, err := parse(t.src, &env)
+	if err != nil {
+		return "", err
+	}
 	ctx := exec.NewContext(map[string]any{guardKey: g})
 	for k, v := range vars {
 		ctx.Set(k, v)
 	}
 	out := &limitedWriter{g: g}
-	err := func() (err error) {
+	err = func() (err error) {
 		// gonja panics on some input ("a" * -1): an error, not a crash.
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("the template failed: %v", p)
 			}
 		}()
-		return t.Execute(out, ctx)
+		return tmpl.Execute(out, ctx)
 	}()
 	if over := g.first(); over != nil {
 		// The limit's own words, not gonja's chain of wrappers (one per

@@ -51,6 +51,7 @@ type guard struct {
 	deadline time.Time
 	mu       sync.Mutex
 	err      error
+	built    int // bytes built so far (budget.go)
 }
 
 // over records and returns a limit error.
@@ -88,6 +89,10 @@ func guardOf(ctx *exec.Context) *guard {
 var environment = func() *exec.Environment {
 	ctx := gonja.DefaultContext.Inherit()
 	ctx.Set("range", cappedRange)
+	ctx.Set("lipsum", pricedLipsum)
+	ctx.Set(opFunc, pricedOp)
+	ctx.Set(printFunc, pricedPrint)
+	ctx.Set(recvFunc, pricedReceiver)
 	structures := exec.NewControlStructureSet(map[string]parser.ControlStructureParser{})
 	structures.Update(builtins.ControlStructures)
 	for _, name := range []string{"for", "macro", "call"} {
@@ -96,7 +101,7 @@ var environment = func() *exec.Environment {
 	}
 	return &exec.Environment{
 		Context:           ctx,
-		Filters:           gonja.DefaultEnvironment.Filters,
+		Filters:           pricedFilters,
 		Tests:             gonja.DefaultEnvironment.Tests,
 		ControlStructures: structures,
 		Methods:           gonja.DefaultEnvironment.Methods,
@@ -195,6 +200,10 @@ func (c checkpoint) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) er
 	g := guardOf(r.Environment.Context)
 	if g == nil {
 		return nil
+	}
+	if err := g.first(); err != nil {
+		// Some statements ({% do %}) drop an error: the loop ends here.
+		return err
 	}
 	if err := g.checkTime(); err != nil {
 		return err

@@ -47,8 +47,13 @@ func FuzzRender(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, c := range hostileTemplates {
+		f.Add(c.src)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
-		out, err := jinja.Render(src, map[string]any{"stop_signal": "</finished>", "x": "y", "bs": []any{map[string]any{"c": []any{}}}})
+		vars := hostileVars(t)
+		vars["stop_signal"], vars["x"], vars["bs"] = "</finished>", "y", []any{map[string]any{"c": []any{}}}
+		out, err := jinja.Render(src, vars)
 		if err == nil && len(out) > jinja.MaxOutput {
 			t.Fatalf("%d bytes of output, over MaxOutput", len(out))
 		}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -18,6 +17,8 @@ import (
 type nlResponse struct {
 	Text    string
 	Context string
+	// ADKContext is the same as ADK's validator reads it ({context}).
+	ADKContext string
 }
 
 // nlResponses are the texts hallucinations_v1 judges in an invocation: the
@@ -31,19 +32,22 @@ func nlResponses(inv *scoring.Invocation, intermediate bool) []nlResponse {
 		return string(b)
 	}
 	var out []nlResponse
-	final := -1
-	for i, st := range inv.Steps {
-		if st.Text != "" && len(st.ToolCalls) == 0 {
-			final = i
-		}
-	}
+	final := finalStep(inv)
+	calls, stepOf := adkCalls(inv)
+	var adk []adkEvent
 	for i, st := range inv.Steps {
 		if len(st.ToolResults) > 0 {
 			events = append(events, map[string]any{"author": st.Agent, "tool_responses": st.ToolResults})
 		}
-		if st.Text != "" && (i == final || intermediate) {
-			out = append(out, nlResponse{Text: st.Text, Context: ctxJSON()})
+		stepEvents := adkStepEvents(inv, i, calls, stepOf, final)
+		if len(st.ToolResults) > 0 {
+			adk = append(adk, stepEvents[0])
+			stepEvents = stepEvents[1:]
 		}
+		if st.Text != "" && (i == final || intermediate) {
+			out = append(out, nlResponse{Text: st.Text, Context: ctxJSON(), ADKContext: adkHallucinationContext(inv, adk)})
+		}
+		adk = append(adk, stepEvents...)
 		ev := map[string]any{"author": st.Agent}
 		if st.Text != "" {
 			ev["text"] = st.Text
@@ -57,7 +61,14 @@ func nlResponses(inv *scoring.Invocation, intermediate bool) []nlResponse {
 		// No recorded steps (or none answered in text): the final response
 		// against the invocation's calls and results.
 		events = append(events, map[string]any{"author": "agent", "tool_calls": orEmpty(inv.ToolCalls), "tool_responses": orEmpty(inv.ToolResults)})
-		out = append(out, nlResponse{Text: inv.FinalResponse, Context: ctxJSON()})
+		if len(inv.Steps) == 0 && len(calls) > 0 {
+			e := adkEvent{}
+			for _, c := range calls {
+				e.calls = append(e.calls, c)
+			}
+			adk = append(adk, e)
+		}
+		out = append(out, nlResponse{Text: inv.FinalResponse, Context: ctxJSON(), ADKContext: adkHallucinationContext(inv, adk)})
 	}
 	return out
 }
@@ -101,7 +112,7 @@ func (r *caseRun) hallucinations(ctx context.Context, m *scoring.MetricResult) e
 			}
 			parts, err = r.j.prompt("hallucinations_v1_validator", map[string]any{"Context": resp.Context, "Sentences": sentences},
 				func() map[string]string {
-					return map[string]string{"context": resp.Context, "sentences": strings.Join(sentences, "\n")}
+					return map[string]string{"context": resp.ADKContext, "sentences": adkSentences(sentences)}
 				}, nil)
 			if err == nil {
 				prompt = parts[0]

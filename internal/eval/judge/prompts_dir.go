@@ -20,7 +20,7 @@ import (
 var adkPromptVars = map[string][]string{
 	"final_response_match_v2":                {"prompt", "response", "golden_response"},
 	"rubric_based_final_response_quality_v1": {"developer_instructions", "tool_declarations", "user_input", "response_steps", "final_response", "rubrics"},
-	"rubric_based_tool_use_quality_v1":       {"developer_instructions", "tool_declarations", "user_input", "response_steps", "rubrics"},
+	"rubric_based_tool_use_quality_v1":       {"tool_declarations", "user_input", "tool_usage", "rubrics", "developer_instructions", "response_steps"},
 	"hallucinations_v1_segmenter":            {"response"},
 	"hallucinations_v1_validator":            {"context", "sentences"},
 }

@@ -38,10 +38,7 @@ func TestRubricTypeFiltersInvocationLevelRubricsOnly(t *testing.T) {
 	evalSet := `{"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "rubrics": [` + strings.Join(caseLevel, ",") + `], "conversation": [
 	  {"user_content": {"parts": [{"text": "Weather in Paris?"}]}, "final_response": {"parts": [{"text": "Sunny."}]},
 	   "rubrics": [` + strings.Join(inv, ",") + `]}]}]}`
-	exp, err := scoring.ParseEvalSet("s.evalset.json", []byte(evalSet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := loadEvalSet(t, "s.evalset.json", evalSet)
 	ec := exp.Cases[0]
 	c := scoring.Case{ID: ec.ID, EvalSetID: "s", Rubrics: ec.Rubrics, Expected: ec.Invocations,
 		Actual: []scoring.Invocation{{UserText: "Weather in Paris?", FinalResponse: "Sunny in Paris."}}}

@@ -3,6 +3,8 @@ package judge_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,12 +42,24 @@ func rubricScript(prompt string, seen int) fakejudge.Reply {
 	return fakejudge.Reply{Text: b.String()}
 }
 
-func rubricCase(t *testing.T) scoring.Case {
+// loadEvalSet is the eval set written as file name, read as score
+// --expected reads it.
+func loadEvalSet(t *testing.T, name, evalSet string) *scoring.Expected {
 	t.Helper()
-	exp, err := scoring.ParseEvalSet("trip.evalset.json", []byte(rubricEvalSet))
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(evalSet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := scoring.LoadExpected(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return exp
+}
+
+func rubricCase(t *testing.T) scoring.Case {
+	t.Helper()
+	exp := loadEvalSet(t, "trip.evalset.json", rubricEvalSet)
 	inv := exp.Cases[0].Invocations
 	actual := []scoring.Invocation{
 		{UserText: inv[0].UserText, FinalResponse: "It is sunny in Paris."},

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/tokens"
 
 	"github.com/adkproxy/adkproxy/internal/eval/jinja"
@@ -73,7 +72,7 @@ var ErrPersonaNotReferenced = errors.New("custom_instructions do not reference p
 
 // prompter renders the simulated user's prompt for one conversation.
 type prompter struct {
-	tmpl *exec.Template
+	tmpl *jinja.Template
 	// where names the template in errors: its file and field.
 	where   string
 	persona map[string]any // nil without a persona

@@ -210,7 +210,7 @@ func TestSimulateRecordReplayAndDivergence(t *testing.T) {
 
 	// The eval set reads back as ADK eval cases: one static conversation
 	// per scenario, tool calls from invocation_events.
-	exp, err := scoring.ParseEvalSet(simulate.EvalSetFile, []byte(read(t, filepath.Join(rec.out, simulate.EvalSetFile))))
+	exp, err := scoring.LoadExpected(filepath.Join(rec.out, simulate.EvalSetFile))
 	if err != nil || len(exp.Cases) != 3 || exp.Cases[0].ID != a.Case.ID || len(exp.Cases[0].Invocations) != 3 {
 		t.Fatalf("the eval set does not read back: %v %+v", err, exp)
 	}

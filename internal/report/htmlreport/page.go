@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
@@ -103,7 +104,11 @@ func timeline(label string, inv *runview.Invocation, status func(call int) strin
 			s.Note = strings.TrimSpace("HTTP " + strconv.Itoa(st.Status) + " " + st.ErrorStatus)
 		}
 		for _, r := range st.ToolResults {
-			s.Results = append(s.Results, Item{Text: r.Name + " → " + textfmt.JSON(nonNil(r.Response)), Status: "same"})
+			text := r.Name + " → " + textfmt.JSON(nonNil(r.Response))
+			if api.IsRefusal(r.Name, r.Response) {
+				text = r.Name + " (refused at confirmation) → " + textfmt.JSON(r.Response)
+			}
+			s.Results = append(s.Results, Item{Text: text, Status: "same"})
 		}
 		for _, tc := range st.ToolCalls {
 			s.Calls = append(s.Calls, Item{Text: textfmt.Call(tc.Name, tc.Args, 80), Status: status(call)})

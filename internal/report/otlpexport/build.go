@@ -16,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/internal/pyjson"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
@@ -226,6 +227,10 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 			str("gcp.vertex.agent.llm_request", "{}"), str("gcp.vertex.agent.llm_response", "{}"))
 		if r, ok := responses.of(k, tc); ok {
 			s.Attributes = append(s.Attributes, str("gcp.vertex.agent.tool_response", toolResponse(r.Response)))
+			if api.IsRefusal(tc.Name, r.Response) {
+				// ADK's own span shows only the refusal as the tool's response.
+				s.Attributes = append(s.Attributes, str("adkproxy.tool.confirmation", "refused"))
+			}
 		}
 		setStart(s, answered)
 		setEnd(s, end)

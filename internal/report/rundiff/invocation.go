@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/align"
 	"github.com/adkproxy/adkproxy/internal/eval/rouge"
 	"github.com/adkproxy/adkproxy/internal/report/runview"
@@ -233,6 +234,9 @@ func (opt *Options) resultDiff(agent string, a, b call) []Change {
 	if !a.hasRes || !b.hasRes {
 		return nil
 	}
+	if ra, rb := api.IsRefusal(a.Name, a.result), api.IsRefusal(b.Name, b.result); ra != rb {
+		return []Change{{Kind: ConfirmationChanged, Agent: agent, Tool: b.Name, Path: "confirmation", Old: answerOf(ra), New: answerOf(rb)}}
+	}
 	var out []Change
 	for _, diff := range matcher.DiffJSON("", opt.cleaned(a.result), opt.cleaned(b.result)) {
 		out = append(out, changeOf(ResultChanged, agent, b.Name, diff))
@@ -273,3 +277,13 @@ func callText(c call) string { return textfmt.Call(c.Name, c.Args, callValueWidt
 
 // callValueWidth bounds one argument value in a change's text.
 const callValueWidth = 60
+
+// answerOf says how the user answered ADK's confirmation of a call, as
+// its result shows: a call that ran where the other run's was refused was
+// approved.
+func answerOf(refused bool) string {
+	if refused {
+		return "refused"
+	}
+	return "approved"
+}

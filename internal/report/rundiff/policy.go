@@ -13,7 +13,7 @@ var FailClasses = []string{"none", "tools", "args", "response", "any"}
 // classKinds are the kinds each class of --fail-on counts ("any" counts
 // every kind, "none" none).
 var classKinds = map[string][]Kind{
-	"tools":    {ToolAdded, ToolRemoved, ToolMoved},
+	"tools":    {ToolAdded, ToolRemoved, ToolMoved, ConfirmationChanged},
 	"args":     {ArgsChanged},
 	"response": {ResponseChanged},
 }

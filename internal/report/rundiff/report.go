@@ -20,16 +20,19 @@ const (
 	ToolMoved         Kind = "tool_moved"
 	ArgsChanged       Kind = "args_changed"
 	ResultChanged     Kind = "result_changed"
-	ResponseChanged   Kind = "response_changed"
-	ModelChanged      Kind = "model_changed"
-	ConfigChanged     Kind = "config_changed"
-	InstructionChange Kind = "instruction_changed"
-	ToolsChanged      Kind = "tools_changed"
+	// ConfirmationChanged: the user approved a tool call ADK asked to
+	// confirm in one run and refused it in the other.
+	ConfirmationChanged Kind = "confirmation_changed"
+	ResponseChanged     Kind = "response_changed"
+	ModelChanged        Kind = "model_changed"
+	ConfigChanged       Kind = "config_changed"
+	InstructionChange   Kind = "instruction_changed"
+	ToolsChanged        Kind = "tools_changed"
 )
 
 // Kinds lists every kind in the order views count them.
 var Kinds = []Kind{CassetteAdded, CassetteRemoved, SessionAdded, SessionRemoved, InvocationAdded, InvocationRemoved,
-	ToolAdded, ToolRemoved, ToolMoved, ArgsChanged, ResultChanged, ResponseChanged,
+	ToolAdded, ToolRemoved, ToolMoved, ArgsChanged, ConfirmationChanged, ResultChanged, ResponseChanged,
 	ModelChanged, ConfigChanged, InstructionChange, ToolsChanged}
 
 // Change is one difference. Path is a JSON path inside a tool call's

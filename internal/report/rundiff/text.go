@@ -125,7 +125,7 @@ func (t *textWriter) invocation(d *InvocationDiff) {
 		if ch.Kind == ResponseChanged && d.Similarity != nil {
 			h += fmt.Sprintf(" (ROUGE-1 F %s)", strconv.FormatFloat(*d.Similarity, 'f', 2, 64))
 		}
-		if ch.Agent != "" && ch.Kind != ResultChanged {
+		if ch.Agent != "" && ch.Kind != ResultChanged && ch.Kind != ConfirmationChanged {
 			h += " " + textfmt.OneLine(ch.Agent)
 		}
 		if h != heading {
@@ -142,6 +142,8 @@ func sectionOf(k Kind) string {
 	switch k {
 	case ResultChanged:
 		return "tool results"
+	case ConfirmationChanged:
+		return "tool confirmations"
 	case ResponseChanged:
 		return "final response"
 	}

@@ -16,7 +16,8 @@ var kindWords = map[Kind][2]string{
 	InvocationAdded: {"invocation", "added"}, InvocationRemoved: {"invocation", "removed"},
 	ToolAdded: {"tool", "added"}, ToolRemoved: {"tool", "removed"}, ToolMoved: {"tool", "moved"},
 	ArgsChanged: {"argument", "changed"}, ResultChanged: {"result field", "changed"},
-	ResponseChanged: {"response", "changed"}, ModelChanged: {"model", "changed"},
+	ConfirmationChanged: {"confirmation", "changed"},
+	ResponseChanged:     {"response", "changed"}, ModelChanged: {"model", "changed"},
 	ConfigChanged: {"config field", "changed"}, InstructionChange: {"instruction", "changed"},
 	ToolsChanged: {"declaration", "changed"},
 }

@@ -46,6 +46,9 @@ type Invocation struct {
 	// Agents are the distinct agents of the steps, in order of appearance.
 	Agents []string `json:"agents"`
 	Steps  []Step   `json:"steps"`
+	// Refused are the tool calls the user refused when ADK asked to
+	// confirm them, read from the results ADK sent the model.
+	Refused []Refusal `json:"refused"`
 }
 
 // Step is one model call, in file order within its invocation.
@@ -164,6 +167,7 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 				vi.Steps = append(vi.Steps, stepOf(x))
 			}
 			fileHTTPCalls(vi.Steps, inv.HTTPCalls)
+			vi.Refused = refusalsOf(&vi)
 			vs.Invocations = append(vs.Invocations, vi)
 		}
 		out.Sessions = append(out.Sessions, vs)

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/adk/api"
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
@@ -91,8 +92,12 @@ func invocationCells(inv Invocation) []string {
 		id += " [" + textfmt.OneLine(inv.Tag) + "]"
 	}
 	var calls []string
-	for _, st := range inv.Steps {
-		for _, tc := range st.ToolCalls {
+	for i, st := range inv.Steps {
+		for j, tc := range st.ToolCalls {
+			if refused(inv.Refused, i, j) {
+				calls = append(calls, "confirm "+formatCall(tc)+"? → refused")
+				continue
+			}
 			calls = append(calls, formatCall(tc))
 		}
 	}
@@ -122,6 +127,9 @@ func stepCells(st Step) []string {
 		names := make([]string, len(st.ToolResults))
 		for i, r := range st.ToolResults {
 			names[i] = textfmt.OneLine(r.Name)
+			if api.IsRefusal(r.Name, r.Response) {
+				names[i] += " (refused at confirmation)"
+			}
 		}
 		what = append(what, "← "+textfmt.Truncate(strings.Join(names, ", "), listWidth))
 	}

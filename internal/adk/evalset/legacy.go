@@ -1,7 +1,8 @@
-// The legacy eval formats of older ADK releases: *.test.json lists of
-// turns ({"query", "expected_tool_use", …}) and pre-1.0 eval cases.
+// The list formats of older ADK releases: *.test.json lists of turns
+// ({"query", "expected_tool_use", …}), pre-1.0 eval cases and bare lists
+// of EvalCase objects.
 
-package scoring
+package evalset
 
 import (
 	"path/filepath"
@@ -11,8 +12,9 @@ import (
 	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
-// parseLegacyList reads the list formats of older ADK releases.
-func parseLegacyList(root pyjson.Value, list []any) (*Expected, error) {
+// parseLegacyList reads the list formats of older ADK releases into an
+// eval set named after the file.
+func parseLegacyList(root pyjson.Value, list []any) (*EvalSet, error) {
 	base := filepath.Base(root.File)
 	for _, suffix := range []string{".test.json", ".evalset.json", ".json"} {
 		if s, ok := strings.CutSuffix(base, suffix); ok {
@@ -20,26 +22,25 @@ func parseLegacyList(root pyjson.Value, list []any) (*Expected, error) {
 			break
 		}
 	}
-	out := &Expected{EvalSetID: base}
+	out := &EvalSet{EvalSetID: base, File: root.File, EvalCases: []EvalCase{}}
 	if len(list) == 0 {
 		return out, nil
 	}
-	first := root.Elem(list, 0)
-	fo, err := first.Object()
+	fo, err := root.Elem(list, 0).Object()
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case has(fo, "query"): // one conversation, a turn per element
-		ec := ExpectedCase{ID: base, EvalSetID: base, File: root.File, Invocations: []Invocation{}}
+		ec := EvalCase{EvalID: base, Conversation: []Invocation{}}
 		for i := range list {
 			inv, err := parseLegacyTurn(root.Elem(list, i))
 			if err != nil {
 				return nil, err
 			}
-			ec.Invocations = append(ec.Invocations, inv)
+			ec.Conversation = append(ec.Conversation, inv)
 		}
-		out.Cases = append(out.Cases, ec)
+		out.EvalCases = append(out.EvalCases, ec)
 	case has(fo, "data") && has(fo, "name"): // pre-1.0 eval cases
 		for i := range list {
 			cn := root.Elem(list, i)
@@ -57,15 +58,15 @@ func parseLegacyList(root pyjson.Value, list []any) (*Expected, error) {
 			if err != nil {
 				return nil, err
 			}
-			ec := ExpectedCase{ID: name, EvalSetID: base, File: root.File, Invocations: []Invocation{}}
+			ec := EvalCase{EvalID: name, Conversation: []Invocation{}}
 			for j := range turns {
 				inv, err := parseLegacyTurn(dn.Elem(turns, j))
 				if err != nil {
 					return nil, err
 				}
-				ec.Invocations = append(ec.Invocations, inv)
+				ec.Conversation = append(ec.Conversation, inv)
 			}
-			out.Cases = append(out.Cases, ec)
+			out.EvalCases = append(out.EvalCases, ec)
 		}
 	default: // a bare list of EvalCase objects
 		for i := range list {
@@ -73,8 +74,7 @@ func parseLegacyList(root pyjson.Value, list []any) (*Expected, error) {
 			if err != nil {
 				return nil, err
 			}
-			ec.EvalSetID, ec.File = base, root.File
-			out.Cases = append(out.Cases, ec)
+			out.EvalCases = append(out.EvalCases, ec)
 		}
 	}
 	return out, nil
@@ -87,7 +87,9 @@ func has(o *pyjson.Object, key string) bool {
 
 // parseLegacyTurn reads {"query", "expected_tool_use": [{"tool_name",
 // "tool_input"}], "expected_intermediate_agent_responses": [{"author",
-// "text"}], "reference"} as ADK's converter does.
+// "text"}], "reference"} as ADK's converter does: the query is the user
+// content, the reference the final response, the tool uses and the
+// responses the documented form of intermediate data.
 func parseLegacyTurn(n pyjson.Value) (Invocation, error) {
 	o, err := n.Object()
 	if err != nil {
@@ -98,13 +100,18 @@ func parseLegacyTurn(n pyjson.Value) (Invocation, error) {
 	if !ok {
 		return inv, q.Errorf("missing: a turn needs query")
 	}
-	if inv.UserText, err = q.Str(); err != nil {
+	query, err := q.Str()
+	if err != nil {
 		return inv, err
 	}
-	if r, ok := n.Field(o, "reference"); ok {
-		if inv.FinalResponse, err = r.OptStr(); err != nil {
+	inv.UserContent = TextContent("user", query)
+	if r, ok := n.Field(o, "reference"); ok && r.V != nil {
+		ref, err := r.Str()
+		if err != nil {
 			return inv, err
 		}
+		final := TextContent("model", ref)
+		inv.FinalResponse = &final
 	}
 	if tu, ok := n.Field(o, "expected_tool_use"); ok && tu.V != nil {
 		list, err := tu.List()
@@ -125,13 +132,10 @@ func parseLegacyTurn(n pyjson.Value) (Invocation, error) {
 			if c.Name, err = nn.Str(); err != nil {
 				return inv, err
 			}
-			if in, ok := cn.Field(co, "tool_input"); ok && in.V != nil {
-				if _, err := in.Object(); err != nil {
-					return inv, err
-				}
-				c.Args = pyjson.Plain(in.V).(map[string]any)
+			if c.Args, err = optObject(cn, co, "tool_input"); err != nil {
+				return inv, err
 			}
-			inv.ToolCalls = append(inv.ToolCalls, c)
+			inv.IntermediateData.ToolUses = append(inv.IntermediateData.ToolUses, c)
 		}
 	}
 	if ir, ok := n.Field(o, "expected_intermediate_agent_responses"); ok && ir.V != nil {
@@ -145,18 +149,19 @@ func parseLegacyTurn(n pyjson.Value) (Invocation, error) {
 			if err != nil {
 				return inv, err
 			}
-			var at AuthoredText
+			var author, text string
 			if a, ok := rn.Field(ro, "author"); ok {
-				if at.Author, err = a.OptStr(); err != nil {
+				if author, err = a.OptStr(); err != nil {
 					return inv, err
 				}
 			}
 			if t, ok := rn.Field(ro, "text"); ok {
-				if at.Text, err = t.OptStr(); err != nil {
+				if text, err = t.OptStr(); err != nil {
 					return inv, err
 				}
 			}
-			inv.IntermediateResponses = append(inv.IntermediateResponses, at)
+			inv.IntermediateData.IntermediateResponses = append(inv.IntermediateData.IntermediateResponses,
+				AuthoredParts{Author: author, Parts: []Part{{Text: text}}})
 		}
 	}
 	return inv, nil

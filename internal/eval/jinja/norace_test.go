@@ -1,0 +1,5 @@
+//go:build !race
+
+package jinja_test
+
+const raceEnabled = false
