@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/syncstat"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -60,6 +61,7 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 		return info.Size()
 	}
 	c := dialLive(t, rec.URL, jsLivePath+"?key="+testutil.SecretQueryKey, nil)
+	syncs := syncstat.JournalSyncs()
 	c.send(setupFrame)
 	c.turn("setupComplete")
 	const turns = 50
@@ -77,6 +79,7 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 	}
 	c.turn("usageMetadata")
 	open := size(journal)
+	syncs = syncstat.JournalSyncs() - syncs
 	if n := testutil.CountInDir(t, dir, testutil.SecretQueryKey); n != 0 {
 		t.Fatalf("the key appears %d times in the cassettes folder while recording", n)
 	}
@@ -100,8 +103,8 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 	if len(lives) != 1 || turnsEnded(lives[0]) != turns {
 		t.Fatalf("saved: %d connections, want one with %d turns", len(lives), turns)
 	}
-	t.Logf("%d-turn session (%d frames): journal %d bytes with the connection open, %d once its last record is written, none after the save; cassette %d bytes",
-		turns, len(lives[0].Live.Frames), open, ended, size(path))
+	t.Logf("%d-turn session (%d frames): %d journal syncs while open; journal %d bytes with the connection open, %d once its last record is written, none after the save; cassette %d bytes",
+		turns, len(lives[0].Live.Frames), syncs, open, ended, size(path))
 }
 
 // TestLiveSessionRejournalledAfterAFlush: a cassette saved while a Live

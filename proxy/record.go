@@ -54,6 +54,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		if !a.ok {
 			return conversation.Token{}, reuse
 		}
+		if a.model {
+			t.freeSuperseded(a.call)
+		}
 		place, token := t.org.Place(a.call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
 		x.Place = &place
 		return token, reuse
