@@ -28,8 +28,9 @@ type Exchange struct {
 }
 
 // Place locates a model call: the session, the invocation (one user turn
-// and every model and tool step it caused, across agents), the step within
-// the agent's turn, and the agent that made it.
+// and every model and tool step it caused, across agents), the step (the
+// call's number in the invocation, from 0, across its agents), and the
+// agent that made it.
 type Place struct {
 	Session    int
 	Invocation int

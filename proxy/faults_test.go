@@ -202,12 +202,12 @@ func TestFaultPlaces(t *testing.T) {
 		return got, rep.Report(), err
 	}
 
-	_, report, err := run(0, "invocation 1 step 2: 503")
+	_, report, err := run(0, "invocation 1 step 1: 503")
 	if err == nil || !strings.Contains(err.Error(), "Error 503") {
-		t.Errorf("invocation 1 step 2: 503: error %v, want the 503 at the second call", err)
+		t.Errorf("invocation 1 step 1: 503: error %v, want the 503 at the second call", err)
 	}
-	if f := report.Faults; len(f) != 1 || f[0].Call != 2 || f[0].Step == nil || *f[0].Step != 2 || f[0].Invocation != 1 {
-		t.Errorf("report faults %+v, want the second call, invocation 1 step 2", f)
+	if f := report.Faults; len(f) != 1 || f[0].Call != 2 || f[0].Step == nil || *f[0].Step != 1 || f[0].Invocation != 1 {
+		t.Errorf("report faults %+v, want the second call, invocation 1 step 1", f)
 	}
 
 	_, first, _ := run(3, "every call 50% seed 7: 503")

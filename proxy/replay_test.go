@@ -126,7 +126,7 @@ func TestUnmatchedRequestGetsGeminiErrorWithDiff(t *testing.T) {
 	if e.Error.Code != 400 || e.Error.Status != "FAILED_PRECONDITION" || !strings.HasPrefix(e.Error.Message, "adkproxy: ") {
 		t.Fatalf("error body %+v", e.Error)
 	}
-	for _, want := range []string{`cassette "default", session 1, invocation 1 ("weather?"), step 2, agent gemini-2.5-flash`,
+	for _, want := range []string{`cassette "default", session 1, invocation 1 ("weather?"), step 0, agent gemini-2.5-flash`, // its only recorded step
 		"contents[2].parts[get_weather].functionResponse.response.temp_c: recorded 15, got 23\n" + hint} {
 		if !strings.Contains(e.Error.Message, want) {
 			t.Errorf("message lacks %q:\n%s", want, e.Error.Message)

@@ -46,3 +46,19 @@ func (t *tape) supersede(call *conversation.Call) *entry {
 	}
 	return old
 }
+
+// freeSuperseded tells the organizer, before call is placed, that it will
+// supersede the unused recording at its slot, so it is placed where that
+// recording was rather than after it.
+func (t *tape) freeSuperseded(call *conversation.Call) {
+	if !t.replaying || !t.recording || call == nil {
+		return
+	}
+	t.mu.Lock()
+	t.analyze()
+	old := firstUnused(t.positions[call.Slot()], nil)
+	t.mu.Unlock()
+	if old != nil && old.call != nil && old.x.Place != nil {
+		t.org.Supersede(old.call, *old.x.Place)
+	}
+}

@@ -24,14 +24,18 @@ func TestNewEpisodesReplaceWhatTheySupersede(t *testing.T) {
 	}
 	rec.stop(t)
 	if st := rec.Stats(); st.Replayed != 1 || st.Recorded != 1 {
-		t.Fatalf("stats %+v: want step 0 replayed and step 2 recorded", st)
+		t.Fatalf("stats %+v: want step 0 replayed and step 1 recorded", st)
 	}
 	c, err := cassettes.Load(filepath.Join(dir, "default.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Exchanges) != 2 || c.Exchanges[1].Place.Step != 2 || !strings.Contains(string(c.Exchanges[1].Request.Body), `"temp_c":23`) {
-		t.Fatalf("cassette holds %d exchanges; want step 0 and the new step 2 only", len(c.Exchanges))
+	if len(c.Exchanges) != 2 || !strings.Contains(string(c.Exchanges[1].Request.Body), `"temp_c":23`) {
+		t.Fatalf("cassette holds %d exchanges; want step 0 and the new step 1 only", len(c.Exchanges))
+	}
+	// The new step takes the old one's place, not an invocation of its own.
+	if p := *c.Exchanges[1].Place; p.Session != 1 || p.Invocation != 1 || p.Step != 1 || p.User != "What is the weather in Paris?" {
+		t.Errorf("the new step is placed at %+v, want session 1, invocation 1, step 1 as the one it replaced", p)
 	}
 
 	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})

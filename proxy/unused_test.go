@@ -29,7 +29,7 @@ func TestUnusedAfterARefusalBlamesTheRefusal(t *testing.T) {
 	}
 	msg := unused[0].Message
 	if strings.Contains(msg, "stopped early") ||
-		!strings.Contains(msg, "step 2, agent gemini-2.5-flash was never requested: an earlier request of this invocation (step 0) was refused with HTTP 400 (mismatched)") {
+		!strings.Contains(msg, "step 1, agent gemini-2.5-flash was never requested: an earlier request of this invocation (step 0) was refused with HTTP 400 (mismatched)") {
 		t.Errorf("message %q", msg)
 	}
 }

@@ -140,7 +140,7 @@ func TestChangedToolResultNamesPathAndBothValues(t *testing.T) {
 	_, err := weatherAgent{tempC: 23}.run(t, rep.URL)
 	msg := apiMessage(t, err)
 	for _, want := range []string{
-		`cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 2, agent gemini-2.5-flash: request differs from the recording`,
+		`cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 1, agent gemini-2.5-flash: request differs from the recording`,
 		"contents[2].parts[get_weather].functionResponse.response.temp_c: recorded 18, got 23",
 	} {
 		if !strings.Contains(msg, want) {
@@ -152,7 +152,7 @@ func TestChangedToolResultNamesPathAndBothValues(t *testing.T) {
 		t.Errorf("stats %+v: the differing recording is reported once, as mismatched, not also as unused", st)
 	}
 	o := rep.Misses()[0]
-	if o.Outcome != matcher.OutcomeMismatched || o.Session != 1 || o.Invocation != 1 || o.Step == nil || *o.Step != 2 ||
+	if o.Outcome != matcher.OutcomeMismatched || o.Session != 1 || o.Invocation != 1 || o.Step == nil || *o.Step != 1 ||
 		len(o.Diffs) != 1 || o.Diffs[0].Recorded != "18" || o.Diffs[0].Got != "23" {
 		t.Errorf("report entry %+v", o)
 	}
@@ -200,7 +200,7 @@ func TestAgentThatStopsEarlyLeavesUnusedSteps(t *testing.T) {
 			unused = &o
 		}
 	}
-	if unused == nil || unused.Step == nil || *unused.Step != 2 || !strings.Contains(unused.Message, "never requested") {
+	if unused == nil || unused.Step == nil || *unused.Step != 1 || !strings.Contains(unused.Message, "never requested") {
 		t.Fatalf("unused outcome %+v", unused)
 	}
 }

@@ -190,7 +190,7 @@ func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
 	if log := replay(refused, "refuse", "object"); !strings.Contains(log, "replayed 2 request(s): 2 matched, 0 mismatched, 0 unmatched") {
 		t.Errorf("replay of the refused run with a refusal (the other shape):\n%s", log)
 	}
-	if log := replay(approved, "refuse", "object"); !strings.Contains(log, "step 2, agent booker: request differs from the recording") ||
+	if log := replay(approved, "refuse", "object"); !strings.Contains(log, "step 1, agent booker: request differs from the recording") ||
 		!strings.Contains(log, `functionResponse.response.error: added "This tool call is rejected."`) {
 		t.Errorf("replay of the approved run with a refusal:\n%s", log)
 	}

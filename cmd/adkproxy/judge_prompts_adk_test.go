@@ -144,13 +144,18 @@ const (
 // and returns the prompts the judge was sent, in order.
 func judgeADKPrompts(t *testing.T, files map[string]string, criteria string, answer func(prompt string) string) []string {
 	t.Helper()
+	return judgeADKPromptsWith(t, adkStyleEvalSet, files, criteria, answer)
+}
+
+func judgeADKPromptsWith(t *testing.T, evalSet string, files map[string]string, criteria string, answer func(prompt string) string) []string {
+	t.Helper()
 	dir := testutil.OutDir(t)
 	cassettes := adkStyleCassette(t, dir)
 	prompts := filepath.Join(dir, "prompts")
 	for name, text := range files {
 		writeTestFile(t, prompts, name, text)
 	}
-	evalset := writeTestFile(t, dir, "zurich.evalset.json", adkStyleEvalSet)
+	evalset := writeTestFile(t, dir, "zurich.evalset.json", evalSet)
 	cfg := writeTestFile(t, dir, "test_config.json", `{"criteria": {`+criteria+`}}`)
 	var mu sync.Mutex
 	var asked []string
@@ -261,6 +266,33 @@ func TestJudgePromptADKVariablesFinalResponseMatch(t *testing.T) {
 	checkPrompts(t, got, []string{
 		"OURS Weather in Zürich? | It is 7°C and cloudy in Zürich. | It is 7°C and cloudy in Zürich.",
 		"OURS Thanks! | You are welcome. | You are welcome.",
+	})
+}
+
+// include_intermediate_responses_in_final: the response judged and the
+// reference are every text of their invocation — the intermediate ones,
+// then the final one — joined by line breaks ({response},
+// {golden_response} and the rubric judge's {final_response}).
+func TestJudgePromptADKVariablesIncludeIntermediateResponses(t *testing.T) {
+	evalSet := strings.Replace(adkStyleEvalSet, `"role": "model"}},`,
+		`"role": "model"}, "intermediate_data": {"tool_uses": [], "tool_responses": [], "intermediate_responses": [["weather_agent", [{"text": "One moment."}]]]}},`, 1)
+	files := map[string]string{"final_response_match_v2.txt": "OURS {response} | {golden_response}",
+		"rubric_based_final_response_quality_v1.txt": "RUBRICS {final_response} | {rubrics}"}
+	got := judgeADKPromptsWith(t, evalSet, files, `
+	  "final_response_match_v2": {"threshold": 1.0, "include_intermediate_responses_in_final": true, "judge_model_options": {"num_samples": 1}},
+	  "rubric_based_final_response_quality_v1": {"threshold": 1.0, "includeIntermediateResponsesInFinal": true, "judge_model_options": {"num_samples": 1}, `+adkRubrics+`}`,
+		func(p string) string {
+			if strings.HasPrefix(p, "OURS") {
+				return `{"is_the_agent_response_valid": "valid"}`
+			}
+			return rubricVerdicts
+		})
+	rubrics := "*  [id: names_city] Names the city.\n*  [id: gives_temp] Gives the temperature."
+	checkPrompts(t, got, []string{
+		"OURS Let me check.\nIt is 7°C and cloudy in Zürich. | One moment.\nIt is 7°C and cloudy in Zürich.",
+		"OURS You are welcome. | You are welcome.",
+		"RUBRICS Let me check.\nIt is 7°C and cloudy in Zürich. | " + rubrics,
+		"RUBRICS You are welcome. | " + rubrics,
 	})
 }
 

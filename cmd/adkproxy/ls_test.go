@@ -95,9 +95,9 @@ func TestLsJSON(t *testing.T) {
 		if call.Step != 0 || call.Status != 200 || len(call.ToolCalls) != 1 || call.ToolCalls[0].Name != "get_weather" || call.ToolCalls[0].Args["city"] != city {
 			t.Errorf("invocation %d step 0: %+v", i+1, call)
 		}
-		if answer.Step != 2 || len(answer.ToolResults) != 1 || answer.ToolResults[0].Name != "get_weather" || answer.ToolResults[0].Response["city"] != city ||
+		if answer.Step != 1 || len(answer.ToolResults) != 1 || answer.ToolResults[0].Name != "get_weather" || answer.ToolResults[0].Response["city"] != city ||
 			answer.Text != "It is "+map[string]string{"Paris": "18", "Tokyo": "24"}[city]+"°C in "+city+", clear." || answer.FinishReason != "STOP" {
-			t.Errorf("invocation %d step 2: %+v", i+1, answer)
+			t.Errorf("invocation %d step 1: %+v", i+1, answer)
 		}
 		if call.Usage == nil || answer.Usage == nil || call.Usage.Total+answer.Usage.Total != []int32{20, 40}[i] || answer.LatencyMs <= 0 {
 			t.Errorf("invocation %d: usage %+v, %+v, latency %v", i+1, call.Usage, answer.Usage, answer.LatencyMs)

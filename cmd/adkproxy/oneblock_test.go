@@ -33,7 +33,7 @@ func TestOneFailureSaidOnce(t *testing.T) {
 	if n := len(regexp.MustCompile(`(?m)^  \S`).FindAllString(summary, -1)); n != 1 {
 		t.Errorf("%d blocks in the summary, want 1:\n%s", n, summary)
 	}
-	for _, want := range []string{"session 1, invocation 1", "step 2", diffLine, "Re-record with", "after it the agent stopped: 2 recording(s) never requested (session 1, invocation 2, step 0, agent weather_agent; session 1, invocation 2, step 2"} {
+	for _, want := range []string{"session 1, invocation 1", "step 1", diffLine, "Re-record with", "after it the agent stopped: 2 recording(s) never requested (session 1, invocation 2, step 0, agent weather_agent; session 1, invocation 2, step 1"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the block lacks %q:\n%s", want, summary)
 		}

@@ -19,7 +19,7 @@ func TestInteractionChainsGroupLikeConversations(t *testing.T) {
 		{`{"model":"m","input":"Hello"}`, "v1_d"},
 		{`{"model":"m","input":"Unknown chain","previous_interaction_id":"v1_zzz"}`, "v1_e"},
 	}
-	want := []string{"1/1/0 What is the weather in Paris?", "1/1/2 What is the weather in Paris?", "1/2/0 And in Rome?", "2/1/0 Hello", "3/1/0 Unknown chain"}
+	want := []string{"1/1/0 What is the weather in Paris?", "1/1/1 What is the weather in Paris?", "1/2/0 And in Rome?", "2/1/0 Hello", "3/1/0 Unknown chain"}
 	for i, c := range calls {
 		call, ok := o.AnalyzeInteraction("/v1beta/interactions", []byte(c.body))
 		if !ok {

@@ -39,8 +39,10 @@ import (
 //     invocations' user texts equal the call's earlier user turns, or in a
 //     new session.
 //
-// A step counts as taken only once its response succeeded (see Finish), so
-// a retry after a 429 or a broken body joins the same invocation. Identical
+// A call's step is its number in its invocation, from 0 in the order the
+// invocation's calls were placed, across agents. A step counts as taken
+// only once its response succeeded (see Finish), so a retry after a 429
+// or a broken body joins the same invocation and keeps the step's number. Identical
 // parallel sessions fill the earliest free slot, first come first served.
 // Safe for concurrent use.
 type Organizer struct {
@@ -74,6 +76,33 @@ type orgInvocation struct {
 	// one takes no more steps of them.
 	handedOver map[string]bool
 	pending    []FunctionCall
+	// nextStep numbers the invocation's steps as people read them: from 0,
+	// one after another across its agents, in the order they were placed.
+	nextStep int
+	// retried are the numbers of failed steps by Call.Slot: their retry
+	// takes the same number.
+	retried map[string]int
+}
+
+// stepNumber gives a call placed at slot its step number: a failed step's
+// number to its retry, else the next one.
+func (inv *orgInvocation) stepNumber(slot string) int {
+	if n, ok := inv.retried[slot]; ok {
+		delete(inv.retried, slot)
+		return n
+	}
+	inv.nextStep++
+	return inv.nextStep - 1
+}
+
+// restoreStep counts a step read back from a cassette, failed or not.
+func (inv *orgInvocation) restoreStep(slot string, step int, failed bool) {
+	inv.nextStep = max(inv.nextStep, step+1)
+	if failed {
+		inv.retried[slot] = step
+	} else {
+		delete(inv.retried, slot)
+	}
 }
 
 // Token identifies a placed call, to report its outcome.
@@ -107,7 +136,7 @@ func (o *Organizer) Place(c *Call, tag string) (cassettes.Place, Token) {
 		o.names[c.AgentKey] = taskName
 	}
 	place := cassettes.Place{Session: inv.session.id, Invocation: inv.id, Tag: inv.tag, User: inv.user,
-		Step: c.Step, Agent: o.nameOf(c)}
+		Step: inv.stepNumber(slot), Agent: o.nameOf(c)}
 	o.tools.placed(inv, c, place)
 	return place, Token{inv: inv, slot: slot, agent: c.AgentKey, call: c, place: place}
 }
@@ -147,6 +176,7 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	if !failed(&x.Response) { // as Finish left it when the call was recorded
 		o.index.take(inv, c.Key, c.Slot(), c.AgentKey)
 	}
+	inv.restoreStep(c.Slot(), p.Step, failed(&x.Response))
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
 		inv.removePending(c.TaskArgs, "")
 	} else if c.AgentToolArgs != "" && inv.pendingIndex(c.AgentToolArgs, p.Agent) >= 0 {
@@ -260,7 +290,7 @@ func (o *Organizer) resume(held *orgInvocation, c *Call, tag string) *orgInvocat
 
 func newInvocation(s *orgSession, user string, earlier []string, tag string) *orgInvocation {
 	return &orgInvocation{session: s, id: len(s.invocations) + 1, tag: tag, user: user, earlier: earlier, turn: turnKey(user, earlier),
-		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}}
+		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}, retried: map[string]int{}}
 }
 
 // Calls records the function calls a placed step's response made, so a
@@ -296,7 +326,28 @@ func (o *Organizer) Abandon(t Token) {
 	if t.inv.taken[t.slot] > 0 {
 		o.index.untake(t.inv, t.call.Key, t.slot, t.agent)
 	}
+	t.inv.retried[t.slot] = t.place.Step
 	o.mu.Unlock()
+}
+
+// Supersede frees the step that a recording placed at p held (c is its
+// call), because a new episode is about to replace it: the call that does
+// takes its invocation and its step number.
+func (o *Organizer) Supersede(c *Call, p cassettes.Place) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if p.Session < 1 || p.Session > len(o.sessions) {
+		return
+	}
+	s := o.sessions[p.Session-1]
+	if p.Invocation < 1 || p.Invocation > len(s.invocations) {
+		return
+	}
+	inv, slot := s.invocations[p.Invocation-1], c.Slot()
+	if inv.taken[slot] > 0 {
+		o.index.untake(inv, c.Key, slot, c.AgentKey)
+		inv.retried[slot] = p.Step
+	}
 }
 
 // failed reports whether a step's response did not complete: such a step

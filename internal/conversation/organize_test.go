@@ -3,6 +3,7 @@ package conversation_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -182,5 +183,27 @@ func TestRestoredFailedStepIsFree(t *testing.T) {
 	retry, _ := org.Place(c, "")
 	if retry.Session != 1 || retry.Invocation != 1 || retry.Step != 0 || retry.Agent != "agent" {
 		t.Fatalf("retry placed at %+v, want session 1 invocation 1 like the failed step", retry)
+	}
+}
+
+// TestStepsAreNumberedOneAfterAnother: an invocation's steps are numbered
+// 0, 1, 2 in the order they come, across agents; a retry after a failed
+// step keeps its number, and a failure does not leave a gap.
+func TestStepsAreNumberedOneAfterAnother(t *testing.T) {
+	org := conversation.NewOrganizer()
+	var got []int
+	place := func(c *conversation.Call, status int) {
+		p, token := org.Place(c, "")
+		org.Finish(token, &cassettes.Response{Status: status})
+		got = append(got, p.Step)
+	}
+	sub, _ := analyze("/v1beta/models/m:generateContent", []byte(`{"systemInstruction":{"parts":[{"text":"You are an agent. Your internal name is \"sub\"."}]},`+
+		`"contents":[{"role":"user","parts":[{"text":"weather in Paris?"}]}]}`))
+	place(weatherCall(t, "Paris", 0), 200)
+	place(weatherCall(t, "Paris", 2), 429)
+	place(weatherCall(t, "Paris", 2), 200) // the retry
+	place(sub, 200)                        // a sub-agent joins the turn
+	if want := []int{0, 1, 1, 2}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("steps %v, want %v", got, want)
 	}
 }

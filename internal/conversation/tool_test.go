@@ -58,6 +58,6 @@ func TestFileToolFollowsUnansweredCalls(t *testing.T) {
 	org.Place(weatherCall(t, "Paris", 2), "inv-paris")
 	at("", nil)
 	p2 := paris
-	p2.Step = 2
+	p2.Step = 1
 	at("inv-paris", &p2) // a tagged invocation keeps its latest step
 }

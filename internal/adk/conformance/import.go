@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -42,6 +41,7 @@ func Convert(name string, spec *Spec, recs *Recordings, sse bool) (*cassettes.Ca
 	var problems []Problem
 	// made[i] is the exchange of recs.Entries[i], for the tool checks.
 	made := make([]*cassettes.Exchange, len(recs.Entries))
+	steps := map[int]int{} // user_message_index -> the invocation's steps so far
 	for i, r := range recs.Entries {
 		if r.LLM == nil {
 			continue
@@ -56,6 +56,8 @@ func Convert(name string, spec *Spec, recs *Recordings, sse bool) (*cassettes.Ca
 			problems = append(problems, problemOf(recs.File, r.Line, err))
 			continue
 		}
+		x.Place.Step = steps[r.UserMessageIndex]
+		steps[r.UserMessageIndex]++
 		made[i] = x
 		out.Exchanges = append(out.Exchanges, x)
 	}
@@ -98,12 +100,8 @@ func (d doc) exchange(r Recording, spec *Spec, sse bool) (*cassettes.Exchange, e
 		}
 		x.Response.Events = append(x.Response.Events, cassettes.Event{Data: append(append([]byte("data: "), b...), "\r\n\r\n"...)})
 	}
-	step := 0
-	if call, ok := conversation.Analyze(matcher.Default(), x.Request.Path, x.Request.Body); ok {
-		step = call.Step
-	}
 	x.Place = &cassettes.Place{Session: 1, Invocation: r.UserMessageIndex + 1,
-		User: UserText(spec.UserMessages[r.UserMessageIndex]), Step: step, Agent: r.AgentName}
+		User: UserText(spec.UserMessages[r.UserMessageIndex]), Agent: r.AgentName}
 	return x, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -79,11 +80,49 @@ func (r *caseRun) sample(ctx context.Context, inv, s int, parts []string) (strin
 	return r.j.call(ctx, r.cassette, r.key(inv, strconv.Itoa(s)), &r.opts, parts)
 }
 
+// samples asks the judge num_samples times with parts for invocation inv
+// (from 1) and hands each answer, with its sample number, to each. A
+// failed call ends the sampling: a fatal one (see fatal) is returned, any
+// other leaves the invocation NOT_EVALUATED, as the reason returned says.
+func (r *caseRun) samples(ctx context.Context, inv int, parts []string, each func(k int, answer string)) (reason string, err error) {
+	for k := 1; k <= r.opts.NumSamples; k++ {
+		answer, err := r.sample(ctx, inv, k, parts)
+		if err != nil {
+			if fatal(err) {
+				return "", err
+			}
+			return fmt.Sprintf("invocation %d: not evaluated: %v", inv, err), nil
+		}
+		each(k, answer)
+	}
+	return "", nil
+}
+
 // fatal says whether a call's error makes the whole metric NOT_EVALUATED
 // (replay could not answer it) rather than only its invocation (the judge
 // failed, as ADK treats it).
 func fatal(err error) bool {
 	return errors.Is(err, ErrNotRecorded) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// responseText is the response judged of inv: its final response, or with
+// include_intermediate_responses_in_final (withIntermediate) every text
+// it wrote — its intermediate responses, then the final one — joined by
+// line breaks, as ADK joins them.
+func responseText(inv *scoring.Invocation, withIntermediate bool) string {
+	if !withIntermediate {
+		return inv.FinalResponse
+	}
+	var texts []string
+	for _, t := range inv.IntermediateResponses {
+		if t.Text != "" {
+			texts = append(texts, t.Text)
+		}
+	}
+	if inv.FinalResponse != "" {
+		texts = append(texts, inv.FinalResponse)
+	}
+	return strings.Join(texts, "\n")
 }
 
 // toolSteps is an invocation's tool calls and results as indented JSON, for

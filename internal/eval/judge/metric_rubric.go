@@ -88,15 +88,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 		votes := make([][]*float64, len(rubrics))
 		var rationales [][]string
 		var samples []any
-		for k := 1; k <= r.opts.NumSamples; k++ {
-			answer, err := r.sample(ctx, i+1, k, parts)
-			if err != nil {
-				if fatal(err) {
-					return namePart(err, rubrics)
-				}
-				s.Reason = fmt.Sprintf("invocation %d: not evaluated: %v", i+1, err)
-				break
-			}
+		s.Reason, err = r.samples(ctx, i+1, parts, func(k int, answer string) {
 			scores, discarded := matchProperties(answer, rubrics)
 			sample := map[string]any{"sample": k}
 			var sampleScores []*float64
@@ -117,6 +109,9 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 				sample["discarded"] = discarded
 			}
 			samples = append(samples, sample)
+		})
+		if err != nil {
+			return namePart(err, rubrics)
 		}
 		if s.Reason != "" {
 			m.PerInvocation = append(m.PerInvocation, s)
@@ -198,12 +193,16 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 // rubricPrompt is the request's parts: the instructions and inputs, then
 // one part per rubric.
 func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]string, error) {
+	response := act.FinalResponse
+	if r.metric == scoring.RubricBasedFinalResponseQualityV1 {
+		response = responseText(act, r.opts.WithIntermediate)
+	}
 	return r.j.prompt(r.metric, map[string]string{
-		"UserPrompt": act.UserText, "Response": act.FinalResponse, "ToolSteps": toolSteps(act)},
+		"UserPrompt": act.UserText, "Response": response, "ToolSteps": toolSteps(act)},
 		func() map[string]string {
 			steps := adkToolSteps(act)
 			return map[string]string{"developer_instructions": adkDeveloperInstructions(act), "tool_declarations": adkToolDeclarations(act),
-				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": act.FinalResponse,
+				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": response,
 				"rubrics": adkRubricList(rubrics)}
 		}, rubrics)
 }

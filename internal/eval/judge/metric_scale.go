@@ -79,16 +79,7 @@ func (r *caseRun) scale(ctx context.Context, cr *scoring.Criterion, m *scoring.M
 		var total float64
 		var got []float64
 		rationale := ""
-		for k := 1; k <= r.opts.NumSamples; k++ {
-			answer, err := r.sample(ctx, i+1, k, []string{prompt})
-			if err != nil {
-				if fatal(err) {
-					return err
-				}
-				s.Reason = fmt.Sprintf("invocation %d: not evaluated: %v", i+1, err)
-				got = nil
-				break
-			}
+		s.Reason, err = r.samples(ctx, i+1, []string{prompt}, func(k int, answer string) {
 			score, why := parseScale(answer, sm.Min, sm.Max)
 			sample := map[string]any{"sample": k, "score": score, "rationale": why}
 			if score != nil {
@@ -101,6 +92,9 @@ func (r *caseRun) scale(ctx context.Context, cr *scoring.Criterion, m *scoring.M
 				sample["answer"] = textfmt.Truncate(answer, 500)
 			}
 			samples = append(samples, sample)
+		})
+		if err != nil {
+			return err
 		}
 		if s.Reason == "" {
 			s.Details = map[string]any{"samples": samples}

@@ -43,10 +43,11 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 	valid, evaluated := 0, 0
 	for i := range n {
 		act, exp := &r.c.Actual[i], &r.c.Expected[i]
+		response, reference := responseText(act, r.opts.WithIntermediate), responseText(exp, r.opts.WithIntermediate)
 		parts, err := r.j.prompt(r.metric, map[string]string{
-			"UserPrompt": exp.UserText, "Response": act.FinalResponse, "Reference": exp.FinalResponse},
+			"UserPrompt": exp.UserText, "Response": response, "Reference": reference},
 			func() map[string]string {
-				return map[string]string{"prompt": exp.UserText, "response": act.FinalResponse, "golden_response": exp.FinalResponse}
+				return map[string]string{"prompt": exp.UserText, "response": response, "golden_response": reference}
 			}, nil)
 		if err != nil {
 			return err
@@ -56,20 +57,14 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 		var scores []*float64
 		var samples []any
 		var rationales []string
-		for k := 1; k <= r.opts.NumSamples; k++ {
-			answer, err := r.sample(ctx, i+1, k, []string{prompt})
-			if err != nil {
-				if fatal(err) {
-					return err
-				}
-				s.Reason = fmt.Sprintf("invocation %d: not evaluated: %v", i+1, err)
-				scores = nil
-				break
-			}
+		s.Reason, err = r.samples(ctx, i+1, []string{prompt}, func(k int, answer string) {
 			score, label := parseValidity(answer)
 			scores = append(scores, score)
 			rationales = append(rationales, reasoningOf(answer))
 			samples = append(samples, map[string]any{"sample": k, "score": score, "verdict": label, "rationale": rationales[k-1]})
+		})
+		if err != nil {
+			return err
 		}
 		if s.Reason == "" {
 			s.Score = majority(scores)

@@ -31,6 +31,10 @@ type options struct {
 	// Intermediate: hallucinations_v1 also judges the texts the agent
 	// wrote before its final response.
 	Intermediate bool
+	// WithIntermediate is include_intermediate_responses_in_final: the
+	// response judged (and the reference) is every text of the invocation,
+	// not only its final response.
+	WithIntermediate bool
 	// Config is judge_model_options.judge_model_config: the generation
 	// settings of every judge call (temperature, …); nil for none.
 	Config *genai.GenerateContentConfig
@@ -106,6 +110,13 @@ func readOptions(cr *scoring.Criterion) (options, error) {
 			return o, fmt.Errorf("criteria.%s.evaluate_intermediate_nl_responses: want true or false", cr.Metric)
 		}
 		o.Intermediate = b
+	}
+	if v, ok := field(f, "include_intermediate_responses_in_final"); ok && v != nil {
+		b, ok := v.(bool)
+		if !ok {
+			return o, fmt.Errorf("criteria.%s.include_intermediate_responses_in_final: want true or false", cr.Metric)
+		}
+		o.WithIntermediate = b
 	}
 	if v, ok := field(f, "stop_signal"); ok && v != nil && cr.Metric == scoring.PerTurnUserSimulatorQualityV1 {
 		s, ok := v.(string)
