@@ -1,22 +1,16 @@
 // The in-process recorder of adkproxy's own model calls (the LLM judge,
-// the simulated user): its mode from the flags and the key, the recording
-// lock, the proxy.Server, and the genai client on its transport.
+// the simulated user): its mode from the flags and the key, and the genai
+// client on its transport.
 
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
-	"os"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -43,12 +37,10 @@ type modelRecorderFlags struct {
 // modelRecorder is a running recorder: calls made with client are
 // recorded into, or replayed from, dir.
 type modelRecorder struct {
+	*inProcess
 	dir    string
 	mode   proxy.Mode
-	srv    *proxy.Server
 	client *genai.Client
-	// release gives up the recording lock (a no-op in replay).
-	release func()
 }
 
 // startModelRecorder reads the flags of f: record when a key is set,
@@ -67,8 +59,7 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		}
 		mode = m
 	}
-	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor()}
-	setRecorderHints(&pcfg, f.rerecord)
+	pcfg := proxy.Config{Mode: mode, Dir: dir}
 	if mode == proxy.ModeRecord {
 		if key == "" && f.keyOptional {
 			key = replayKey // nothing will call the Gemini API
@@ -84,45 +75,18 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		key = replayKey
 		pcfg.Lenient = f.lenient
 	}
-	// Two recording runs into one folder would overwrite each other's calls.
-	lcfg := pcfg
-	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	release, err := lockForRecording(lcfg)
+	rec, err := startInProcess(c, pcfg, f.rerecord, "--"+f.dir, fmt.Sprintf("record %s first: --%s record with a key", f.what, f.mode))
 	if err != nil {
 		return nil, err
 	}
-	srv, err := proxy.New(pcfg)
-	if err != nil {
-		release()
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, withCode(exitDataErr, fmt.Errorf("--%s: %w (record %s first: --%s record with a key)", f.dir, err, f.what, f.mode))
-		}
-		return nil, withCode(exitDataErr, fmt.Errorf("--%s: %w", f.dir, err))
-	}
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey: key, Backend: genai.BackendGeminiAPI,
-		// The host is never dialled: the transport hands every call to srv.
-		HTTPOptions: genai.HTTPOptions{BaseURL: "http://adkproxy-in-process.invalid/"},
-		HTTPClient:  &http.Client{Transport: srv.Transport()},
+		HTTPOptions: genai.HTTPOptions{BaseURL: inProcessBaseURL + "/"},
+		HTTPClient:  rec.httpClient(),
 	})
 	if err != nil {
-		release()
+		rec.release()
 		return nil, fmt.Errorf("%s: the model client: %w", f.command, err)
 	}
-	return &modelRecorder{dir: dir, mode: mode, srv: srv, client: client, release: release}, nil
-}
-
-// close writes what was recorded and gives up the lock.
-func (r *modelRecorder) close() error {
-	err := r.srv.Close()
-	r.release()
-	if err != nil {
-		return withCode(exitCantWrite, err)
-	}
-	return nil
-}
-
-// setRecorderHints makes every hint of a recorder's misses say rerecord.
-func setRecorderHints(pcfg *proxy.Config, rerecord string) {
-	proxyopt.SetHints(pcfg, proxyopt.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord})
+	return &modelRecorder{inProcess: rec, dir: dir, mode: mode, client: client}, nil
 }

@@ -8,15 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 
 	"cloud.google.com/go/auth/credentials"
 	"github.com/urfave/cli/v2"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/eval/judge"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -35,10 +32,7 @@ func scoreOnlyJudgeFlags() []cli.Flag {
 }
 
 // vertexRun is the Vertex recorder of one score run.
-type vertexRun struct {
-	srv     *proxy.Server
-	release func()
-}
+type vertexRun struct{ *inProcess }
 
 // needsVertex says whether cfg has a criterion computed by Vertex AI.
 func needsVertex(cfg *scoring.Config) bool {
@@ -68,7 +62,7 @@ func startVertex(c *cli.Context, cfg *scoring.Config, mode proxy.Mode, judgeDir 
 	}
 	dir := filepath.Join(judgeDir, vertexSubdir)
 	rerecord := "record the Vertex AI evaluations again: adkproxy score --judge-mode record, with application-default credentials"
-	pcfg := proxy.Config{Mode: mode, Dir: dir, Redactor: cassettes.NewRedactor()}
+	pcfg := proxy.Config{Mode: mode, Dir: dir}
 	if mode == proxy.ModeRecord {
 		base := c.String("vertex-base-url")
 		if base == "" {
@@ -95,21 +89,13 @@ func startVertex(c *cli.Context, cfg *scoring.Config, mode proxy.Mode, judgeDir 
 		v.Unavailable = fmt.Sprintf("no Vertex AI evaluations recorded in %s: %s", dir, rerecord)
 		return nil, nil
 	}
-	setRecorderHints(&pcfg, rerecord)
-	lcfg := pcfg
-	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	release, err := lockForRecording(lcfg)
+	rec, err := startInProcess(c, pcfg, rerecord, "--judge-cassettes: "+dir, "")
 	if err != nil {
 		return nil, err
 	}
-	srv, err := proxy.New(pcfg)
-	if err != nil {
-		release()
-		return nil, withCode(exitDataErr, fmt.Errorf("--judge-cassettes: %s: %w", dir, err))
-	}
-	v.Client = &http.Client{Transport: srv.Transport()}
-	v.BaseURL = "http://adkproxy-in-process.invalid"
-	return &vertexRun{srv: srv, release: release}, nil
+	v.Client = rec.httpClient()
+	v.BaseURL = inProcessBaseURL
+	return &vertexRun{rec}, nil
 }
 
 // close writes what was recorded and gives up the lock.
@@ -117,10 +103,5 @@ func (r *vertexRun) close() error {
 	if r == nil {
 		return nil
 	}
-	err := r.srv.Close()
-	r.release()
-	if err != nil {
-		return withCode(exitCantWrite, fmt.Errorf("--judge-cassettes: %w", err))
-	}
-	return nil
+	return r.inProcess.close()
 }

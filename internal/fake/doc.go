@@ -3,5 +3,7 @@
 // countTokens and Live from a script of turns, each model call of a turn
 // taking the turn's next item in its session, sessions told apart as
 // adkproxy places calls (internal/conversation). Items are answers (text,
-// function calls), errors or faults (internal/fault).
+// function calls), errors or faults (internal/fault). Its Live connection
+// (LiveConn: frames in camelCase, binary frames out) serves the rule-based
+// test fake's Live sessions too.
 package fake

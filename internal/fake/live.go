@@ -1,8 +1,7 @@
 // The Live API over WebSocket: each connection is a session of its own;
 // each user turn (clientContent with turnComplete, or realtimeInput text)
 // starts the next script turn, and it and each toolResponse take the
-// turn's next item. Server frames go out as binary messages, as the real
-// API sends them; client frames are read in camelCase or snake_case.
+// turn's next item. The connection itself is liveconn.go's.
 
 package fake
 
@@ -10,22 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/adkproxy/adkproxy/internal/fault"
-	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/gorilla/websocket"
 )
-
-var livePath = regexp.MustCompile(`/ws/google\.(ai\.generativelanguage\.v[0-9a-z]+\.GenerativeService\.BidiGenerateContent(Constrained)?|cloud\.aiplatform\.v[0-9a-z]+\.LlmBidiService/BidiGenerateContent)$`)
-
-func isLive(r *http.Request) bool {
-	return websocket.IsWebSocketUpgrade(r) && livePath.MatchString(r.URL.Path)
-}
-
-var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
 type liveMessage struct {
 	Setup         *struct{} `json:"setup"`
@@ -45,49 +33,34 @@ type liveMessage struct {
 
 // liveConn is one Live session being served.
 type liveConn struct {
+	*LiveConn
 	s       *Server
-	conn    *websocket.Conn
 	session int
-	turn    int    // script turn of the current user turn, from 1
-	user    string // its text
-	sent    int    // server frames sent
-	calls   int
+	turn    int         // script turn of the current user turn, from 1
+	user    string      // its text
 	what    *fault.What // a Live fault waiting for its frame count
 }
 
 func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
-	conn, err := upgrader.Upgrade(w, r, nil)
-	if err != nil {
+	conn := UpgradeLive(w, r)
+	if conn == nil {
 		return
 	}
-	defer conn.Close()
 	s.mu.Lock()
 	s.liveIDs++
-	c := &liveConn{s: s, conn: conn, session: liveSessions + s.liveIDs}
+	c := &liveConn{LiveConn: conn, s: s, session: liveSessions + s.liveIDs}
 	s.mu.Unlock()
-	for {
-		_, data, err := conn.ReadMessage()
-		if err != nil {
-			return
-		}
-		var raw any
-		if json.Unmarshal(data, &raw) != nil {
-			c.close(websocket.CloseUnsupportedData, "adkproxy fake: the frame is not JSON")
-			return
-		}
-		camel, _ := json.Marshal(matcher.CamelFrame(raw))
+	conn.Before = c.faultNow
+	conn.Serve("adkproxy fake", func(_, camel []byte) bool {
 		var msg liveMessage
 		json.Unmarshal(camel, &msg)
 		var user string
 		switch {
 		case msg.Setup != nil:
-			if !c.send(map[string]any{"setupComplete": map[string]any{}}) {
-				return
-			}
-			continue
+			return c.SetupComplete() == nil
 		case msg.ClientContent != nil:
 			if !msg.ClientContent.TurnComplete {
-				continue
+				return true
 			}
 			for _, t := range msg.ClientContent.Turns {
 				for _, p := range t.Parts {
@@ -103,12 +76,10 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 				c.turn = 1
 			}
 		default:
-			continue
+			return true
 		}
-		if !c.answer(user) {
-			return
-		}
-	}
+		return c.answer(user)
+	})
 }
 
 // answer sends the turn's next item; false when the connection ends.
@@ -118,20 +89,20 @@ func (c *liveConn) answer(user string) bool {
 	}
 	item, _, err := c.s.take(c.session, max(c.turn, 1), user)
 	if err != nil {
-		c.close(websocket.CloseInternalServerErr, shortReason(err.Error()))
+		c.Close(websocket.CloseInternalServerErr, err.Error())
 		return false
 	}
 	switch {
 	case item.Error != nil:
-		c.close(websocket.CloseInternalServerErr, shortReason(fmt.Sprintf("%s: %s", item.Error.Status, item.Error.Message)))
+		c.Close(websocket.CloseInternalServerErr, fmt.Sprintf("%s: %s", item.Error.Status, item.Error.Message))
 		return false
 	case item.Fault != nil:
 		if !item.Fault.Live() {
-			c.close(websocket.CloseInternalServerErr, shortReason("adkproxy fake: "+item.Spec))
+			c.Close(websocket.CloseInternalServerErr, "adkproxy fake: "+item.Spec)
 			return false
 		}
 		what := *item.Fault
-		what.Frames += c.sent // counted from here
+		what.Frames += c.Sent() // counted from here
 		c.what = &what
 		if c.faultNow() {
 			return false
@@ -143,65 +114,32 @@ func (c *liveConn) answer(user string) bool {
 	var text string
 	for _, p := range item.Parts {
 		if p.Call != "" {
-			c.calls++
-			calls = append(calls, map[string]any{"id": fmt.Sprintf("call-%d", c.calls), "name": p.Call, "args": p.Args})
+			calls = append(calls, c.FunctionCall(p.Call, p.Args))
 		} else {
 			text += p.Text
-			if !c.send(map[string]any{"serverContent": map[string]any{"modelTurn": map[string]any{"role": "model", "parts": []any{map[string]any{"text": p.Text}}}}}) {
+			if c.Send(map[string]any{"serverContent": map[string]any{"modelTurn": map[string]any{"role": "model", "parts": []any{map[string]any{"text": p.Text}}}}}) != nil {
 				return false
 			}
 		}
 	}
 	if calls != nil {
-		return c.send(map[string]any{"toolCall": map[string]any{"functionCalls": calls}})
+		return c.Send(map[string]any{"toolCall": map[string]any{"functionCalls": calls}}) == nil
 	}
-	n := len(strings.Fields(text))
-	return c.send(map[string]any{"serverContent": map[string]any{"turnComplete": true}}) &&
-		c.send(map[string]any{"usageMetadata": map[string]any{"promptTokenCount": len(strings.Fields(c.user)), "responseTokenCount": n, "totalTokenCount": len(strings.Fields(c.user)) + n}})
-}
-
-// send writes a server frame, unless a waiting fault ends the connection
-// first; false when the connection is over.
-func (c *liveConn) send(v any) bool {
-	if c.faultNow() {
-		return false
-	}
-	b, _ := json.Marshal(v)
-	if c.conn.WriteMessage(websocket.BinaryMessage, b) != nil {
-		return false
-	}
-	c.sent++
-	return true
+	return c.EndTurn(len(strings.Fields(c.user)), len(strings.Fields(text))) == nil
 }
 
 // faultNow ends the connection with the waiting fault once its frames
-// have been sent.
+// have been sent (the connection's Before every frame).
 func (c *liveConn) faultNow() bool {
 	f := c.what
-	if f == nil || c.sent < f.Frames {
+	if f == nil || c.Sent() < f.Frames {
 		return false
 	}
 	if f.Kind == fault.GoAway {
-		c.conn.WriteMessage(websocket.BinaryMessage, []byte(`{"goAway": {"timeLeft": "0s"}}`))
-		c.close(websocket.CloseNormalClosure, "adkproxy fake: goAway")
+		c.SendFrame([]byte(`{"goAway": {"timeLeft": "0s"}}`))
+		c.Close(websocket.CloseNormalClosure, "adkproxy fake: goAway")
 		return true
 	}
-	c.close(f.Code, fmt.Sprintf("adkproxy fake: close %d", f.Code))
+	c.Close(f.Code, fmt.Sprintf("adkproxy fake: close %d", f.Code))
 	return true
-}
-
-func (c *liveConn) close(code int, reason string) {
-	c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
-}
-
-// shortReason fits a close reason in the 123 bytes a close frame allows.
-func shortReason(s string) string {
-	if len(s) <= 123 {
-		return s
-	}
-	cut := 120
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "..."
 }

@@ -46,7 +46,7 @@ func New(script *Script) *Server {
 var methodPath = regexp.MustCompile(`^/v1[a-z0-9]*/(?:projects/[^/]+/locations/[^/]+/)?(?:publishers/google/)?models(?:/([^/:]+))?(?::([A-Za-z]+))?$`)
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if isLive(r) {
+	if IsLive(r) {
 		s.serveLive(w, r)
 		return
 	}

@@ -34,6 +34,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/adkproxy/adkproxy/internal/fake"
 )
 
 // Handler serves the fake API. The zero value is ready to use.
@@ -74,7 +76,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests = append(h.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
 	h.mu.Unlock()
-	if isLive(r) {
+	if fake.IsLive(r) {
 		h.serveLive(w, r)
 		return
 	}

@@ -3,31 +3,18 @@
 // toolResponse with text, each turn ending with turnComplete and
 // usageMetadata. A spoken turn (realtimeInput audio ended by
 // audioStreamEnd or activityEnd) is transcribed and answered in audio with
-// transcriptions (live_audio.go). Server frames go out as binary messages, as the real API
-// sends them; client frames are read in camelCase or snake_case.
+// transcriptions (live_audio.go). The connection (frames in camelCase,
+// binary frames out) is the product fake's, internal/fake.
 
 package fakegemini
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
-	"time"
 
-	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/gorilla/websocket"
+	"github.com/adkproxy/adkproxy/internal/fake"
 )
-
-var livePath = regexp.MustCompile(`/ws/google\.(ai\.generativelanguage\.v[0-9a-z]+\.GenerativeService\.BidiGenerateContent(Constrained)?|cloud\.aiplatform\.v[0-9a-z]+\.LlmBidiService/BidiGenerateContent)$`)
-
-// isLive reports whether r opens a Live API session.
-func isLive(r *http.Request) bool {
-	return websocket.IsWebSocketUpgrade(r) && livePath.MatchString(r.URL.Path)
-}
-
-var liveUpgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
 // liveClientMessage is a client frame, keys already in camelCase.
 type liveClientMessage struct {
@@ -51,44 +38,25 @@ type liveClientMessage struct {
 
 // serveLive runs one Live session until the client closes it.
 func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
-	conn, err := liveUpgrader.Upgrade(w, r, nil)
-	if err != nil {
+	conn := fake.UpgradeLive(w, r)
+	if conn == nil {
 		return
 	}
-	defer conn.Close()
 	var (
 		session generateRequest
-		calls   int
 		voice   spokenTurn
 	)
-	send := func(v any) error {
-		b, _ := json.Marshal(v)
-		return conn.WriteMessage(websocket.BinaryMessage, b)
-	}
-	for {
-		_, data, err := conn.ReadMessage()
-		if err != nil {
-			return
-		}
+	conn.Serve("fakegemini", func(data, camel []byte) bool {
 		h.mu.Lock()
 		h.liveFrames = append(h.liveFrames, string(data))
 		h.mu.Unlock()
-		var raw any
-		if json.Unmarshal(data, &raw) != nil {
-			conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseUnsupportedData, "fakegemini: frame is not JSON"), time.Now().Add(time.Second))
-			return
-		}
-		camel, _ := json.Marshal(matcher.CamelFrame(raw))
 		var msg liveClientMessage
 		json.Unmarshal(camel, &msg)
 		turn := false
 		switch {
 		case msg.Setup != nil:
 			session.Tools = msg.Setup.Tools
-			if err := send(map[string]any{"setupComplete": map[string]any{}}); err != nil {
-				return
-			}
-			continue
+			return conn.SetupComplete() == nil
 		case msg.ClientContent != nil:
 			session.Contents = append(session.Contents, msg.ClientContent.Turns...)
 			turn = msg.ClientContent.TurnComplete
@@ -98,11 +66,11 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		case msg.RealtimeInput != nil:
 			said, ended := voice.hear(msg.RealtimeInput)
 			if !ended {
-				continue
+				return true
 			}
 			session.Contents = append(session.Contents, content{Role: "user", Parts: []part{{Text: said}}})
-			if send(map[string]any{"serverContent": map[string]any{"inputTranscription": map[string]any{"text": said}}}) != nil {
-				return
+			if conn.Send(map[string]any{"serverContent": map[string]any{"inputTranscription": map[string]any{"text": said}}}) != nil {
+				return false
 			}
 			turn = true
 		case msg.ToolResponse != nil:
@@ -114,7 +82,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 			turn = true
 		}
 		if !turn {
-			continue
+			return true
 		}
 		reply := session.reply()
 		if last := session.Contents[len(session.Contents)-1]; reply.FunctionCall != nil && !strings.Contains(last.text(), "?") {
@@ -122,12 +90,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 		}
 		session.Contents = append(session.Contents, content{Role: "model", Parts: []part{reply}})
 		if fc := reply.FunctionCall; fc != nil {
-			calls++
-			call := map[string]any{"id": fmt.Sprintf("call-%d", calls), "name": fc.Name, "args": fc.Args}
-			if send(map[string]any{"toolCall": map[string]any{"functionCalls": []any{call}}}) != nil {
-				return
-			}
-			continue
+			return conn.Send(map[string]any{"toolCall": map[string]any{"functionCalls": []any{conn.FunctionCall(fc.Name, fc.Args)}}}) == nil
 		}
 		// The text in two pieces (spoken, when the user spoke), then the
 		// end of the turn and its usage.
@@ -141,17 +104,12 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request) {
 			if voice.spoken {
 				frame = spokenAnswer(piece)
 			}
-			if send(frame) != nil {
-				return
+			if conn.Send(frame) != nil {
+				return false
 			}
 		}
-		prompt := len(strings.Fields(session.allText()))
-		out := len(strings.Fields(reply.Text))
-		if send(map[string]any{"serverContent": map[string]any{"turnComplete": true}}) != nil ||
-			send(map[string]any{"usageMetadata": map[string]any{"promptTokenCount": prompt, "responseTokenCount": out, "totalTokenCount": prompt + out}}) != nil {
-			return
-		}
-	}
+		return conn.EndTurn(len(strings.Fields(session.allText())), len(strings.Fields(reply.Text))) == nil
+	})
 }
 
 // LiveFrames returns every client frame the Live sessions received.
