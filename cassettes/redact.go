@@ -47,6 +47,7 @@ type Redactor struct {
 	mu      sync.RWMutex
 	secrets map[string]string // value -> label used in errors (never the value)
 	needles []needle          // every stored form of every secret, longest first
+	index   *needleIndex      // which needles a body holds, in one pass (needles.go)
 	kept    map[string]bool   // headers stored as they are (KeepHeader)
 }
 
@@ -179,6 +180,7 @@ func (r *Redactor) rebuild() {
 		}
 		return bytes.Compare(r.needles[i].form, r.needles[j].form) < 0
 	})
+	r.index = newNeedleIndex(r.needles)
 }
 
 // encodedForms lists the ways a secret can appear in stored bytes: as is,
@@ -259,22 +261,119 @@ func alignedBase64(e *base64.Encoding, v string, shift int) string {
 // Bytes returns b with every secret replaced by the placeholder. b itself is
 // never modified. A secret that is part of the placeholder ("ACT" in
 // "REDACTED") is left alone inside placeholders.
+//
+// What it gives is defined as replacing the forms one after another,
+// longest first, each everywhere in what the ones before left. One pass
+// (needleIndex.matches) finds every form b holds. Occurrences closer than
+// twice reach to one another form a cluster; a replacement can change what
+// is seen only within reach of it (the longest form, plus a placeholder for
+// the inside-a-placeholder test), so each cluster is replaced one form at a
+// time in its own window, reach wide on each side, and the rest of b is
+// copied once.
 func (r *Redactor) Bytes(b []byte) []byte {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, n := range r.needles {
+	if r.index == nil {
+		return b
+	}
+	found := r.index.matches(r.needles, b)
+	if len(found) == 0 {
+		return b
+	}
+	reach := r.index.longest + len(Placeholder)
+	present := make([]bool, len(r.needles))
+	var out []byte
+	last := 0
+	for lo := 0; lo < len(found); {
+		hi, end := lo, found[lo].pos+len(r.needles[found[lo].needle].form)
+		for hi+1 < len(found) && found[hi+1].pos-end < 2*reach {
+			hi++
+			end = max(end, found[hi].pos+len(r.needles[found[hi].needle].form))
+		}
+		for _, m := range found[lo : hi+1] {
+			present[m.needle] = true
+		}
+		from, to := max(0, found[lo].pos-reach), min(len(b), end+reach)
+		margin := [2]int{reach, reach} // within b, the window's ends must stay out of reach
+		if from == 0 {
+			margin[0] = 0
+		}
+		if to == len(b) {
+			margin[1] = 0
+		}
+		window, changed, inside := r.sequentialBytes(b[from:to], present, margin)
+		if !inside {
+			// Placeholders made forms appear ever further out (each
+			// completing the next): replace form by form in all of b.
+			for _, m := range found {
+				present[m.needle] = true
+			}
+			all, _, _ := r.sequentialBytes(b, present, [2]int{})
+			return all
+		}
+		if changed {
+			if out == nil {
+				out = make([]byte, 0, len(b)+len(Placeholder))
+			}
+			out = append(append(out, b[last:from]...), window...)
+			last = to
+		}
+		clear(present)
+		lo = hi + 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// sequentialBytes replaces the forms one by one, longest first, each in
+// what the ones before left: only those present in b, and those that
+// appear overlapping a placeholder put in (what is not a placeholder is
+// b's own bytes, so a form can appear nowhere else).
+//
+// It reports whether it replaced anything, and false for inside if a
+// placeholder came within margin of b's start or end (then what lies
+// beyond could have changed what it gave).
+func (r *Redactor) sequentialBytes(b []byte, present []bool, margin [2]int) (scrubbed []byte, changed, inside bool) {
+	var inserted []span // b's bytes that are placeholders or what is left of them
+	var appeared []bool // the forms found overlapping them
+	for k, n := range r.needles {
+		if !present[k] && (appeared == nil || !appeared[k]) {
+			continue
+		}
 		if find(b, n.form, 0) < 0 {
 			continue
 		}
-		var out []byte
-		last := 0
+		out := make([]byte, 0, len(b)+len(Placeholder))
+		var spans []span
+		last, j := 0, 0
+		// keep copies b[from:to] with the inserted spans in it.
+		keep := func(from, to int) {
+			for j > 0 && inserted[j-1].end > from {
+				j--
+			}
+			for ; j < len(inserted) && inserted[j].start < to; j++ {
+				if inserted[j].end > from {
+					spans = addSpan(spans, max(inserted[j].start, from)-from+len(out), min(inserted[j].end, to)-from+len(out))
+				}
+			}
+			out = append(out, b[from:to]...)
+		}
 		for i := find(b, n.form, 0); i >= 0; i = find(b, n.form, last) {
-			out = append(append(out, b[last:i]...), Placeholder...)
+			keep(last, i)
+			spans = addSpan(spans, len(out), len(out)+len(Placeholder))
+			out = append(out, Placeholder...)
 			last = i + len(n.form)
 		}
-		b = append(out, b[last:]...)
+		keep(last, len(b))
+		b, inserted = out, spans
+		if inserted[0].start < margin[0] || inserted[len(inserted)-1].end > len(b)-margin[1] {
+			return nil, false, false
+		}
+		appeared = r.index.presentAround(r.needles, b, inserted, r.index.longest)
 	}
-	return b
+	return b, inserted != nil, true
 }
 
 // find is the index of the first form in b at or after from that is not
@@ -366,13 +465,23 @@ func containsHeader(names []string, name string) bool {
 func (r *Redactor) Scan(data []byte) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, n := range r.needles {
-		if i := find(data, n.form, 0); i >= 0 {
-			line := 1 + bytes.Count(data[:i], []byte("\n"))
-			return fmt.Errorf("%w: %s appears at line %d; nothing was written", ErrSecretLeak, n.label, line)
+	if r.index == nil {
+		return nil
+	}
+	// The form reported is the first in the needles' order found outside
+	// a placeholder, at its first such place.
+	first := -1
+	for _, m := range r.index.matches(r.needles, data) {
+		if (first < 0 || m.needle < first) && !inPlaceholder(data, m.pos, len(r.needles[m.needle].form)) {
+			first = m.needle
 		}
 	}
-	return nil
+	if first < 0 {
+		return nil
+	}
+	i := find(data, r.needles[first].form, 0)
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	return fmt.Errorf("%w: %s appears at line %d; nothing was written", ErrSecretLeak, r.needles[first].label, line)
 }
 
 // Exchange scrubs a whole exchange in place.
