@@ -79,11 +79,33 @@ func appendJSON(buf []byte, v any, canonical bool) []byte {
 // control characters escaped, everything else (including <, > and &, which
 // encoding/json would escape) as is, invalid UTF-8 as U+FFFD, as the JSON
 // decoder that produced s would have read it.
-func appendJSONString(buf []byte, s string) []byte {
+func appendJSONString(buf []byte, s string) []byte { return appendQuoted(buf, s) }
+
+// appendQuoted is appendJSONString for a string or its bytes. Runs of
+// bytes that need no escape (plain text: nearly all of a body) are copied
+// whole; only what must change goes rune by rune, as ranging over the
+// string would give it.
+func appendQuoted[T string | []byte](buf []byte, s T) []byte {
 	buf = append(buf, '"')
-	for _, r := range s {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		// At most UTFMax bytes converted: a small string, made on the stack.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		if c >= utf8.RuneSelf && (r != utf8.RuneError || size > 1) {
+			i += size // valid UTF-8 is copied as it is
+			continue
+		}
+		buf = append(buf, s[start:i]...)
 		buf = appendEscapedRune(buf, r)
+		i += size
+		start = i
 	}
+	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
 

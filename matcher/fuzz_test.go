@@ -102,3 +102,25 @@ func FuzzDiffJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuotedMatchesRunes: copying plain runs whole writes the same bytes
+// as escaping the string rune by rune (invalid UTF-8 as U+FFFD), for a
+// string and for its bytes alike.
+func FuzzQuotedMatchesRunes(f *testing.F) {
+	for _, s := range []string{"", "plain text", "a\"b\\c\nd\re\tf\x01", "é☃😀", "\xff\xfe", "\xed\xa0\x80", "\xe2\x82", "ok\xf0\x9f\x98", "\uFFFD"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := []byte{'"'}
+		for _, r := range s {
+			want = appendEscapedRune(want, r)
+		}
+		want = append(want, '"')
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("string %q: %q, want %q", s, got, want)
+		}
+		if got := appendJSONBytes([]byte("x"), []byte(s)); !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Fatalf("bytes %q: %q, want x%q", s, got, want)
+		}
+	})
+}

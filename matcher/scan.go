@@ -18,12 +18,19 @@ import (
 // it. This is replay's hot path: one pass, no tree, few allocations. ok is
 // false when src is not a single JSON object or array.
 func canonicalBytes(dst, src []byte, ignore []Path) (out []byte, ok bool) {
+	return scanCanonical(dst, src, ignore, nil)
+}
+
+// scanCanonical is canonicalBytes noting, when obj is set, where each
+// top-level member and each element of a top-level array lands in the
+// output (ReadObject; src is then an object).
+func scanCanonical(dst, src []byte, ignore []Path, obj *Object) (out []byte, ok bool) {
 	s := scanPool.Get().(*scan)
 	defer func() {
-		s.src, s.ignore = nil, nil
+		s.src, s.ignore, s.obj = nil, nil, nil
 		scanPool.Put(s)
 	}()
-	s.src, s.pos, s.ignore, s.depth = src, 0, ignore, 0
+	s.src, s.pos, s.ignore, s.depth, s.obj = src, 0, ignore, 0, obj
 	s.keys, s.members, s.states = s.keys[:0], s.members[:0], s.states[:0]
 	s.skipSpace()
 	if s.pos >= len(src) || (src[s.pos] != '{' && src[s.pos] != '[') {
@@ -62,6 +69,9 @@ type scan struct {
 	strBuf  []byte
 	scratch []byte
 	depth   int
+	// obj, when set, collects the top-level members and the elements of
+	// top-level arrays (ReadObject).
+	obj *Object
 }
 
 // maxDepth is encoding/json's nesting limit: deeper documents are not
@@ -150,6 +160,7 @@ func (s *scan) literal(dst []byte, word string) ([]byte, bool) {
 type member struct {
 	keyStart, keyEnd int
 	start, end       int
+	elems0, elems1   int // its elements in s.obj.elems (top level, ReadObject)
 }
 
 func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
@@ -184,6 +195,7 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 		statesBase := len(s.states)
 		next, ignored := s.child(active, key, -1)
 		start := len(dst)
+		elems0 := s.elemCount()
 		dst, ok = s.value(dst, next)
 		s.states = s.states[:statesBase]
 		if !ok {
@@ -192,7 +204,8 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 		if ignored {
 			dst = dst[:start]
 		} else {
-			s.members = append(s.members, member{keyStart: keyStart, keyEnd: len(s.keys), start: start, end: len(dst)})
+			s.members = append(s.members, member{keyStart: keyStart, keyEnd: len(s.keys), start: start, end: len(dst),
+				elems0: elems0, elems1: s.elemCount()})
 		}
 		more, ok := s.next('}')
 		if !ok {
@@ -220,9 +233,21 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 		first = false
 		dst = appendJSONBytes(dst, keyOf(m))
 		dst = append(dst, ':')
+		if s.obj != nil && s.depth == 1 {
+			s.obj.members = append(s.obj.members, objectMember{key: string(keyOf(m)),
+				start: len(dst), end: len(dst) + m.end - m.start, elems0: m.elems0, elems1: m.elems1})
+		}
 		dst = append(dst, s.scratch[m.start-base:m.end-base]...)
 	}
 	return append(dst, '}'), true
+}
+
+// elemCount is how many top-level array elements ReadObject has noted.
+func (s *scan) elemCount() int {
+	if s.obj == nil {
+		return 0
+	}
+	return len(s.obj.elems)
 }
 
 func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
@@ -231,6 +256,8 @@ func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
 	}
 	defer func() { s.depth-- }()
 	s.pos++ // [
+	open := len(dst)
+	noteElems := s.obj != nil && s.depth == 2 // a member of the object ReadObject reads
 	dst = append(dst, '[')
 	s.skipSpace()
 	if s.pos < len(s.src) && s.src[s.pos] == ']' {
@@ -244,10 +271,14 @@ func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
 		statesBase := len(s.states)
 		next, _ := s.child(active, nil, i)
 		var ok bool
+		start := len(dst)
 		dst, ok = s.value(dst, next)
 		s.states = s.states[:statesBase]
 		if !ok {
 			return dst, false
+		}
+		if noteElems {
+			s.obj.elems = append(s.obj.elems, span{start - open, len(dst) - open})
 		}
 		more, ok := s.next(']')
 		if !ok {
@@ -334,8 +365,13 @@ func (s *scan) str(buf []byte) ([]byte, bool) {
 		case c < 0x20:
 			return buf, false
 		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			s.pos++
+			// A run of plain ASCII (most of any body) is copied whole.
+			end := s.pos + 1
+			for end < len(s.src) && s.src[end] >= 0x20 && s.src[end] < utf8.RuneSelf && s.src[end] != '"' && s.src[end] != '\\' {
+				end++
+			}
+			buf = append(buf, s.src[s.pos:end]...)
+			s.pos = end
 		default:
 			r, size := utf8.DecodeRune(s.src[s.pos:])
 			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes
@@ -398,21 +434,6 @@ func (s *scan) number() bool {
 	return true
 }
 
-// appendJSONBytes is appendJSONString for bytes, copying plain text (the
-// common case) without converting it.
-func appendJSONBytes(dst, b []byte) []byte {
-	for i, c := range b {
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			dst = append(append(dst, '"'), b[:i]...)
-			for rest := b[i:]; len(rest) > 0; { // as ranging over the string would, without making it one
-				r, size := utf8.DecodeRune(rest)
-				dst = appendEscapedRune(dst, r)
-				rest = rest[size:]
-			}
-			return append(dst, '"')
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, b...)
-	return append(dst, '"')
-}
+// appendJSONBytes is appendJSONString for bytes, without making them a
+// string first.
+func appendJSONBytes(dst, b []byte) []byte { return appendQuoted(dst, b) }

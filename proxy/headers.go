@@ -5,6 +5,7 @@ package proxy
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -30,19 +31,40 @@ var unstoredRequestHeaders = []string{"Content-Length", "Accept-Encoding", "Host
 var unstoredResponseHeaders = []string{"Date", "Server-Timing", "Alt-Svc", "Content-Length", "Content-Encoding"}
 
 // withoutHeaders copies h minus hop-by-hop headers (including any that the
-// Connection header lists) and the given names.
+// Connection header lists) and the given names. As http.Header.Del would,
+// a name leaves the header of its canonical form. It copies once, leaving
+// out what goes, rather than cloning and deleting: every forwarded call
+// copies four header sets.
 func withoutHeaders(h http.Header, drop ...string) http.Header {
-	out := h.Clone()
-	for _, v := range h.Values("Connection") {
-		for _, name := range strings.Split(v, ",") {
-			out.Del(strings.TrimSpace(name))
+	if h == nil {
+		return nil
+	}
+	var gone []string
+	for _, v := range h["Connection"] {
+		for name := range strings.SplitSeq(v, ",") {
+			gone = append(gone, http.CanonicalHeaderKey(strings.TrimSpace(name)))
 		}
 	}
-	for _, name := range hopByHop {
-		out.Del(name)
-	}
 	for _, name := range drop {
-		out.Del(name)
+		gone = append(gone, http.CanonicalHeaderKey(name))
+	}
+	n := 0
+	for _, vs := range h {
+		n += len(vs)
+	}
+	values := make([]string, n) // one array for every kept value, as Clone makes
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		if slices.Contains(hopByHop, k) || slices.Contains(gone, k) {
+			continue
+		}
+		if vs == nil {
+			out[k] = nil
+			continue
+		}
+		n := copy(values, vs)
+		out[k] = values[:n:n]
+		values = values[n:]
 	}
 	return out
 }

@@ -36,15 +36,15 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	// parse would otherwise add its time to every call's latency. Placing
 	// the call (cheap) waits for both the analysis and the answer's head.
 	analysed := make(chan *analysis, 1)
-	go func() {
+	analyse(func() {
 		a := &analysis{path: stored.Path, body: stored.Body}
-		a.call, a.ok = conversation.Analyze(s.m, stored.Path, stored.Body)
+		a.call, a.read, a.ok = conversation.AnalyzeRead(s.m, stored.Path, stored.Body)
 		a.model = a.ok
 		if !a.ok {
 			a.call, a.ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
 		}
 		analysed <- a
-	}()
+	})
 	s.relay(w, r, t, out, stored, func(x *cassettes.Exchange) (conversation.Token, *analysis) {
 		a := <-analysed
 		reuse := a
@@ -72,6 +72,7 @@ type analysis struct {
 	model bool   // call is conversation.Analyze's (a model call), not an interaction's
 	path  string // what was analysed
 	body  []byte
+	read  *matcher.Object // the body as the matcher read it (model calls), for the fingerprint
 }
 
 // modelCall is conversation.Analyze's call for path and body: the one

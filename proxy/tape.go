@@ -122,12 +122,20 @@ func (t *tape) continueRecording() {
 	}
 }
 
-// index adds an exchange to the lookups; callers hold the lock or own t.
+// index adds a recorded exchange to the lookups; callers hold the lock.
 // Only its fingerprint is computed now: the call analysis that places it
-// in the conversation waits until a miss needs it (see analyze), which
-// keeps start-up to one cheap pass over the bodies.
-func (t *tape) index(x *cassettes.Exchange) *entry {
-	e := t.add(x, t.m.Fingerprint(t.run.Rewrite(&x.Request)))
+// in the conversation waits until a miss needs it (see analyze). The
+// forward's read of the request, when it read the same bytes, gives the
+// fingerprint without reading the body again.
+func (t *tape) index(x *cassettes.Exchange, analysed *analysis) *entry {
+	req := t.run.Rewrite(&x.Request)
+	var fp matcher.Fingerprint
+	if a := analysed; a != nil && a.read != nil && req == &x.Request && a.path == req.Path && bytes.Equal(a.body, req.Body) {
+		fp = a.read.Fingerprint(req)
+	} else {
+		fp = t.m.Fingerprint(req)
+	}
+	e := t.add(x, fp)
 	e.names = t.run.Learn(x.Request.Path, &x.Response)
 	return e
 }
@@ -329,7 +337,7 @@ func (t *tape) record(x *cassettes.Exchange, analysed *analysis) (superseded *en
 	if t.replaying && !x.IsTool() && !x.IsLive() { // new-episodes: the new recording takes the old one's place
 		superseded = t.supersede(modelCall(analysed, t.m, x.Request.Path, x.Request.Body))
 	}
-	t.index(x).used = true
+	t.index(x, analysed).used = true
 	t.dirty = true
 	t.mu.Unlock()
 	if err != nil {

@@ -188,6 +188,8 @@ done
 # bench/revproxy (httputil.ReverseProxy) is the reference forwarder passthrough is measured against.
 # The tagged runs send X-Adkproxy-Invocation, which files every call in one invocation; without it each
 # identical call opens a session of its own and placing a call scans all of them (the untagged run).
+# The -distinct runs send a different 2 KB first turn with every call (untagged), each a new session, to
+# ReverseProxy and to adkproxy in turn.
 start_target static-event # the live API flushes each event
 STATIC=$ADDR
 STATIC_PID=$PID
@@ -197,24 +199,30 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			log "recording overhead: $payload c=$c, repetition $rep of $REPS"
 			loadgen -url "http://$STATIC" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) \
 				-tags "kind=record,target=direct,payload=$payload,rep=$rep"
-			# The reference forwarder: httputil.ReverseProxy, keeping nothing.
-			start revproxy "$BIN/revproxy" -upstream "http://$STATIC" -addr-file "$WORK/revproxy.addr"
-			wait_addr "$WORK/revproxy.addr" "$PID" revproxy
-			rm -f "$WORK/revproxy.addr"
-			loadgen -url "http://$ADDR" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) \
-				-tags "kind=record,target=revproxy,payload=$payload,rep=$rep"
-			stop "$PID"
-			for variant in passthrough overwrite overwrite-untagged; do
+			for variant in revproxy passthrough overwrite overwrite-untagged revproxy-distinct passthrough-distinct overwrite-distinct; do
 				mode=${variant%-untagged}
-				header=(-header "X-Adkproxy-Invocation: bench-$rep")
-				[[ $variant == *-untagged ]] && header=()
-				dir=$WORK/record/$variant-$payload-$c-$rep
-				start record "$BIN/adkproxy" record --mode "$mode" --upstream "http://$STATIC" --cassettes "$dir" \
-					--listen 127.0.0.1:0 --addr-file "$WORK/record.addr" --log-level warn
-				wait_addr "$WORK/record.addr" "$PID" record
-				rm -f "$WORK/record.addr"
-				loadgen -url "http://$ADDR" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) "${header[@]}" \
-					-tags "kind=record,target=adkproxy-$variant,payload=$payload,rep=$rep"
+				mode=${mode%-distinct}
+				args=(-header "X-Adkproxy-Invocation: bench-$rep")
+				[[ $variant == *-untagged ]] && args=()
+				[[ $variant == *-distinct ]] && args=(-distinct)
+				if [[ $mode == revproxy ]]; then
+					# The reference forwarder: httputil.ReverseProxy, keeping nothing, a fresh one per run.
+					target=$variant
+					start revproxy "$BIN/revproxy" -upstream "http://$STATIC" -addr-file "$WORK/revproxy.addr"
+					wait_addr "$WORK/revproxy.addr" "$PID" revproxy
+					rm -f "$WORK/revproxy.addr"
+					args=()
+					[[ $variant == *-distinct ]] && args=(-distinct)
+				else
+					target=adkproxy-$variant
+					dir=$WORK/record/$variant-$payload-$c-$rep
+					start record "$BIN/adkproxy" record --mode "$mode" --upstream "http://$STATIC" --cassettes "$dir" \
+						--listen 127.0.0.1:0 --addr-file "$WORK/record.addr" --log-level warn
+					wait_addr "$WORK/record.addr" "$PID" record
+					rm -f "$WORK/record.addr"
+				fi
+				loadgen -url "http://$ADDR" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) "${args[@]}" \
+					-tags "kind=record,target=$target,payload=$payload,rep=$rep"
 				stop "$PID"
 			done
 		done

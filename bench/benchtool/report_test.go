@@ -64,6 +64,9 @@ func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string 
 			loadRun("record", "adkproxy-passthrough", payload, c, static*0.5, p50+90)
 			loadRun("record", "adkproxy-overwrite", payload, c, static*0.5*adk.rps*0.85, p50+400)
 			loadRun("record", "adkproxy-overwrite-untagged", payload, c, static*0.18, p50+450)
+			loadRun("record", "revproxy-distinct", payload, c, static*0.54, p50+82)
+			loadRun("record", "adkproxy-passthrough-distinct", payload, c, static*0.54*(0.6+adk.rps/4), p50+95)
+			loadRun("record", "adkproxy-overwrite-distinct", payload, c, static*0.17, p50+460)
 		}
 	}
 	for _, c := range []int{1, 16} {

@@ -5,7 +5,12 @@
 // fast: any failure makes loadgen exit 1.
 //
 //	loadgen -url http://127.0.0.1:PORT -payload json|sse|mix -c 16 -n 20000 -warmup 2000 \
-//	        [-mix 10] [-tags target=static,rep=1] [-out results.jsonl]
+//	        [-mix 10] [-distinct] [-tags target=static,rep=1] [-out results.jsonl]
+//
+// -distinct sends a different 2 KB first turn with every request
+// (workload.TurnRequest), warm-up included, so no two calls share a
+// session: what a recording proxy sees from a suite of independent
+// conversations.
 //
 // Each worker owns one TCP connection and writes requests prepared up front;
 // responses are parsed with net/http's reader, so chunked SSE streams and
@@ -45,6 +50,7 @@ type config struct {
 	target   *url.URL
 	payload  string
 	mix      int
+	distinct bool
 	c        int
 	n        int
 	warmup   int
@@ -71,6 +77,7 @@ func main() {
 	rawURL := flag.String("url", "", "target base `URL` (loopback only), e.g. http://127.0.0.1:8080")
 	flag.StringVar(&cfg.payload, "payload", "json", "json (2 KB answer), sse (20-event stream) or mix (-mix distinct requests, JSON answers)")
 	flag.IntVar(&cfg.mix, "mix", 10, "number of distinct requests for -payload mix")
+	flag.BoolVar(&cfg.distinct, "distinct", false, "json or sse: every request a different 2 KB first turn (a session of its own)")
 	flag.IntVar(&cfg.c, "c", 1, "concurrent connections")
 	flag.IntVar(&cfg.n, "n", 20000, "measured requests")
 	flag.IntVar(&cfg.warmup, "warmup", 2000, "requests sent before measuring")
@@ -161,6 +168,21 @@ func buildCalls(cfg *config) ([]call, error) {
 		b.WriteString("\r\n")
 		b.Write(body)
 		return call{raw: b.Bytes(), status: http.StatusOK, body: want}
+	}
+	if cfg.distinct {
+		path, want := workload.JSONPath, workload.JSONResponse()
+		switch cfg.payload {
+		case "json":
+		case "sse":
+			path, want = workload.SSEPath, workload.SSEBody()
+		default:
+			return nil, fmt.Errorf("-distinct is for -payload json or sse, not %q", cfg.payload)
+		}
+		calls := make([]call, cfg.warmup+cfg.n)
+		for i := range calls {
+			calls[i] = mk(path, workload.TurnRequest(i), want)
+		}
+		return calls, nil
 	}
 	switch cfg.payload {
 	case "json":
@@ -277,9 +299,10 @@ func (w *worker) try(c *call) error {
 	return nil
 }
 
-// phase sends n requests over the workers, request i being calls[i%len],
-// and returns each request's latency when record is set.
-func phase(ws []*worker, calls []call, n int, record bool, deadline time.Time) ([]time.Duration, error) {
+// phase sends n requests over the workers, request i being
+// calls[(first+i)%len], and returns each request's latency when record is
+// set.
+func phase(ws []*worker, calls []call, first, n int, record bool, deadline time.Time) ([]time.Duration, error) {
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
 	lat := make([][]time.Duration, len(ws))
@@ -301,7 +324,7 @@ func phase(ws []*worker, calls []call, n int, record bool, deadline time.Time) (
 					failed.CompareAndSwap(nil, &err)
 					return
 				}
-				c := &calls[int(i)%len(calls)]
+				c := &calls[(first+int(i))%len(calls)]
 				start := time.Now()
 				err := w.do(c)
 				d := time.Since(start)
@@ -341,12 +364,18 @@ func run(cfg *config, calls []call) (*Result, error) {
 		}
 	}()
 	if cfg.warmup > 0 {
-		if _, err := phase(ws, calls, cfg.warmup, false, deadline); err != nil {
+		if _, err := phase(ws, calls, 0, cfg.warmup, false, deadline); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	// With -distinct the measured requests follow the warm-up's: none is
+	// sent twice.
+	first := 0
+	if cfg.distinct {
+		first = cfg.warmup
+	}
 	start := time.Now()
-	lat, err := phase(ws, calls, cfg.n, true, deadline)
+	lat, err := phase(ws, calls, first, cfg.n, true, deadline)
 	elapsed := time.Since(start)
 	if err != nil {
 		return nil, err

@@ -61,6 +61,21 @@ var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamG
 // streamGenerateContent call.
 func IsModelCall(path string) bool { return generatePath.MatchString(path) }
 
+// modelCallModel is the model of a generateContent or
+// streamGenerateContent path, as generatePath reads it, without a regular
+// expression: every forwarded call asks.
+func modelCallModel(path string) (string, bool) {
+	i := strings.LastIndex(path, "/models/")
+	if i < 0 {
+		return "", false
+	}
+	model, method, ok := strings.Cut(path[i+len("/models/"):], ":")
+	if !ok || model == "" || strings.ContainsAny(model, "/:") || method != "generateContent" && method != "streamGenerateContent" {
+		return "", false
+	}
+	return model, true
+}
+
 // ModelOfPath reads the model from a request path, for responses without a
 // modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
 func ModelOfPath(path string) string {
@@ -84,19 +99,28 @@ const contextRelay = "For context:"
 // (countTokens, embeddings, listing models...) or a body that is not a JSON
 // object.
 func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
-	model := generatePath.FindStringSubmatch(path)
-	if model == nil {
-		return nil, false
+	c, _, ok := AnalyzeRead(m, path, body)
+	return c, ok
+}
+
+// AnalyzeRead is Analyze that also hands back the body as it was read,
+// whose fingerprint (Object.Fingerprint) then costs one hash: placing the
+// call and matching it read the body once between them.
+func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, *matcher.Object, bool) {
+	model, ok := modelCallModel(path)
+	if !ok {
+		return nil, nil, false
 	}
-	v, ok := m.Parse(body)
-	req, isObject := v.(map[string]any)
-	if !ok || !isObject {
-		return nil, false
+	req, ok := m.ReadObject(body)
+	if !ok {
+		return nil, nil, false
 	}
-	contents, _ := req["contents"].([]any)
-	c := &Call{Model: model[1], UserTurn: -1}
-	c.AgentKey = hashCanonical(c.Model, req["systemInstruction"], req["tools"])
-	c.AgentName = agentName(req)
+	// The keys hash canonical bytes found in the one read; only the turns
+	// (and, for the agent's name, the labels and instruction) are decoded.
+	contents, _ := req.Tree("contents").([]any)
+	c := &Call{Model: model, UserTurn: -1}
+	c.AgentKey = hashParts(c.Model, req.Member("systemInstruction"), req.Member("tools"))
+	c.AgentName = agentName(req.Tree("labels"), req.Tree("systemInstruction"))
 	for i, content := range contents {
 		if text, ok := userText(content); ok {
 			if c.UserTurn >= 0 {
@@ -106,21 +130,31 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 		}
 	}
 	if c.UserTurn == 0 && len(c.EarlierUserTexts) == 0 {
-		if args, ok := matcher.ParseJSON([]byte(c.UserText)); ok {
+		if args, ok := parseObject(c.UserText); ok {
 			if _, isObject := args.(map[string]any); isObject {
 				c.TaskArgs = canonical(args)
 			}
 		}
 		if c.TaskArgs == "" {
-			c.AgentToolArgs = canonical(map[string]any{"request": c.UserText})
+			// canonical(map[string]any{"request": c.UserText}), written directly
+			c.AgentToolArgs = string(append(matcher.AppendCanonical([]byte(`{"request":`), c.UserText), '}'))
 		}
 	}
 	c.AnswersTool = len(contents) > 0 && onlyFunctionResponses(contents[len(contents)-1])
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
 	c.Step = len(contents) - c.UserTurn - 1
-	c.Key = hashCanonical(c.AgentKey, contents[:c.UserTurn+1]...)
-	return c, true
+	c.Key = historyKey(c.AgentKey, req, c.UserTurn+1)
+	return c, req, true
+}
+
+// parseObject is matcher.ParseJSON of text when it can be a JSON object;
+// plain text (nearly every user turn) is not copied to find out.
+func parseObject(text string) (any, bool) {
+	if !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{") {
+		return nil, false
+	}
+	return matcher.ParseJSON([]byte(text))
 }
 
 // Slot names the place a call takes: its per-agent key and its step. Two
@@ -170,13 +204,15 @@ func onlyFunctionResponses(content any) bool {
 	return len(parts) > 0
 }
 
-func agentName(req map[string]any) string {
-	if labels, ok := req["labels"].(map[string]any); ok {
+// agentName is the name of the agent on the wire: ADK's label, or the
+// internal-name line of its system instruction.
+func agentName(labels, systemInstruction any) string {
+	if labels, ok := labels.(map[string]any); ok {
 		if name, ok := labels["adk_agent_name"].(string); ok && name != "" {
 			return name
 		}
 	}
-	for _, text := range InstructionTexts(req["systemInstruction"]) {
+	for _, text := range InstructionTexts(systemInstruction) {
 		if m := internalName.FindStringSubmatch(text); m != nil {
 			return m[1]
 		}
@@ -212,24 +248,45 @@ func canonical(v any) string {
 	return string(matcher.AppendCanonical(nil, v))
 }
 
-// hashCanonical is hashOf(lead, canonical(values[0]), ...) without making
-// each canonical form a string: every model call is keyed this way.
-func hashCanonical(lead string, values ...any) string {
+// hashParts is hashOf(lead, parts...) over canonical JSON values, a null
+// or absent one (nil) hashing as empty: an agent is keyed this way.
+func hashParts(lead string, parts ...[]byte) string {
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
 	b := append(append((*buf)[:0], lead...), 0)
-	for _, v := range values {
-		if v != nil {
-			b = matcher.AppendCanonical(b, v)
-		}
-		b = append(b, 0)
+	for _, p := range parts {
+		b = append(appendPart(b, p), 0)
 	}
 	*buf = b
+	return sumKey(b)
+}
+
+// historyKey is hashParts(agentKey, the first n turns of req's contents...):
+// an agent's history up to its user turn.
+func historyKey(agentKey string, req *matcher.Object, n int) string {
+	buf := keyBufs.Get().(*[]byte)
+	defer keyBufs.Put(buf)
+	b := append(append((*buf)[:0], agentKey...), 0)
+	for i := range min(n, req.Len("contents")) {
+		b = append(appendPart(b, req.Element("contents", i)), 0)
+	}
+	*buf = b
+	return sumKey(b)
+}
+
+func appendPart(b, part []byte) []byte {
+	if string(part) == "null" {
+		return b
+	}
+	return append(b, part...)
+}
+
+func sumKey(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
 
-// keyBufs keeps hashCanonical's buffers between calls.
+// keyBufs keeps the keys' buffers between calls.
 var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func hashOf(parts ...string) string {

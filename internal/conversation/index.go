@@ -236,6 +236,11 @@ func (s *orgSession) last() *orgInvocation { return s.invocations[len(s.invocati
 // seqKey encodes a list of texts one to one (each length-prefixed).
 func seqKey(texts []string) string {
 	var b strings.Builder
+	n := 0
+	for _, t := range texts {
+		n += len(t) + 8
+	}
+	b.Grow(n) // one allocation, however long the texts
 	for _, t := range texts {
 		b.WriteString(strconv.Itoa(len(t)))
 		b.WriteByte(':')

@@ -279,7 +279,7 @@ func (b *liveBuilder) finish() {
 	}
 	reqBody, _ := json.Marshal(req)
 	respBody, _ := json.Marshal(resp)
-	agent := agentName(req)
+	agent := agentName(req["labels"], req["systemInstruction"])
 	if agent == "" {
 		agent = LiveAgent
 	}

@@ -29,6 +29,7 @@ const (
 // Sizes the generated bodies are padded to, exactly.
 const (
 	RequestSize  = 4096
+	TurnSize     = 2048 // TurnRequest
 	ResponseSize = 2048
 	SSEEvents    = 20
 )
@@ -218,6 +219,29 @@ func Request() []byte { return MixRequest(0) }
 func MixRequest(i int) []byte {
 	return fit(RequestSize, uint64(7+i), func(pad string) []byte {
 		return request(i, "Plan two days outdoors for me", pad)
+	})
+}
+
+// TurnRequest is the i-th of a run of distinct first turns: a
+// generateContent body of exactly TurnSize bytes whose one user turn (its
+// text numbered i, then filler) differs from every other i's, under the
+// same system instruction and tool, so each call opens a session of its
+// own, as a suite of independent conversations does.
+func TurnRequest(i int) []byte {
+	return fit(TurnSize, uint64(90_000+i), func(pad string) []byte {
+		return mustMarshal(ordered{
+			{"contents", []any{ordered{{"parts", []any{ordered{{"text",
+				fmt.Sprintf("Question %d: what should I pack for three days outdoors? ", i) + pad}}}}, {"role", "user"}}}},
+			{"systemInstruction", ordered{{"parts", []any{ordered{{"text",
+				"You are a careful travel assistant. Use get_forecast before suggesting outdoor plans."}}}}, {"role", "user"}}},
+			{"tools", []any{ordered{{"functionDeclarations", []any{ordered{
+				{"name", "get_forecast"},
+				{"description", "Returns the weather forecast for a city for the next days."},
+				{"parametersJsonSchema", ordered{{"type", "object"}, {"properties", ordered{
+					{"city", ordered{{"type", "string"}}}, {"days", ordered{{"type", "integer"}}}}}, {"required", []string{"city"}}}},
+			}}}}}},
+			{"generationConfig", ordered{{"temperature", 0.4}, {"maxOutputTokens", 1024}}},
+		})
 	})
 }
 

@@ -20,6 +20,17 @@ func TestSizesAndShapes(t *testing.T) {
 			t.Fatalf("request %d equals request 0", i)
 		}
 	}
+	seen := map[string]bool{}
+	for i := range 300 {
+		req := TurnRequest(i)
+		if len(req) != TurnSize || !json.Valid(req) || seen[string(req)] {
+			t.Fatalf("turn %d: %d bytes, valid JSON %v, repeated %v", i, len(req), json.Valid(req), seen[string(req)])
+		}
+		seen[string(req)] = true
+	}
+	if !bytes.Equal(TurnRequest(7), TurnRequest(7)) {
+		t.Fatal("turns not deterministic")
+	}
 	if !bytes.Equal(Request(), MixRequest(0)) || !bytes.Equal(JSONResponse(), MixJSONResponse(0)) {
 		t.Fatal("not deterministic")
 	}
