@@ -6,6 +6,7 @@ package cassettes
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 )
 
 // compactJSON appends src to dst with the white space between tokens
@@ -30,6 +31,15 @@ type compactor struct {
 	src []byte
 	pos int
 	out []byte
+
+	// find, when set, names a top-level member whose array elements
+	// rawElements wants (see there).
+	find      string
+	collect   bool     // reading that member's value
+	elems     [][]byte // its elements, as they are in src
+	found     bool     // there is such a member
+	kind      byte     // the last one's value: '[', 'n' (null) or 0 (anything else)
+	escapeKey bool     // a top-level key has an escape: matching it is left to encoding/json
 }
 
 func (c *compactor) skipSpace() int {
@@ -79,9 +89,16 @@ func (c *compactor) container(closing byte, depth int, members bool) bool {
 		return true
 	}
 	for {
+		collect := false
 		if members {
-			if c.skipSpace() >= len(c.src) || c.src[c.pos] != '"' || !c.str() {
+			keyStart := c.skipSpace()
+			if keyStart >= len(c.src) || c.src[c.pos] != '"' || !c.str() {
 				return false
+			}
+			if c.find != "" && depth == 0 {
+				key := c.src[keyStart+1 : c.pos-1]
+				c.escapeKey = c.escapeKey || bytes.IndexByte(key, '\\') >= 0
+				collect = bytes.EqualFold(key, []byte(c.find))
 			}
 			if c.skipSpace() >= len(c.src) || c.src[c.pos] != ':' {
 				return false
@@ -89,8 +106,20 @@ func (c *compactor) container(closing byte, depth int, members bool) bool {
 			c.out = append(c.out, ':')
 			c.pos++
 		}
+		if collect {
+			c.elems, c.kind, c.collect, c.found = c.elems[:0], 0, false, true
+			if c.skipSpace() < len(c.src) && (c.src[c.pos] == '[' || c.src[c.pos] == 'n') {
+				c.kind, c.collect = c.src[c.pos], true
+			}
+		}
+		start := c.skipSpace()
 		if !c.value(depth + 1) {
 			return false
+		}
+		if collect {
+			c.collect = false
+		} else if c.collect && depth == 1 && !members {
+			c.elems = append(c.elems, c.src[start:c.pos])
 		}
 		if c.skipSpace() >= len(c.src) {
 			return false
@@ -195,3 +224,32 @@ func (c *compactor) number() bool {
 	c.pos = p
 	return true
 }
+
+// rawElements is the elements of the top-level member name of a JSON
+// object body as json.Unmarshal reads them into a []json.RawMessage field
+// of that name: keys matched ignoring case, the last such member winning,
+// null giving none. ok is false when encoding/json must be asked instead:
+// the body is not one JSON object, a key has an escape, or the member is
+// neither an array nor null. The elements are parts of body. Reading a
+// run reads every request's history this way: one pass instead of
+// encoding/json's two (it checks the whole body, then decodes it).
+func rawElements(body []byte, name string) (elems [][]byte, ok bool) {
+	scratch := compactScratch.Get().(*[]byte)
+	defer compactScratch.Put(scratch)
+	c := compactor{src: body, find: name, out: (*scratch)[:0]} // the compact copy is not wanted here
+	valid := c.skipSpace() < len(body) && body[c.pos] == '{' && c.value(0) && c.skipSpace() == len(body)
+	*scratch = c.out[:0]
+	if !valid || c.escapeKey {
+		return nil, false
+	}
+	switch c.kind {
+	case '[':
+		return c.elems, true
+	case 'n':
+		return nil, true
+	}
+	return nil, !c.found
+}
+
+// compactScratch holds rawElements' throwaway copies between calls.
+var compactScratch = sync.Pool{New: func() any { return new([]byte) }}
