@@ -167,6 +167,9 @@ func (r reader) sessions(n *yaml.Node) ([]*Exchange, error) {
 				if t := sf["trajectory"]; t != nil && t.Kind != yaml.MappingNode {
 					return nil, r.errorf(t, "%s trajectory must be a mapping (it is derived from the bodies and may also be left out)", where)
 				}
+				if x.Confirmations, err = r.confirmations(sf["confirmations"], where); err != nil {
+					return nil, err
+				}
 				x.Place = &p
 				out = append(out, x)
 				calls, err := r.httpCalls(sf["http_calls"], where, &p)

@@ -150,6 +150,13 @@ func structureNodes(exchanges []*Exchange) (sessions, other, live *yaml.Node, er
 		}
 		step := mapping("step", intNode(p.Step), "agent", agent, "trajectory", trajectoryNode(TrajectoryOf(x)))
 		step.Content = append(step.Content, n.Content...)
+		confirmations, err := confirmationsNode(x.Confirmations)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("interaction %d: %w", i+1, err)
+		}
+		if confirmations != nil {
+			step.Content = append(step.Content, strNode("confirmations"), confirmations)
+		}
 		steps[k].Content = append(steps[k].Content, step)
 		tools.step(p, step)
 	}

@@ -21,6 +21,10 @@ type Exchange struct {
 	// Live is set for a Live API connection (live.go): Request and
 	// Response are then its WebSocket upgrade.
 	Live *Live `json:",omitempty"`
+	// Confirmations are the user's answers to ADK's tool confirmation
+	// requests that this model call's request carried the outcome of
+	// (confirmation.go); ADK never sends them to the model.
+	Confirmations []Confirmation `json:",omitempty"`
 }
 
 // Place locates a model call: the session, the invocation (one user turn

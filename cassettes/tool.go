@@ -171,7 +171,7 @@ func mappingValue(m *yaml.Node, key string) *yaml.Node {
 }
 
 // stepFields are the keys of a step in a version 2 file.
-var stepFields = []string{"request", "response", "step", "agent", "trajectory", "http_calls"}
+var stepFields = []string{"request", "response", "step", "agent", "trajectory", "confirmations", "http_calls"}
 
 // httpCalls reads a step's tool exchanges; they take the step's place.
 func (r reader) httpCalls(n *yaml.Node, where string, p *Place) ([]*Exchange, error) {

@@ -95,9 +95,13 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 			}
 			writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 		}
+	case proxyopt.ControlConfirmation:
+		if allow(w, r, http.MethodPost) {
+			s.serveConfirmation(w, r)
+		}
 	default:
-		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s, GET|PUT %s and POST %s",
-			r.URL.Path, proxyopt.ControlHealth, proxyopt.ControlReport, proxyopt.ControlCassette, proxyopt.ControlFaults, proxyopt.ControlFlush))
+		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s, GET|PUT %s, POST %s and POST %s",
+			r.URL.Path, proxyopt.ControlHealth, proxyopt.ControlReport, proxyopt.ControlCassette, proxyopt.ControlFaults, proxyopt.ControlFlush, proxyopt.ControlConfirmation))
 	}
 }
 

@@ -167,6 +167,7 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	t.org.Interacted(x)
+	s.fileConfirmations(t, x)
 	s.cfg.Redactor.Exchange(x)
 	if !s.beforeSave(t, x, stored) {
 		return

@@ -43,8 +43,9 @@ type Server struct {
 	lives     liveSet      // open Live API connections (live.go)
 	uploads   uploads      // resumable uploads under way (upload.go)
 
-	defaultCassette defaultCassette // changed through the control API
-	faults          faultInjector   // faults injected in replay (faults.go)
+	defaultCassette defaultCassette   // changed through the control API
+	faults          faultInjector     // faults injected in replay (faults.go)
+	confirmations   confirmationQueue // reported tool confirmations (confirmation.go)
 
 	// opening makes one load per cassette name however many first
 	// requests wait for it (lazy replay, lazy.go).
@@ -146,6 +147,7 @@ func (s *Server) Flush() error {
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() error {
 	s.lives.end() // a Live connection is kept when it ends
+	s.warnUnfiledConfirmations()
 	refused := s.report.refusals()
 	for _, t := range s.allTapes() {
 		for _, e := range t.unused(s.cfg.CheckAll) {

@@ -41,7 +41,7 @@ func driveCommand() *cli.Command {
 			"Run the server under 'adkproxy record -- SERVER COMMAND' to record the run as a golden one, under\n" +
 			"'adkproxy replay' to rerun it offline; 'adkproxy score' then scores the cassettes.\n\n" +
 			driveExitStatusHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			stringFlag("server", "", "base `URL` of the ADK API server, e.g. http://127.0.0.1:8000 (required)"),
 			stringFlag("prefix", "", "`PATH` the API is mounted under: empty for ADK Python and ADK-JS, /api for ADK Go"),
 			stringFlag("app", "", "`NAME` of the app (agent folder) to run (required)"),
@@ -54,7 +54,7 @@ func driveCommand() *cli.Command {
 			stringFlag("confirm-shape", "object", "`SHAPE` of the confirmation answer: object ({\"confirmed\": true}) or json-string ({\"response\": \"{\\\"confirmed\\\": true}\"}), the two ADK accepts"),
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
-		},
+		}, confirmReportFlags()...),
 		Action:       runDrive,
 		OnUsageError: commandUsageError,
 	}
@@ -112,7 +112,7 @@ func runDrive(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("drive: --confirm/--confirm-shape: %v", err)
 	}
-	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm}
+	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm, Report: confirmReporter(c)}
 	var sessions []*api.Session
 	var runErr error
 	for _, conv := range convs {

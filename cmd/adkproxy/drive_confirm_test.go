@@ -97,7 +97,8 @@ func TestDriveAnswersToolConfirmation(t *testing.T) {
 
 // The simulated user answers the agent's tool confirmation requests as its
 // plan says (its model decides, one recorded call per request), in the
-// same turn; replayed with no key, the same conversation.
+// same turn, and reports each answer to the recording proxy, so ls shows
+// the approval too; replayed with no key, the same conversation.
 func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
 	agents := filepath.Join(t.TempDir(), "agents")
 	writeTestFile(t, agents, "booker/agent.mjs", bookerAgent)
@@ -122,8 +123,12 @@ func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
 			"--out", filepath.Join(dir, out), "--sim-cassettes", filepath.Join(dir, "sim")}, extra...)
 	}
 	agentDir := filepath.Join(dir, "agent")
-	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", agentDir, "--upstream", agentUp.URL)
-	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, args(srv.url, "recorded", "--sim-base-url", userUp.URL)...)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", agentDir, "--upstream", agentUp.URL, "--addr-file", addrFile)
+	// The simulated user reports its answers to the recording proxy
+	// (ADKPROXY_URL, as adkproxy record sets it for its command).
+	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey, "ADKPROXY_URL=http://" + strings.TrimSpace(readFile(t, addrFile))},
+		args(srv.url, "recorded", "--sim-base-url", userUp.URL)...)
 	srv.stop(t)
 	userUp.Close()
 	if rec.code != 0 {
@@ -144,7 +149,7 @@ func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
 	}
 	ls := adkproxy(t, nil, "ls", agentDir)
 	if !strings.Contains(ls.stdout, "2 sessions, 2 invocations") || !strings.Contains(ls.stdout, `confirm book_room(city="Oslo")? → refused`) ||
-		strings.Contains(ls.stdout, `confirm book_room(city="Paris")`) {
+		!strings.Contains(ls.stdout, `confirm book_room(city="Paris")? → approved`) {
 		t.Errorf("ls:\n%s", ls.stdout)
 	}
 

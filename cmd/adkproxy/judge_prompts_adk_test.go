@@ -339,3 +339,43 @@ func TestJudgePromptADKVariablesHallucinations(t *testing.T) {
 	}
 	checkPrompts(t, got, want)
 }
+
+// ADK's simulator judge prompts are Jinja templates, one for scenarios
+// without a persona and one with: per_turn_user_simulator_quality_v1.jinja
+// and per_turn_user_simulator_quality_v1_persona.jinja replace adkproxy's
+// and get ADK's variables — the plan, the history ("user: …" and "model:
+// …" blank-line separated), the generated turn (the stop signal for the
+// stop check), and the persona with its behaviors, whose texts the
+// template renders with render_string_filter and whose
+// get_violation_rubrics_str() gives ADK's "  * <rubric>" lines.
+func TestJudgePromptADKSimulatorJinja(t *testing.T) {
+	files := map[string]string{
+		"per_turn_user_simulator_quality_v1.jinja": "PLAIN {{ conversation_plan }}\n{{ conversation_history }}\nGEN {{ generated_user_response }} STOP {{ stop_signal }}",
+		"per_turn_user_simulator_quality_v1_persona.jinja": "{% for b in persona.behaviors %}## {{ b.name | render_string_filter }}\n{{ b.description | render_string_filter }}\n" +
+			"{{ b.get_violation_rubrics_str() | render_string_filter }}\n{% endfor %}PERSONA {{ persona.description }}\nGEN {{ generated_user_response }}",
+	}
+	criteria := `"per_turn_user_simulator_quality_v1": {"threshold": 1.0, "judge_model_options": {"num_samples": 1}}`
+	verdict := func(string) string { return `{"is_valid": true}` }
+	scenario := func(persona string) string {
+		return `{"eval_set_id": "zurich", "eval_cases": [{"eval_id": "sim", "conversation_scenario": {"starting_prompt": "Weather in Zürich?",
+  "conversation_plan": "Ask for the weather in Zürich, then thank the agent."` + persona + `}}]}`
+	}
+	history := "user: Weather in Zürich?\n\nmodel: It is 7°C and cloudy in Zürich."
+	all := history + "\n\nuser: Thanks!\n\nmodel: You are welcome."
+	plan := "Ask for the weather in Zürich, then thank the agent."
+	checkPrompts(t, judgeADKPromptsWith(t, scenario(""), files, criteria, verdict), []string{
+		"PLAIN " + plan + "\n" + history + "\nGEN Thanks! STOP </finished>",
+		"PLAIN " + plan + "\n" + all + "\nGEN </finished> STOP </finished>",
+	})
+	persona := `, "user_persona": {"id": "terse", "description": "A terse user.", "behaviors": [{"name": "Ends with {{ stop_signal }}",
+  "description": "Says {{ stop_signal }} when done.", "behavior_instructions": ["Be brief."],
+  "violation_rubrics": ["Goes on after the plan is done.", "Forgets {{ stop_signal }}."]}]}`
+	head := "## Ends with </finished>\nSays </finished> when done.\n  * Goes on after the plan is done.\n  * Forgets </finished>.\nPERSONA A terse user.\n"
+	checkPrompts(t, judgeADKPromptsWith(t, scenario(persona), files, criteria, verdict), []string{
+		head + "GEN Thanks!",
+		head + "GEN </finished>",
+	})
+	// A Go template of the same kind is used too (it used to be ignored).
+	tmpl := map[string]string{"per_turn_user_simulator_quality_v1.tmpl": `{{define "main"}}MINE {{.Generated}}{{end}}`}
+	checkPrompts(t, judgeADKPromptsWith(t, scenario(""), tmpl, criteria, verdict), []string{"MINE Thanks!", "MINE </finished>"})
+}

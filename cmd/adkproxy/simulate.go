@@ -73,7 +73,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
 			analysisFlag(),
-		}, judgeFlags()...),
+		}, append(judgeFlags(), confirmReportFlags()...)...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
 	}
@@ -152,7 +152,7 @@ func runSimulate(c *cli.Context) error {
 		progress = nil
 	}
 	runner, err := simulate.New(simulate.Options{Server: server, App: c.String("app"), Model: model, Config: simCfg,
-		Parallel: c.Int("parallel"), Progress: progress, Misses: misses, Stats: stats})
+		Parallel: c.Int("parallel"), Progress: progress, Misses: misses, Stats: stats, Report: confirmReporter(c)})
 	if err != nil {
 		if rec != nil {
 			rec.close()

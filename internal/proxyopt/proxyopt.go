@@ -75,6 +75,10 @@ const (
 	// ControlFaults replaces the faults a replay injects (PUT, a JSON body
 	// {"faults": ["call 1: 429"]}) or lists them (GET).
 	ControlFaults = ControlPrefix + "faults"
+	// ControlConfirmation (POST, a JSON body {"tool": ..., "confirmed":
+	// true, ...}) reports a user's answer to ADK's tool confirmation
+	// request, recorded on the step that carries the tool's result.
+	ControlConfirmation = ControlPrefix + "confirmation"
 )
 
 // ReplayPlaceholderKey is the API key given to clients in replay, for SDKs

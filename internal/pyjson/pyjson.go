@@ -17,12 +17,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 )
 
-// Repr is Python's repr() of a decoded JSON value: None, True, False,
-// strings in single quotes (double when the text holds a single quote and
-// no double one), lists and dicts with ", " and ": ", dict keys sorted.
+// Repr is Python's repr() of the value json.loads gives for a decoded
+// JSON value: None, True, False, strings quoted and escaped as Python
+// does, numbers as Python's int or float (see reprNumber), lists and dicts
+// with ", " and ": ", an *Object's keys in their order (a dict keeps the
+// order it was read in), a map's sorted.
 func Repr(v any) string {
 	var b strings.Builder
 	write(&b, v, repr)
@@ -30,7 +33,8 @@ func Repr(v any) string {
 }
 
 // Dumps is Python's json.dumps(v, sort_keys=True) (ensure_ascii as
-// given): ", " and ": " separators, keys sorted, "\"", "\\", \n, \r, \t,
+// given): ", " and ": " separators, map keys sorted (an *Object's in its
+// order), "\"", "\\", \n, \r, \t,
 // \b and \f escaped, other control characters as \u00XX and, with
 // ensureASCII, every non-ASCII character as \uXXXX (UTF-16 surrogate pairs
 // beyond the BMP).
@@ -69,7 +73,11 @@ func write(b *strings.Builder, v any, st style) {
 	case string:
 		writeString(b, x, st)
 	case json.Number:
-		b.WriteString(x.String())
+		if st == repr {
+			b.WriteString(reprNumber(x))
+		} else {
+			b.WriteString(x.String())
+		}
 	case float64:
 		b.WriteString(Float(x))
 	case int:
@@ -91,6 +99,21 @@ func write(b *strings.Builder, v any, st style) {
 			write(b, e, st)
 		}
 		b.WriteByte(']')
+	case *Object:
+		if x == nil {
+			b.WriteString(pick(st, "None", "null"))
+			return
+		}
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeString(b, k, st)
+			b.WriteString(": ")
+			write(b, x.vals[k], st)
+		}
+		b.WriteByte('}')
 	case map[string]any:
 		b.WriteByte('{')
 		for i, k := range slices.Sorted(maps.Keys(x)) {
@@ -181,8 +204,51 @@ func writeString(b *strings.Builder, s string, st style) {
 	b.WriteByte('"')
 }
 
+// reprNumber is Python's repr of json.loads(n): an integer literal is an
+// int, written as is (Python's ints have no bound) but "-0" as 0; any
+// other is a float, written as repr(float) does — the shortest digits
+// that read back, ".0" on an integral value, an exponent below 1e-4 and
+// from 1e16 up, inf beyond float range.
+func reprNumber(n json.Number) string {
+	lit := n.String()
+	if !strings.ContainsAny(lit, ".eE") {
+		if strings.TrimLeft(lit, "-0") == "" {
+			return "0"
+		}
+		return lit
+	}
+	x, err := strconv.ParseFloat(lit, 64)
+	if err != nil && !math.IsInf(x, 0) {
+		return lit
+	}
+	return reprFloat(x)
+}
+
+// reprFloat is Python's repr of a float.
+func reprFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	if a := math.Abs(x); a == 0 || a >= 1e-4 && a < 1e16 {
+		s := strconv.FormatFloat(x, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	return strconv.FormatFloat(x, 'e', -1, 64)
+}
+
 // writeReprString is Python's repr of a str: single quotes unless the
-// text holds a single quote and no double quote.
+// text holds a single quote and no double quote; the quote and backslash
+// escaped, \n, \r and \t, and every other character Python does not
+// count printable (controls, format characters, separators but the space,
+// unassigned code points) as \xhh, \uhhhh or \Uhhhhhhhh.
 func writeReprString(b *strings.Builder, s string) {
 	q := byte('\'')
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
@@ -200,10 +266,14 @@ func writeReprString(b *strings.Builder, s string) {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(b, `\x%02x`, r)
-		default:
+		case unicode.IsPrint(r):
 			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(b, `\U%08x`, r)
 		}
 	}
 	b.WriteByte(q)

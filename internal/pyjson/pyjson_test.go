@@ -13,7 +13,7 @@ func TestAsPythonWritesThem(t *testing.T) {
 	v := map[string]any{"b": []any{1.0, 2.5, nil, true, false}, "a": "it's \"x\"\n\té€😀\x7f\x01", "n": json.Number("1.50"),
 		"big": 1234567.5, "tiny": 1e-05, "huge": 1e16, "neg": -0.25, "ints": []string{"x"}}
 	for _, tc := range []struct{ got, want string }{
-		{Repr(v), `{'a': 'it\'s "x"\n\té€😀\x7f\x01', 'b': [1, 2.5, None, True, False], 'big': 1234567.5, 'huge': 1e+16, 'ints': ['x'], 'n': 1.50, 'neg': -0.25, 'tiny': 1e-05}`},
+		{Repr(v), `{'a': 'it\'s "x"\n\té€😀\x7f\x01', 'b': [1, 2.5, None, True, False], 'big': 1234567.5, 'huge': 1e+16, 'ints': ['x'], 'n': 1.5, 'neg': -0.25, 'tiny': 1e-05}`},
 		{Repr("it's"), `"it's"`},
 		{Dumps(v, true), `{"a": "it's \"x\"\n\t\u00e9\u20ac\ud83d\ude00\u007f\u0001", "b": [1, 2.5, null, true, false], "big": 1234567.5, "huge": 1e+16, "ints": ["x"], "n": 1.50, "neg": -0.25, "tiny": 1e-05}`},
 		{Dumps(v, false), `{"a": "it's \"x\"\n\té€😀` + "\x7f" + `\u0001", "b": [1, 2.5, null, true, false], "big": 1234567.5, "huge": 1e+16, "ints": ["x"], "n": 1.50, "neg": -0.25, "tiny": 1e-05}`},
@@ -50,4 +50,20 @@ func FuzzDumpsReadsBack(f *testing.F) {
 		}
 		_ = Repr(v)
 	})
+}
+
+// Repr of a document read by Decode is what Python 3 prints for
+// repr(json.loads(doc)): keys in document order (nested too), integer
+// literals as ints, other numbers as floats, strings quoted and escaped
+// as Python's repr does (non-printable characters as \x, \u escapes).
+func TestReprOfDecodedAsPython(t *testing.T) {
+	doc := `{"zeta": {"z": 1, "a": [3.0, -0, 1E2, 1.50, 1e16, 1e15, 0.00001, 0.0001, 1e400, -0.0, 123456789012345678901234567890, 5e-324]}, "alpha": "it's", "q": "both ' and \"", "ctl": "\u0000\u007f\u0085\u00a0\u00ad\u2028\u200b\ufeff\ue000\ud83d\ude00\u0378 \u00e9", "nested": {"y": null, "x": true, "w": false}, "k\\ey": "back\\slash"}`
+	want := `{'zeta': {'z': 1, 'a': [3.0, 0, 100.0, 1.5, 1e+16, 1000000000000000.0, 1e-05, 0.0001, inf, -0.0, 123456789012345678901234567890, 5e-324]}, 'alpha': "it's", 'q': 'both \' and "', 'ctl': '\x00\x7f\x85\xa0\xad\u2028\u200b\ufeff\ue000😀\u0378 é', 'nested': {'y': None, 'x': True, 'w': False}, 'k\\ey': 'back\\slash'}`
+	v, err := Decode("doc.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Repr(v.V); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

@@ -39,13 +39,19 @@ func Snake(camel string) string {
 }
 
 // CamelKeys re-spells every object key of a decoded JSON value from
-// snake_case to camelCase, at every depth, returning a new value.
+// snake_case to camelCase, at every depth, returning a new value. When
+// both spellings of a key are present the camelCase one wins, as in
+// pydantic's models, which look a field's alias up first.
 func CamelKeys(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[Camel(k)] = CamelKeys(x)
+			ck := Camel(k)
+			if _, taken := out[ck]; taken && ck != k {
+				continue
+			}
+			out[ck] = CamelKeys(x)
 		}
 		return out
 	case []any:

@@ -42,3 +42,15 @@ func TestCamelKeysReachesEveryDepthAndCopies(t *testing.T) {
 		t.Fatal("CamelKeys changed its input")
 	}
 }
+
+// Both spellings of one key: the camelCase one wins, every time (map
+// order must not decide).
+func TestCamelKeysPrefersTheCamelCaseSpelling(t *testing.T) {
+	for range 50 {
+		got := CamelKeys(map[string]any{"eval_id": "snake", "evalId": "camel", "a_b": 1.0, "c_d": 2.0, "cD": 3.0})
+		want := map[string]any{"evalId": "camel", "aB": 1.0, "cD": 3.0}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("CamelKeys = %#v, want %#v", got, want)
+		}
+	}
+}

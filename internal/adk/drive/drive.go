@@ -32,6 +32,9 @@ type Driver struct {
 	// the turn, until the agent asks no more (at most maxConfirmations
 	// times a turn); nil leaves them unanswered.
 	Confirm *Confirmation
+	// Report, when set, tells the adkproxy recording the agent each
+	// answer before the agent gets it (ADK never sends it to the model).
+	Report *api.ConfirmationReporter
 }
 
 // maxConfirmations bounds the confirmation rounds of one turn, so an agent
@@ -127,6 +130,9 @@ func (d *Driver) confirm(ctx context.Context, user, session string, events []api
 			return fmt.Errorf("the agent still asks for confirmation after %d answers", maxConfirmations)
 		}
 		var err error
+		if err := d.Report.Report(ctx, calls, d.Confirm.Approve, d.Confirm.AsJSONString); err != nil {
+			return err
+		}
 		events, err = d.Client.Run(ctx, api.RunRequest{AppName: d.App, UserID: user, SessionID: session, NewMessage: api.ConfirmationAnswer(calls, d.Confirm.Approve, d.Confirm.AsJSONString), Streaming: d.Streaming})
 		if err != nil {
 			return fmt.Errorf("answering the tool confirmation request: %w", err)

@@ -59,6 +59,9 @@ var hostileTemplates = []struct{ what, src string }{
 	{"format method repeating an argument", `{% set f = "{0}" * 100000 %}{{ f.format("x" * 1000000) }}`},
 	{"format filter widths", `{{ "` + strings.Repeat("%999999d", 100) + `"|format(` + strings.Repeat("1, ", 99) + `1) }}`},
 	{"replace filter", `{{ ("x" * 1000000)|replace("", "y" * 1000000) }}`},
+	{"replace filter with a count gonja reads as all", `{{ ("x" * 1000000)|replace("", "y" * 1000000, undefined_name) }}`},
+	{"join by a huge attribute", `{{ range(100000)|join("", "y" * 1000000) }}`},
+	{"sum by a huge attribute", `{{ range(100000)|sum(attribute="y" * 1000000) }}`},
 	{"replace method", `{% set x = "x" * 1000000 %}{{ x.replace("x", "y" * 1000000) }}`},
 	{"expandtabs", `{% set t = "	" * 1000000 %}{{ t.expandtabs(1000000) }}`},
 	{"rsplit maxsplit", `{{ "a b".rsplit(" ", 99999999999)|length }}`},
@@ -210,9 +213,13 @@ func TestPricedOperationsAreGonjas(t *testing.T) {
 		`{{ lipsum(1, false, 5, 5)|length > 0 }}|{{ [3, 1]|sort }}|{{ [1, 1]|unique|list }}|{{ {"b": 1, "a": 2}|dictsort }}|{{ "abc"|reverse }}|{{ [1, 2]|map("string")|join }}|{{ "long text"|truncate(7, true, "", 0) }}`,
 		`{% set l = [] %}{% do l.append(1) %}{% do l.append("a") %}{{ l }}|{{ l|length }}|{% set d = {"a": 1} %}{{ d.keys()|list }}|{{ d.get("a") }}|{{ "Ab".lower().upper() }}`,
 		`{% set ns = namespace(s="") %}{% for i in range(200) %}{% set ns.s = ns.s ~ i %}{% endfor %}{{ ns.s|length }}|{{ [s] * 3 }}|{{ (s ~ "y") * 2 }}`,
+		// Numbers as arguments, and long text, within the limits: not widths.
+		`{{ "{} tokens".format(2000000) }}|{{ "{:>5}|{}".format(1, 99999999999) }}|{{ "%d-%s"|format(99999999999, "x") }}|{{ "{0:{1}}".format("x", 3) }}|{{ "%*d"|format(4, 1) }}`,
+		`{{ long|upper|length }}|{{ long|e|length }}|{{ long|title|length }}|{{ long|wordwrap(80)|length }}|{{ long|truncate(10) }}|{{ long|urlencode|length }}`,
 	} {
-		got, err := jinja.Render(src, map[string]any{"s": "x", "i": 7})
-		want := gonjaRender(t, src, map[string]any{"s": "x", "i": 7})
+		vars := map[string]any{"s": "x", "i": 7, "long": strings.Repeat("a<b ", 150_000)}
+		got, err := jinja.Render(src, vars)
+		want := gonjaRender(t, src, vars)
 		if err != nil || got != want {
 			t.Errorf("%s:\n got %q, %v\nwant %q (gonja)", src, got, err, want)
 		}

@@ -4,7 +4,9 @@ package jinja
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -27,15 +29,25 @@ func Parse(src string) (*Template, error) {
 	return &Template{src: src}, nil
 }
 
-func parse(src string, env *exec.Environment) (*exec.Template, error) {
+func parse(src string, env *exec.Environment) (t *exec.Template, err error) {
+	// gonja's lexer panics on some input ("{{0." before a non-ASCII
+	// letter): an invalid template, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, fmt.Errorf("not a valid Jinja template: the lexer failed: %v", p)
+		}
+	}()
 	if len(src) > MaxSource {
 		return nil, fmt.Errorf("%w: the template is %d bytes, more than %d", ErrLimit, len(src), MaxSource)
+	}
+	if line := unlexableNumber(src); line > 0 {
+		return nil, fmt.Errorf(`not a valid Jinja template: line %d: a number followed by "." and a non-ASCII character, which gonja cannot read (it loops without end); put a space after the dot`, line)
 	}
 	loader, err := loaders.NewMemoryLoader(map[string]string{name: src})
 	if err != nil {
 		return nil, err
 	}
-	t, err := exec.NewTemplate(name, gonja.DefaultConfig, loader, env)
+	t, err = exec.NewTemplate(name, gonja.DefaultConfig, loader, env)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid Jinja template: %w", err)
 	}
@@ -86,4 +98,37 @@ func Render(src string, vars map[string]any) (string, error) {
 		return "", err
 	}
 	return Execute(t, vars)
+}
+
+// unlexableNumber is the line of a number followed by "." and a non-ASCII
+// character within a tag, outside its strings ("{{ 0.é"), or 0: gonja's lexer steps back by the
+// width of the character it peeked at rather than the dot, and then loops
+// without end (or panics), whatever the rest of the template.
+func unlexableNumber(src string) int {
+	inTag := false
+	line := 1
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '\n':
+			line++
+		case strings.HasPrefix(src[i:], "{{") || strings.HasPrefix(src[i:], "{%"):
+			inTag = true
+		case strings.HasPrefix(src[i:], "}}") || strings.HasPrefix(src[i:], "%}"):
+			inTag = false
+		case inTag && (src[i] == '"' || src[i] == '\''):
+			// A string literal is lexed apart: skip it.
+			for q := src[i]; i+1 < len(src) && src[i+1] != q; i++ {
+				if src[i+1] == '\\' {
+					i++
+				}
+				if i+1 < len(src) && src[i+1] == '\n' {
+					line++
+				}
+			}
+			i++
+		case inTag && src[i] == '.' && i > 0 && src[i-1] >= '0' && src[i-1] <= '9' && i+1 < len(src) && src[i+1] >= utf8.RuneSelf:
+			return line
+		}
+	}
+	return 0
 }

@@ -15,8 +15,15 @@ func TestRender(t *testing.T) {
 	if err != nil || got != "[a][b] </finished>" {
 		t.Errorf("Render = %q, %v", got, err)
 	}
-	if _, err := jinja.Render("{% for %}", nil); err == nil || !strings.Contains(err.Error(), "not a valid Jinja template") {
-		t.Errorf("a bad template: %v", err)
+	// The second and third made gonja's lexer panic, and loop taking all memory.
+	for _, bad := range []string{"{% for %}", "{{0.\u0841", "{{0.\xe00.\u0861\x81", "x\n{% if 1.5.\u00e9 %}"} {
+		if _, err := jinja.Render(bad, nil); err == nil || !strings.Contains(err.Error(), "not a valid Jinja template") {
+			t.Errorf("a bad template %q: %v", bad, err)
+		}
+	}
+	// Outside tags, and with a space after the dot, the same text is fine.
+	if got, err := jinja.Render("Step 1.\u00dcbung {{ 1. }}{{ \"2.\u00e9\"|length }}", nil); err != nil || got != "Step 1.\u00dcbung 1.03" {
+		t.Errorf("text with a number, a dot and a non-ASCII letter: %q, %v", got, err)
 	}
 }
 

@@ -6,7 +6,10 @@
 package jinja
 
 import (
+	"maps"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,14 +45,12 @@ func numberOr(v *exec.Value, dflt int) int {
 	return number(v)
 }
 
-// replaceCost: s with up to count (all when absent or negative) of old
-// replaced by new.
-func replaceCost(s string, old, new, count *exec.Value) int {
+// replaceCost: s with every old replaced by new. A count is not trusted
+// to lower it: gonja reads a count that is absent, nil, negative or NaN
+// (and a float beyond int64) as "all".
+func replaceCost(s string, old, new *exec.Value) int {
 	o, n := text(old), text(new)
 	k := strings.Count(s, o) // len(runes)+1 for ""
-	if c := numberOr(count, -1); c >= 0 {
-		k = min(k, c)
-	}
 	return add(len(s), mul(k, len(n)-len(o)))
 }
 
@@ -68,20 +69,28 @@ func digitsTotal(s string) int {
 }
 
 // formatCost: a format string filled with args, each placeholder (a '%' or
-// a '{') taken to print the largest of them, each width at its value.
+// a '{') taken to print the largest of them, each width written in it at
+// its value, and, when widths can come from the arguments ("%*d",
+// "{0:{1}}"), each argument's value as a width too.
 func formatCost(format string, placeholders string, p *exec.VarArgs) int {
+	widthsFromArgs := strings.Contains(format, "*") && placeholders == "%" || nestedField.MatchString(format) && placeholders == "{"
 	largest := 0
-	for _, a := range p.Args {
-		largest = max(largest, sizeOf(a), number(a))
-	}
-	for _, a := range p.KwArgs {
-		largest = max(largest, sizeOf(a), number(a))
+	for _, a := range append(slices.Collect(maps.Values(p.KwArgs)), p.Args...) {
+		largest = max(largest, sizeOf(a))
+		if widthsFromArgs {
+			largest = max(largest, number(a))
+		}
 	}
 	return add(len(format), digitsTotal(format), mul(strings.Count(format, placeholders), largest))
 }
 
+// nestedField is a replacement field whose spec holds another ("{0:{1}}").
+var nestedField = regexp.MustCompile(`\{[^{}]*:[^{}]*\{`)
+
 // filterPrices are the filters whose output is not about the size of
-// their input; every other filter but freeFilters is priced at that.
+// their input; every other filter but freeFilters is priced at that
+// (escaping or changing case makes at most a few times its input, itself
+// within the limits).
 var filterPrices = map[string]func(in *exec.Value, p *exec.VarArgs) int{
 	"center": func(in *exec.Value, p *exec.VarArgs) int { return add(sizeOf(in), number(arg(p, 0, "width"))) },
 	"indent": func(in *exec.Value, p *exec.VarArgs) int {
@@ -101,32 +110,17 @@ var filterPrices = map[string]func(in *exec.Value, p *exec.VarArgs) int{
 		return add(sizeOf(in), mul(items, sizeOf(arg(p, 0, "d"))))
 	},
 	"replace": func(in *exec.Value, p *exec.VarArgs) int {
-		return add(sizeOf(in)-len(text(in)), replaceCost(text(in), arg(p, 0, "old"), arg(p, 1, "new"), arg(p, 2, "count")))
+		return add(sizeOf(in)-len(text(in)), replaceCost(text(in), arg(p, 0, "old"), arg(p, 1, "new")))
 	},
 	"format": func(in *exec.Value, p *exec.VarArgs) int { return add(sizeOf(in), formatCost(text(in), "%", p)) },
 	"tojson": func(in *exec.Value, p *exec.VarArgs) int {
 		return add(sizeOf(in), mul(sizeOf(in), number(arg(p, 0, "indent"))))
 	},
-	"pprint": func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 2) },
-	"batch":  func(in *exec.Value, p *exec.VarArgs) int { return batchCost(in, p) },
+	"batch": func(in *exec.Value, p *exec.VarArgs) int { return batchCost(in, p) },
 	"slice": func(in *exec.Value, p *exec.VarArgs) int {
 		return add(sizeOf(in), mul(number(arg(p, 0, "slices")), elementCost))
 	},
-	"list":   func(in *exec.Value, p *exec.VarArgs) int { return add(sizeOf(in), mul(listLen(in), elementCost)) },
-	"escape": func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 6) },
-	"e":      func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 6) },
-	"forceescape": func(in *exec.Value, p *exec.VarArgs) int {
-		return mul(sizeOf(in), 6)
-	},
-	"urlencode": func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 3) },
-	"urlize":    func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 12) },
-	"upper":     func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 2) },
-	"lower":     func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 2) },
-	"title":     func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 2) },
-	"capitalize": func(in *exec.Value, p *exec.VarArgs) int {
-		return mul(sizeOf(in), 2)
-	},
-	"wordwrap": func(in *exec.Value, p *exec.VarArgs) int { return mul(sizeOf(in), 2) },
+	"list": func(in *exec.Value, p *exec.VarArgs) int { return add(sizeOf(in), mul(listLen(in), elementCost)) },
 }
 
 func batchCost(in *exec.Value, p *exec.VarArgs) int {
@@ -137,7 +131,8 @@ func batchCost(in *exec.Value, p *exec.VarArgs) int {
 	return add(sizeOf(in), mul(elements(in), elementCost), fill)
 }
 
-// freeFilters build nothing larger than a number or one of their inputs.
+// freeFilters build nothing larger than a number or one of their inputs
+// (their string arguments are priced per item all the same).
 var freeFilters = map[string]bool{
 	"abs": true, "attr": true, "count": true, "d": true, "default": true, "first": true, "float": true,
 	"int": true, "last": true, "length": true, "max": true, "min": true, "random": true, "round": true,
@@ -150,18 +145,17 @@ var pricedFilters = func() *exec.FilterSet {
 	out := exec.NewFilterSet(map[string]exec.FilterFunction{})
 	for _, n := range setNames(base, "filters") {
 		filter, _ := base.Get(n)
-		if freeFilters[n] {
-			_ = out.Register(n, filter)
-			continue
-		}
 		price := filterPrices[n]
-		if price == nil {
+		switch {
+		case freeFilters[n]:
+			price = func(*exec.Value, *exec.VarArgs) int { return 0 }
+		case price == nil:
 			price = func(in *exec.Value, _ *exec.VarArgs) int { return sizeOf(in) }
 		}
 		what := "the " + n + " filter"
 		_ = out.Register(n, func(e *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
 			if g := guardOf(e.Environment.Context); g != nil && !in.IsError() {
-				if err := g.build(what, price(in, p)); err != nil {
+				if err := g.build(what, add(price(in, p), perItemWork(in, p))); err != nil {
 					return exec.AsValue(err)
 				}
 			}
@@ -170,6 +164,20 @@ var pricedFilters = func() *exec.FilterSet {
 	}
 	return out
 }()
+
+// perItemWork prices a filter's string arguments once per item of its
+// input: an attribute name is looked up, a separator written, for each (a
+// megabyte attribute over 100,000 items is minutes of work in one call,
+// where the render time limit cannot stop it).
+func perItemWork(in *exec.Value, p *exec.VarArgs) int {
+	args := 0
+	for _, a := range append(slices.Collect(maps.Values(p.KwArgs)), p.Args...) {
+		if a.IsString() {
+			args = add(args, len(a.String()))
+		}
+	}
+	return mul(listLen(in), args)
+}
 
 // setNames are the names in one of gonja's filter or method sets, which
 // offer no way to list them: read from the set's map by reflection.
@@ -193,7 +201,7 @@ var strPrices = map[string]func(self string, p *exec.VarArgs) int{
 	"format":     func(s string, p *exec.VarArgs) int { return formatCost(s, "{", p) },
 	"format_map": func(s string, p *exec.VarArgs) int { return formatCost(s, "{", p) },
 	"replace": func(s string, p *exec.VarArgs) int {
-		return replaceCost(s, arg(p, 0, "old"), arg(p, 1, "new"), arg(p, 2, "count"))
+		return replaceCost(s, arg(p, 0, "old"), arg(p, 1, "new"))
 	},
 	"join": func(s string, p *exec.VarArgs) int {
 		items := arg(p, 0, "iterable")
@@ -210,7 +218,6 @@ var strPrices = map[string]func(self string, p *exec.VarArgs) int{
 		return add(len(s), mul(strings.Count(s, text(arg(p, 0, "sep")))+len(strings.Fields(s))+1, elementCost))
 	},
 	"splitlines": func(s string, p *exec.VarArgs) int { return add(len(s), mul(strings.Count(s, "\n")+1, elementCost)) },
-	"encode":     func(s string, p *exec.VarArgs) int { return mul(len(s), 4) },
 }
 
 func widthCost(s string, p *exec.VarArgs) int { return add(len(s), number(arg(p, 0, "width"))) }

@@ -93,7 +93,7 @@ func (v verdict) String() string {
 // judgeTurn asks the judge num_samples times whether generated is a valid
 // next user turn after history, under key (invocation, sample prefix).
 func (r *caseRun) judgeTurn(ctx context.Context, inv int, prefix string, sc *scenarios.Scenario, history, generated string) (verdict, error) {
-	prompt, err := simulatorPrompt(sc, history, generated, r.opts.StopSignal)
+	prompt, err := r.j.simulatorPrompt(sc, history, generated, r.opts.StopSignal)
 	if err != nil {
 		return verdict{}, err
 	}

@@ -6,9 +6,11 @@ package judge
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/eval/jinja"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
+	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // personaCriteria is a persona as the judge prompt shows it: one
@@ -24,8 +26,22 @@ type behaviorCriterion struct {
 	Rubrics     []string
 }
 
-// simulatorPrompt renders the judge prompt for one generated user turn.
-func simulatorPrompt(sc *scenarios.Scenario, history, generated, stopSignal string) (string, error) {
+// simulatorPrompt renders the judge prompt for one generated user turn:
+// the user's ADK-style Jinja template for the scenario's kind (with or
+// without a persona) when there is one, else adkproxy's (or the user's Go
+// template).
+func (j *Judge) simulatorPrompt(sc *scenarios.Scenario, history, generated, stopSignal string) (string, error) {
+	kind := scoring.PerTurnUserSimulatorQualityV1
+	if sc.Persona != nil {
+		kind += personaSuffix
+	}
+	if o := j.prompts[kind]; o != nil && o.jinja != nil {
+		out, err := jinja.Execute(o.jinja, adkSimulatorVars(sc, history, generated, stopSignal))
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", o.file, err)
+		}
+		return out, nil
+	}
 	data := map[string]any{"Plan": sc.ConversationPlan, "History": history, "Generated": generated, "StopSignal": stopSignal}
 	if sc.Persona != nil {
 		vars := map[string]any{"stop_signal": stopSignal, "conversation_plan": sc.ConversationPlan,
@@ -52,7 +68,49 @@ func simulatorPrompt(sc *scenarios.Scenario, history, generated, stopSignal stri
 		}
 		data["Persona"] = p
 	}
-	return render("per_turn_user_simulator_quality_v1", "main", data)
+	parts, err := j.prompt(scoring.PerTurnUserSimulatorQualityV1, data, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	return parts[0], nil
+}
+
+// personaSuffix names the ADK-style simulator judge template for scenarios
+// with a persona (ADK has one template for each case).
+const personaSuffix = "_persona"
+
+// adkSimulatorVars are the variables ADK renders its simulator judge
+// templates with: the plan, the history, the generated user turn, the stop
+// signal and, with a persona, the persona — its id, description and
+// behaviors (name, description, behavior_instructions, violation_rubrics
+// and get_violation_rubrics_str(), ADK's "  * <rubric>" lines), texts
+// unrendered, for the template's render_string_filter.
+func adkSimulatorVars(sc *scenarios.Scenario, history, generated, stopSignal string) map[string]any {
+	vars := map[string]any{"conversation_plan": sc.ConversationPlan, "conversation_history": history,
+		"generated_user_response": generated, "stop_signal": stopSignal}
+	if p := sc.Persona; p != nil {
+		behaviors := make([]any, len(p.Behaviors))
+		for i, b := range p.Behaviors {
+			lines := make([]string, len(b.ViolationRubrics))
+			for k, r := range b.ViolationRubrics {
+				lines[k] = "  * " + r
+			}
+			rubrics := strings.Join(lines, "\n")
+			behaviors[i] = map[string]any{"name": b.Name, "description": b.Description,
+				"behavior_instructions": toAny(b.Instructions), "violation_rubrics": toAny(b.ViolationRubrics),
+				"get_violation_rubrics_str": func() string { return rubrics }}
+		}
+		vars["persona"] = map[string]any{"id": p.ID, "description": p.Description, "behaviors": behaviors}
+	}
+	return vars
+}
+
+func toAny(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
 }
 
 // renderJinja renders one behavior text as a Jinja template with vars

@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/adkproxy/adkproxy/internal/eval/jinja"
+	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // adkPromptVars are, per call kind, the variables an ADK-style template
@@ -35,6 +38,16 @@ type promptOverride struct {
 	tmpl *template.Template
 	// adk is the parsed ADK-style text: literal and variable pieces.
 	adk []adkPiece
+	// jinja is an ADK-style Jinja template (the simulator judge's).
+	jinja *jinja.Template
+}
+
+// adkJinjaKinds are the prompts ADK writes as Jinja templates, which a
+// user's <kind>.jinja replaces: the simulator judge's, without and with a
+// persona.
+var adkJinjaKinds = map[string]bool{
+	scoring.PerTurnUserSimulatorQualityV1:                 true,
+	scoring.PerTurnUserSimulatorQualityV1 + personaSuffix: true,
 }
 
 type adkPiece struct {
@@ -62,9 +75,9 @@ func LoadPrompts(dir string) (Prompts, error) {
 		path := filepath.Join(dir, e.Name())
 		ext := filepath.Ext(e.Name())
 		kind := strings.TrimSuffix(e.Name(), ext)
-		if _, ok := prompts[kind]; !ok || (ext != ".tmpl" && ext != ".txt") {
-			return nil, fmt.Errorf("%s: not a judge prompt: name it <kind>.tmpl (a Go template) or <kind>.txt (ADK's text), kind one of %s",
-				path, strings.Join(slices.Sorted(maps.Keys(prompts)), ", "))
+		if _, ok := prompts[kind]; (!ok || (ext != ".tmpl" && ext != ".txt")) && !(ext == ".jinja" && adkJinjaKinds[kind]) {
+			return nil, fmt.Errorf("%s: not a judge prompt: name it <kind>.tmpl (a Go template) or <kind>.txt (ADK's text), kind one of %s; or %s.jinja or %s%s.jinja (ADK's Jinja template of the simulator judge)",
+				path, strings.Join(slices.Sorted(maps.Keys(prompts)), ", "), scoring.PerTurnUserSimulatorQualityV1, scoring.PerTurnUserSimulatorQualityV1, personaSuffix)
 		}
 		if _, dup := out[kind]; dup {
 			return nil, fmt.Errorf("%s: %s has both a .tmpl and a .txt prompt: keep one", path, kind)
@@ -74,6 +87,13 @@ func LoadPrompts(dir string) (Prompts, error) {
 			return nil, fmt.Errorf("judge prompts: %w", err)
 		}
 		o := &promptOverride{file: path}
+		if ext == ".jinja" {
+			if o.jinja, err = jinja.Parse(string(data)); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			out[kind] = o
+			continue
+		}
 		if ext == ".tmpl" {
 			if o.tmpl, err = template.New(kind).Parse(string(data)); err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
@@ -86,6 +106,9 @@ func LoadPrompts(dir string) (Prompts, error) {
 		} else {
 			vars, ok := adkPromptVars[kind]
 			if !ok {
+				if adkJinjaKinds[kind] {
+					return nil, fmt.Errorf("%s: ADK's %s prompt is a Jinja template: name it %s.jinja (or %s%s.jinja for scenarios with a persona), or write a Go template (%s.tmpl)", path, kind, kind, kind, personaSuffix, kind)
+				}
 				return nil, fmt.Errorf("%s: %s takes a Go template (%s.tmpl) only: ADK has no such prompt", path, kind, kind)
 			}
 			if o.adk, err = parseADKTemplate(string(data), vars); err != nil {

@@ -63,6 +63,9 @@ func (p *player) confirm(ctx context.Context, session string, n int) error {
 		}
 		up := strings.ToUpper(reply)
 		approve := strings.Contains(up, "APPROVE") && !strings.Contains(up, "REFUSE")
+		if err := p.r.report.Report(ctx, calls, approve, false); err != nil {
+			return err
+		}
 		msg := api.ConfirmationAnswer(calls, approve, false)
 		turn.UserElapsed += time.Since(start)
 		agentStart := time.Now()
@@ -87,14 +90,6 @@ func (p *player) confirm(ctx context.Context, session string, n int) error {
 // it asks about: the tool's name and arguments, without the ids that
 // differ every run (so prompts and transcripts replay byte for byte).
 func confirmationAsk(fc *genai.FunctionCall) (name string, args map[string]any, ok bool) {
-	if fc == nil || fc.Name != api.ConfirmationCall {
-		return "", nil, false
-	}
-	orig, _ := fc.Args["originalFunctionCall"].(map[string]any)
-	if orig == nil {
-		orig, _ = fc.Args["original_function_call"].(map[string]any)
-	}
-	name, _ = orig["name"].(string)
-	args, _ = orig["args"].(map[string]any)
-	return name, args, true
+	name, args, _, ok = api.ConfirmedCall(fc)
+	return name, args, ok
 }

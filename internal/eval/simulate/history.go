@@ -5,7 +5,7 @@
 package simulate
 
 import (
-	"fmt"
+	"encoding/json"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/adk/api"
@@ -15,25 +15,78 @@ import (
 // renderHistory renders events in order: "<author>: <text>" per non-thought
 // text part, and with functionCalls also "<author> called tool '<name>'
 // with args: <args>" and "Tool '<name>' returned: <response>", the values
-// as Python dict reprs (as ADK renders them, keys sorted since JSON
-// objects have no order in Go).
+// as Python's repr of the dicts ADK holds (pyjson.Repr): read from the
+// event as the server sent it, so keys keep their recorded order.
 func renderHistory(events []api.Event, functionCalls bool) string {
 	var entries []string
 	for _, ev := range events {
-		if ev.Content == nil {
-			continue
-		}
-		for _, p := range ev.Content.Parts {
+		for _, p := range eventParts(ev) {
+			text, _ := p.Val("text").(string)
+			call, response := partField(p, "functionCall", "function_call"), partField(p, "functionResponse", "function_response")
 			switch {
-			case p == nil || p.Thought:
-			case p.Text != "":
-				entries = append(entries, ev.Author+": "+p.Text)
-			case functionCalls && p.FunctionCall != nil:
-				entries = append(entries, fmt.Sprintf("%s called tool '%s' with args: %s", ev.Author, p.FunctionCall.Name, pyjson.Repr(p.FunctionCall.Args)))
-			case functionCalls && p.FunctionResponse != nil:
-				entries = append(entries, fmt.Sprintf("Tool '%s' returned: %s", p.FunctionResponse.Name, pyjson.Repr(p.FunctionResponse.Response)))
+			case text != "" && !truthy(p.Val("thought")):
+				entries = append(entries, ev.Author+": "+text)
+			case functionCalls && call != nil:
+				entries = append(entries, ev.Author+" called tool '"+pyStr(call.Val("name"))+"' with args: "+pyjson.Repr(call.Val("args")))
+			case functionCalls && response != nil:
+				entries = append(entries, "Tool '"+pyStr(response.Val("name"))+"' returned: "+pyjson.Repr(response.Val("response")))
 			}
 		}
 	}
 	return strings.Join(entries, "\n\n")
+}
+
+// eventParts are the parts of ev's content, objects keeping their keys in
+// the order the server wrote them (an event adkproxy made itself is
+// written out first).
+func eventParts(ev api.Event) []*pyjson.Object {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return nil
+	}
+	v, err := pyjson.Decode("event", data)
+	if err != nil {
+		return nil
+	}
+	top, _ := v.V.(*pyjson.Object)
+	if top == nil {
+		return nil
+	}
+	content, _ := top.Val("content").(*pyjson.Object)
+	if content == nil {
+		return nil
+	}
+	list, _ := content.Val("parts").([]any)
+	var parts []*pyjson.Object
+	for _, p := range list {
+		if o, ok := p.(*pyjson.Object); ok {
+			parts = append(parts, o)
+		}
+	}
+	return parts
+}
+
+// partField is a part's field under either spelling, nil when absent or
+// null.
+func partField(p *pyjson.Object, camel, snake string) *pyjson.Object {
+	for _, k := range []string{camel, snake} {
+		if o, ok := p.Val(k).(*pyjson.Object); ok {
+			return o
+		}
+	}
+	return nil
+}
+
+// truthy is Python's truth of a part's boolean field.
+func truthy(v any) bool {
+	b, _ := v.(bool)
+	return b
+}
+
+// pyStr is str() of an optional string field: None when missing.
+func pyStr(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "None"
 }

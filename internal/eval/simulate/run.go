@@ -42,6 +42,9 @@ type Options struct {
 	// cheaply, so the list is read only when the count moved.
 	Misses func() []matcher.Outcome
 	Stats  func() proxy.Stats
+	// Report, when set, tells the adkproxy recording the agent the
+	// simulated user's answers to tool confirmation requests.
+	Report *api.ConfirmationReporter
 }
 
 // Runner plays cases against one agent.
@@ -54,6 +57,7 @@ type Runner struct {
 	misses func() []matcher.Outcome
 	stats  func() proxy.Stats
 	prog   *progress
+	report *api.ConfirmationReporter
 }
 
 // New checks the options: the model configuration must read as a
@@ -63,7 +67,7 @@ func New(o Options) (*Runner, error) {
 	if o.Server == nil || o.App == "" {
 		return nil, errors.New("simulate: a server and an app are needed")
 	}
-	r := &Runner{server: o.Server, app: o.App, cfg: o.Config, par: max(o.Parallel, 1), misses: o.Misses, stats: o.Stats}
+	r := &Runner{server: o.Server, app: o.App, cfg: o.Config, par: max(o.Parallel, 1), misses: o.Misses, stats: o.Stats, report: o.Report}
 	if err := checkCustomInstructions(o.Config.CustomInstructions, o.Config.File); err != nil {
 		return nil, err
 	}

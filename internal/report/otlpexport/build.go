@@ -225,9 +225,17 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 			str("gen_ai.tool.description", descriptions[tc.Name]), str("gen_ai.tool.call.id", callID),
 			str("gcp.vertex.agent.tool_call_args", args), str("gcp.vertex.agent.event_id", eventID(t.id, tpath)),
 			str("gcp.vertex.agent.llm_request", "{}"), str("gcp.vertex.agent.llm_response", "{}"))
+		if answer, ok := t.inv.ConfirmationOf(k, j); ok {
+			// The answer the client reported: approvals too, which the
+			// model wire does not show.
+			s.Attributes = append(s.Attributes, str("adkproxy.tool.confirmation", answer.Decision()))
+			if answer.Payload != nil {
+				s.Attributes = append(s.Attributes, str("adkproxy.tool.confirmation.payload", pyjson.Dumps(answer.Payload, false)))
+			}
+		}
 		if r, ok := responses.of(k, tc); ok {
 			s.Attributes = append(s.Attributes, str("gcp.vertex.agent.tool_response", toolResponse(r.Response)))
-			if api.IsRefusal(tc.Name, r.Response) {
+			if _, reported := t.inv.ConfirmationOf(k, j); !reported && api.IsRefusal(tc.Name, r.Response) {
 				// ADK's own span shows only the refusal as the tool's response.
 				s.Attributes = append(s.Attributes, str("adkproxy.tool.confirmation", "refused"))
 			}

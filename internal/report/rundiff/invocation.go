@@ -28,6 +28,9 @@ type call struct {
 	agent  string
 	result map[string]any
 	hasRes bool
+	// answer is the user's recorded answer to ADK's confirmation request
+	// for the call, when the client reported one.
+	answer *cassettes.Confirmation
 }
 
 // callsOf lists an invocation's tool calls in file order, each with the
@@ -35,9 +38,13 @@ type call struct {
 // with the k-th call of it: ids differ between runs).
 func callsOf(inv *runview.Invocation) []call {
 	var calls []call
-	for _, s := range inv.Steps {
-		for _, tc := range s.ToolCalls {
-			calls = append(calls, call{ToolCall: tc, agent: s.Agent})
+	for i, s := range inv.Steps {
+		for j, tc := range s.ToolCalls {
+			c := call{ToolCall: tc, agent: s.Agent}
+			if answer, ok := inv.ConfirmationOf(i, j); ok {
+				c.answer = &answer
+			}
+			calls = append(calls, c)
 		}
 		for _, h := range s.HTTPCalls { // made by the tools those calls ran
 			calls = append(calls, httpCall(h, s.Agent))
@@ -231,13 +238,24 @@ func (opt *Options) argsDiff(a, b call) []matcher.Difference {
 }
 
 func (opt *Options) resultDiff(agent string, a, b call) []Change {
-	if !a.hasRes || !b.hasRes {
-		return nil
-	}
-	if ra, rb := api.IsRefusal(a.Name, a.result), api.IsRefusal(b.Name, b.result); ra != rb {
-		return []Change{{Kind: ConfirmationChanged, Agent: agent, Tool: b.Name, Path: "confirmation", Old: answerOf(ra), New: answerOf(rb)}}
+	// Recorded answers on both sides decide; otherwise ADK's refusal
+	// result tells a refusal from an approval.
+	reported := a.answer != nil && b.answer != nil
+	if reported && a.answer.Confirmed != b.answer.Confirmed {
+		return []Change{{Kind: ConfirmationChanged, Agent: agent, Tool: b.Name, Path: "confirmation", Old: a.answer.Decision(), New: b.answer.Decision()}}
 	}
 	var out []Change
+	if reported {
+		for _, d := range matcher.DiffJSON("confirmation.payload", a.answer.Payload, b.answer.Payload) {
+			out = append(out, changeOf(ConfirmationChanged, agent, b.Name, d))
+		}
+	}
+	if !a.hasRes || !b.hasRes {
+		return out
+	}
+	if ra, rb := api.IsRefusal(a.Name, a.result), api.IsRefusal(b.Name, b.result); !reported && ra != rb {
+		return []Change{{Kind: ConfirmationChanged, Agent: agent, Tool: b.Name, Path: "confirmation", Old: answerOf(ra), New: answerOf(rb)}}
+	}
 	for _, diff := range matcher.DiffJSON("", opt.cleaned(a.result), opt.cleaned(b.result)) {
 		out = append(out, changeOf(ResultChanged, agent, b.Name, diff))
 	}

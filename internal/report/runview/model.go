@@ -49,6 +49,10 @@ type Invocation struct {
 	// Refused are the tool calls the user refused when ADK asked to
 	// confirm them, read from the results ADK sent the model.
 	Refused []Refusal `json:"refused"`
+	// Confirmations are the user's answers to ADK's confirmation requests
+	// as the client that answered reported them to the proxy (approvals
+	// too, which the model wire does not show), filed on the calls.
+	Confirmations []Confirmation `json:"confirmations"`
 }
 
 // Step is one model call, in file order within its invocation.
@@ -168,6 +172,7 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 			}
 			fileHTTPCalls(vi.Steps, inv.HTTPCalls)
 			vi.Refused = refusalsOf(&vi)
+			vi.Confirmations = confirmationsOf(&vi)
 			vs.Invocations = append(vs.Invocations, vi)
 		}
 		out.Sessions = append(out.Sessions, vs)

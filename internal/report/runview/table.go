@@ -94,6 +94,10 @@ func invocationCells(inv Invocation) []string {
 	var calls []string
 	for i, st := range inv.Steps {
 		for j, tc := range st.ToolCalls {
+			if answer, ok := inv.ConfirmationOf(i, j); ok {
+				calls = append(calls, "confirm "+formatCall(tc)+"? → "+answer.Decision()+payloadNote(answer.Payload))
+				continue
+			}
 			if refused(inv.Refused, i, j) {
 				calls = append(calls, "confirm "+formatCall(tc)+"? → refused")
 				continue

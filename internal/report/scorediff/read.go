@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/textfmt"
 )
 
 // Run is one result file: its label and each case's criteria.
@@ -57,18 +59,18 @@ func IsResultFile(path string) bool {
 		return false
 	}
 	for k := range doc {
-		if strings.EqualFold(k, "eval_case_results") || strings.EqualFold(k, "evalCaseResults") {
+		if strings.EqualFold(k, "evalCaseResults") {
 			return true
 		}
 	}
 	return false
 }
 
-// resultDoc is the part of an EvalSetResult the comparison reads.
+// resultDoc is the part of an EvalSetResult the comparison reads, keys in
+// camelCase: decode re-spells snake_case ones.
 type resultDoc struct {
-	Label   string    `json:"label"`
-	Cases   []rawCase `json:"eval_case_results"`
-	CasesCC []rawCase `json:"evalCaseResults"`
+	Label string    `json:"label"`
+	Cases []rawCase `json:"evalCaseResults"`
 }
 
 func decode(b []byte) (*resultDoc, error) {
@@ -77,16 +79,14 @@ func decode(b []byte) (*resultDoc, error) {
 		return nil, fmt.Errorf("reading the score result (adkproxy score --format json): %w", err)
 	}
 	if doc.Cases == nil {
-		doc.Cases = doc.CasesCC
-	}
-	if doc.Cases == nil {
 		return nil, fmt.Errorf("no eval_case_results: not a score result (adkproxy score --format json)")
 	}
 	return &doc, nil
 }
 
 // unwrap decodes b into v, first decoding a JSON string holding the
-// document (ADK's double encoding up to v1.21).
+// document (ADK's double encoding up to v1.21), with its keys in
+// camelCase whichever spelling they had (textfmt.CamelKeys).
 func unwrap(b []byte, v any) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
@@ -96,7 +96,15 @@ func unwrap(b []byte, v any) error {
 		}
 		b = []byte(inner)
 	}
-	return json.Unmarshal(b, v)
+	if !json.Valid(b) {
+		return json.Unmarshal(b, v) // its own error
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // numbers go back as they were written
+	var doc any
+	d.Decode(&doc)
+	camel, _ := json.Marshal(textfmt.CamelKeys(doc))
+	return json.Unmarshal(camel, v)
 }
 
 // Load reads a result file. Keys are read in snake_case or camelCase, as
@@ -125,59 +133,36 @@ func Load(path string) (*Run, error) {
 }
 
 type rawCase struct {
-	EvalID    string      `json:"eval_id"`
-	EvalIDCC  string      `json:"evalId"`
-	Status    status      `json:"final_eval_status"`
-	StatusCC  status      `json:"finalEvalStatus"`
-	Overall   []rawMetric `json:"overall_eval_metric_results"`
-	OverallCC []rawMetric `json:"overallEvalMetricResults"`
+	EvalID  string      `json:"evalId"`
+	Status  status      `json:"finalEvalStatus"`
+	Overall []rawMetric `json:"overallEvalMetricResults"`
 }
 
 type rawMetric struct {
-	Name     string         `json:"metric_name"`
-	NameCC   string         `json:"metricName"`
-	Score    *float64       `json:"score"`
-	Status   status         `json:"eval_status"`
-	StatusCC status         `json:"evalStatus"`
-	Details  map[string]any `json:"details"`
+	Name    string         `json:"metricName"`
+	Score   *float64       `json:"score"`
+	Status  status         `json:"evalStatus"`
+	Details map[string]any `json:"details"`
 }
 
 func (rc rawCase) read() (Case, error) {
-	c := Case{ID: first(rc.EvalID, rc.EvalIDCC)}
-	if st := firstInt(rc.Status.v, rc.StatusCC.v); st != nil {
-		c.Status = *st
+	c := Case{ID: rc.EvalID}
+	if rc.Status.v != nil {
+		c.Status = *rc.Status.v
 	}
-	metrics := rc.Overall
-	if metrics == nil {
-		metrics = rc.OverallCC
-	}
-	for j, rm := range metrics {
-		m := Metric{Name: first(rm.Name, rm.NameCC), Score: rm.Score}
+	for j, rm := range rc.Overall {
+		m := Metric{Name: rm.Name, Score: rm.Score}
 		if m.Name == "" {
 			return Case{}, fmt.Errorf("overall_eval_metric_results[%d]: no metric_name", j)
 		}
-		if st := firstInt(rm.Status.v, rm.StatusCC.v); st != nil {
-			m.Status = *st
+		if rm.Status.v != nil {
+			m.Status = *rm.Status.v
 		}
 		m.Informational, _ = rm.Details["informational"].(bool)
-		m.Informational = m.Informational || rm.Status.info || rm.StatusCC.info
+		m.Informational = m.Informational || rm.Status.info
 		c.Metrics = append(c.Metrics, m)
 	}
 	return c, nil
-}
-
-func first(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-func firstInt(a, b *int) *int {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // status is an EvalStatus as ADK writes it (an integer), also read from

@@ -27,6 +27,9 @@ type Server struct {
 	// Delay holds every run_sse answer back: a slower agent, whose turn
 	// times a replay must not report as its own.
 	Delay time.Duration
+	// ToolArgs and ToolResult, when set, are the tool call's args and the
+	// tool's response, sent as written (keys in their order).
+	ToolArgs, ToolResult json.RawMessage
 
 	mu       sync.Mutex
 	sessions map[string]*fakeSession
@@ -129,9 +132,16 @@ func (f *Server) answer(inv, user string) []any {
 	lower := strings.ToLower(user)
 	for _, city := range []string{"Paris", "Rome"} {
 		if strings.Contains(lower, strings.ToLower(city)) {
+			var args, result any = map[string]any{"city": city}, map[string]any{"city": city, "sky": f.Weather, "temp_c": 21}
+			if f.ToolArgs != nil {
+				args = f.ToolArgs
+			}
+			if f.ToolResult != nil {
+				result = f.ToolResult
+			}
 			return []any{
-				f.event(inv, "weather_agent", map[string]any{"functionCall": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "args": map[string]any{"city": city}}}, true),
-				f.event(inv, "weather_agent", map[string]any{"functionResponse": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "response": map[string]any{"city": city, "sky": f.Weather, "temp_c": 21}}}, false),
+				f.event(inv, "weather_agent", map[string]any{"functionCall": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "args": args}}, true),
+				f.event(inv, "weather_agent", map[string]any{"functionResponse": map[string]any{"id": fmt.Sprintf("adk-%d", f.n), "name": "get_weather", "response": result}}, false),
 				f.event(inv, "weather_agent", map[string]any{"text": fmt.Sprintf("It is 21°C and %s in %s.", f.Weather, city)}, true),
 			}
 		}

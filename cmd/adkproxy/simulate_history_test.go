@@ -1,0 +1,62 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+)
+
+// The simulated user's conversation history shows a tool call's args and
+// the tool's response as ADK does — Python's repr of the dicts, keys in
+// the order the agent's server sent them (nested ones too), numbers as
+// Python reads them, strings quoted and escaped as Python's repr — so a
+// prompt template copied from ADK gets the bytes adk eval gives it.
+func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
+	dir := testutil.OutDir(t)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "What is the weather in Paris?", "conversation_plan": "Ask for the weather in Paris, then end."}]}`)
+	cfg := write("test_config.json", `{"criteria": {}, "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 3, "include_function_calls": true,
+  "custom_instructions": "Plan: {{ conversation_plan }}\nEnd with {{ stop_signal }}.\nHISTORY<<{{ conversation_history }}>>"}}`)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny",
+		ToolArgs:   []byte(`{"city": "Paris", "units": "metric", "days": 3, "at": {"lon": 2.35, "lat": 48.85}, "note": "it's \"big\"\u00a0caf\u00e9", "ratio": 1.50}`),
+		ToolResult: []byte(`{"temp_c": 21.0, "sky": "sunny", "wind": {"speed_kmh": 12, "dir": "NW"}, "alerts": [], "ok": true, "extra": null}`)})
+	defer agent.Close()
+	var mu sync.Mutex
+	var prompts []string
+	user := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		prompts = append(prompts, prompt)
+		return fakejudge.Reply{Text: "</finished>"}
+	}})
+	defer user.Close()
+	res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "simulate", "--server", agent.URL, "--app", "weather",
+		"--scenarios", scen, "--config", cfg, "--out", filepath.Join(dir, "out"), "--sim-cassettes", filepath.Join(dir, "sim"),
+		"--sim-base-url", user.URL)
+	if res.code != 0 {
+		t.Fatalf("simulate: exit %d\n%s", res.code, res.stderr)
+	}
+	if len(prompts) != 1 {
+		t.Fatalf("the simulated user was asked %d times, want once:\n%q", len(prompts), prompts)
+	}
+	want := "Plan: Ask for the weather in Paris, then end.\nEnd with </finished>.\nHISTORY<<" +
+		"user: What is the weather in Paris?\n\n" +
+		`weather_agent called tool 'get_weather' with args: {'city': 'Paris', 'units': 'metric', 'days': 3, 'at': {'lon': 2.35, 'lat': 48.85}, 'note': 'it\'s "big"\xa0café', 'ratio': 1.5}` + "\n\n" +
+		`Tool 'get_weather' returned: {'temp_c': 21.0, 'sky': 'sunny', 'wind': {'speed_kmh': 12, 'dir': 'NW'}, 'alerts': [], 'ok': True, 'extra': None}` + "\n\n" +
+		"weather_agent: It is 21°C and sunny in Paris.>>"
+	if prompts[0] != want {
+		t.Errorf("the simulated user's prompt:\n%s\nwant\n%s", prompts[0], want)
+	}
+}
