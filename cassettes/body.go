@@ -64,7 +64,8 @@ func decodeBody(value, encoding string) ([]byte, error) {
 		return b, nil
 	case encodingJSON:
 		var out bytes.Buffer
-		if err := json.Compact(&out, []byte(value)); err != nil {
+		out.Grow(len(value) + 1)
+		if err := compactJSON(&out, []byte(value)); err != nil {
 			return nil, fmt.Errorf("body_encoding is json but the body is not JSON: %v", err)
 		}
 		if len(value) > 0 && value[len(value)-1] == '\n' {

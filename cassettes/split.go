@@ -189,6 +189,10 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 		run    []byte
 		blocks []string // values of the literals taken out of run
 		lit    *literal // the block literal being read
+		// The lines of one literal at a time: copied out when it ends, so
+		// its buffer serves the next (bodies are most of the bytes, and
+		// growing a buffer for each was a third of the splitting).
+		scratch []byte
 	)
 	endLiteral := func() {
 		if v, ok := lit.value(); ok {
@@ -197,6 +201,7 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 		} else {
 			run = append(run, lit.raw...)
 		}
+		scratch = lit.raw[:0]
 		lit = nil
 	}
 	var read int64
@@ -268,6 +273,7 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 		if toRun {
 			run = append(run, line...)
 			if l, ok := literalHeader(body, indent); ok {
+				l.raw = scratch[:0]
 				lit = l
 			}
 		} else {

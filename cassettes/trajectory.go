@@ -157,21 +157,27 @@ type modelResponse struct {
 // carries its whole history, so the contents are kept raw and only that
 // tail is decoded.
 func toolResultsOf(body []byte) []ToolResult {
-	var req struct {
-		Contents []json.RawMessage `json:"contents"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return nil
+	contents, ok := rawElements(body, "contents")
+	if !ok {
+		var req struct {
+			Contents []json.RawMessage `json:"contents"`
+		}
+		if json.Unmarshal(body, &req) != nil {
+			return nil
+		}
+		for _, c := range req.Contents {
+			contents = append(contents, c)
+		}
 	}
 	var out []ToolResult
-	for i := len(req.Contents) - 1; i >= 0; i-- {
+	for i := len(contents) - 1; i >= 0; i-- {
 		var c struct {
 			Role  string `json:"role"`
 			Parts []*struct {
 				FunctionResponse *genai.FunctionResponse `json:"functionResponse"`
 			} `json:"parts"`
 		}
-		raw := bytes.TrimSpace(req.Contents[i])
+		raw := bytes.TrimSpace(contents[i])
 		if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &c) != nil || c.Role == genai.RoleModel {
 			break
 		}
