@@ -27,12 +27,13 @@ func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
 	  "conversation": [{"user_content": {"parts": [{"text": "Book a room in Paris"}]}}]}]}`)
 	// drive reports each answer to the recording proxy (--proxy-url: the
 	// address --addr-file names), which ADK never sends to the model.
-	record := func(name, decision, shape string, report bool) string {
+	record := func(name, decision, shape string, report bool, extra ...string) string {
 		dir := filepath.Join(out, name)
 		addrFile := filepath.Join(t.TempDir(), "addr")
 		srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", dir, "--upstream", up.URL, "--addr-file", addrFile)
 		args := []string{"drive", "--server", srv.url, "--app", "booker", "--evalset", evalset,
 			"--confirm", decision, "--confirm-shape", shape, "--out", filepath.Join(out, name+".json")}
+		args = append(args, extra...)
 		if report {
 			args = append(args, "--proxy-url", "http://"+strings.TrimSpace(readFile(t, addrFile)))
 		}
@@ -47,6 +48,18 @@ func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
 	approvedJS := record("approved-json-string", "approve", "json-string", true)
 	refused := record("refused", "refuse", "json-string", true)
 	unreported := record("unreported", "approve", "object", false)
+	// drive --confirm-payload: ADK gets the payload with the answer, the
+	// cassette keeps it (numbers exactly as written).
+	withDrivePayload := record("approved-payload", "approve", "json-string", true, "--confirm-payload", `{"rooms": 2, "rate": 120.5}`)
+	if c := readFile(t, filepath.Join(withDrivePayload, "default.yaml")); !strings.Contains(c, "payload: {rate: 120.5, rooms: 2}\n") {
+		t.Errorf("the cassette lacks drive's payload:\n%s", c)
+	}
+	if sent := readFile(t, filepath.Join(out, "approved-payload.json")); !strings.Contains(sent, `\"payload\":{\"rate\":120.5,\"rooms\":2}`) {
+		t.Errorf("the session lacks the answer's payload:\n%s", sent)
+	}
+	if d := adkproxy(t, nil, "diff", approvedJS, withDrivePayload); !strings.Contains(d.stdout, `book_room confirmation.payload: added {"rate":120.5,"rooms":2}`) {
+		t.Errorf("diff of an answer without and with a payload: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
 
 	// The cassettes hold the answers, on the step that carried the tool's
 	// result (or ADK's refusal), in the shape drive sent.

@@ -52,6 +52,7 @@ func driveCommand() *cli.Command {
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each conversation `N` times, each in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
 			stringFlag("confirm", "", "answer the agent's tool confirmation requests (adk_request_confirmation) with `DECISION`: approve or refuse; default: leave them unanswered"),
 			stringFlag("confirm-shape", "object", "`SHAPE` of the confirmation answer: object ({\"confirmed\": true}) or json-string ({\"response\": \"{\\\"confirmed\\\": true}\"}), the two ADK accepts"),
+			stringFlag("confirm-payload", "", "send the `JSON` value as the confirmation answer's payload (ADK hands it to the tool); default: none"),
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
 		}, confirmReportFlags()...),
@@ -108,9 +109,9 @@ func runDrive(c *cli.Context) error {
 		return usageErrorf("drive: --num-runs %d: want 1 or more", runs)
 	}
 	convs = repeatConversations(convs, runs)
-	confirm, err := drive.ParseConfirmation(c.String("confirm"), c.String("confirm-shape"))
+	confirm, err := drive.ParseConfirmation(c.String("confirm"), c.String("confirm-shape"), c.String("confirm-payload"))
 	if err != nil {
-		return usageErrorf("drive: --confirm/--confirm-shape: %v", err)
+		return usageErrorf("drive: --confirm/--confirm-shape/--confirm-payload: %v", err)
 	}
 	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm, Report: confirmReporter(c)}
 	var sessions []*api.Session

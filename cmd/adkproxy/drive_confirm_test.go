@@ -93,6 +93,11 @@ func TestDriveAnswersToolConfirmation(t *testing.T) {
 	if r := adkproxy(t, nil, "drive", "--server", "http://127.0.0.1:1", "--app", "booker", "--evalset", evalset, "--confirm", "maybe"); r.code != exitUsage {
 		t.Errorf("--confirm maybe: exit %d, want 64", r.code)
 	}
+	for _, bad := range []string{"{", "1 2", "rooms"} {
+		if r := adkproxy(t, nil, "drive", "--server", "http://127.0.0.1:1", "--app", "booker", "--evalset", evalset, "--confirm", "approve", "--confirm-payload", bad); r.code != exitUsage || !strings.Contains(r.stderr, "--confirm-payload") {
+			t.Errorf("--confirm-payload %q: exit %d, want 64 naming the flag: %s", bad, r.code, r.stderr)
+		}
+	}
 }
 
 // The simulated user answers the agent's tool confirmation requests as its

@@ -33,9 +33,18 @@ func ConfirmationRequests(events []Event) []*genai.FunctionCall {
 // asJSONString, as ADK's other accepted shape, that object as a JSON string
 // under "response".
 func ConfirmationAnswer(calls []*genai.FunctionCall, approve, asJSONString bool) *genai.Content {
+	return ConfirmationAnswerWithPayload(calls, approve, asJSONString, nil)
+}
+
+// ConfirmationAnswerWithPayload is ConfirmationAnswer with the
+// ToolConfirmation's payload (ADK hands it to the tool), when not nil.
+func ConfirmationAnswerWithPayload(calls []*genai.FunctionCall, approve, asJSONString bool, payload any) *genai.Content {
 	msg := &genai.Content{Role: genai.RoleUser}
 	for _, fc := range calls {
 		resp := map[string]any{"confirmed": approve}
+		if payload != nil {
+			resp["payload"] = payload
+		}
 		if asJSONString {
 			b, _ := json.Marshal(resp)
 			resp = map[string]any{"response": string(b)}

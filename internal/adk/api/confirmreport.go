@@ -51,8 +51,8 @@ func ConfirmedCall(fc *genai.FunctionCall) (name string, args map[string]any, hi
 	return name, args, hint, true
 }
 
-// Report posts the answer to each of calls.
-func (r *ConfirmationReporter) Report(ctx context.Context, calls []*genai.FunctionCall, approve, asJSONString bool) error {
+// Report posts the answer to each of calls, with its payload when not nil.
+func (r *ConfirmationReporter) Report(ctx context.Context, calls []*genai.FunctionCall, approve, asJSONString bool, payload any) error {
 	if r == nil || r.URL == "" {
 		return nil
 	}
@@ -62,7 +62,11 @@ func (r *ConfirmationReporter) Report(ctx context.Context, calls []*genai.Functi
 	}
 	for _, fc := range calls {
 		name, args, hint, _ := ConfirmedCall(fc)
-		body, err := json.Marshal(map[string]any{"tool": name, "args": args, "confirmed": approve, "hint": hint, "shape": shape})
+		answer := map[string]any{"tool": name, "args": args, "confirmed": approve, "hint": hint, "shape": shape}
+		if payload != nil {
+			answer["payload"] = payload
+		}
+		body, err := json.Marshal(answer)
 		if err != nil {
 			return err
 		}

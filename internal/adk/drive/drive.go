@@ -130,10 +130,10 @@ func (d *Driver) confirm(ctx context.Context, user, session string, events []api
 			return fmt.Errorf("the agent still asks for confirmation after %d answers", maxConfirmations)
 		}
 		var err error
-		if err := d.Report.Report(ctx, calls, d.Confirm.Approve, d.Confirm.AsJSONString); err != nil {
+		if err := d.Report.Report(ctx, calls, d.Confirm.Approve, d.Confirm.AsJSONString, d.Confirm.Payload); err != nil {
 			return err
 		}
-		events, err = d.Client.Run(ctx, api.RunRequest{AppName: d.App, UserID: user, SessionID: session, NewMessage: api.ConfirmationAnswer(calls, d.Confirm.Approve, d.Confirm.AsJSONString), Streaming: d.Streaming})
+		events, err = d.Client.Run(ctx, api.RunRequest{AppName: d.App, UserID: user, SessionID: session, NewMessage: api.ConfirmationAnswerWithPayload(calls, d.Confirm.Approve, d.Confirm.AsJSONString, d.Confirm.Payload), Streaming: d.Streaming})
 		if err != nil {
 			return fmt.Errorf("answering the tool confirmation request: %w", err)
 		}

@@ -63,7 +63,7 @@ func (p *player) confirm(ctx context.Context, session string, n int) error {
 		}
 		up := strings.ToUpper(reply)
 		approve := strings.Contains(up, "APPROVE") && !strings.Contains(up, "REFUSE")
-		if err := p.r.report.Report(ctx, calls, approve, false); err != nil {
+		if err := p.r.report.Report(ctx, calls, approve, false, nil); err != nil {
 			return err
 		}
 		msg := api.ConfirmationAnswer(calls, approve, false)

@@ -246,9 +246,7 @@ func (opt *Options) resultDiff(agent string, a, b call) []Change {
 	}
 	var out []Change
 	if reported {
-		for _, d := range matcher.DiffJSON("confirmation.payload", a.answer.Payload, b.answer.Payload) {
-			out = append(out, changeOf(ConfirmationChanged, agent, b.Name, d))
-		}
+		out = append(out, payloadChanges(agent, b.Name, a.answer.Payload, b.answer.Payload)...)
 	}
 	if !a.hasRes || !b.hasRes {
 		return out
@@ -304,4 +302,23 @@ func answerOf(refused bool) string {
 		return "refused"
 	}
 	return "approved"
+}
+
+// payloadChanges compares the payloads of two recorded answers: one that
+// only one answer has is added or removed whole.
+func payloadChanges(agent, tool string, old, new any) []Change {
+	const path = "confirmation.payload"
+	switch {
+	case old == nil && new == nil:
+		return nil
+	case old == nil:
+		return []Change{{Kind: ConfirmationChanged, Agent: agent, Tool: tool, Path: path, New: textfmt.JSON(new)}}
+	case new == nil:
+		return []Change{{Kind: ConfirmationChanged, Agent: agent, Tool: tool, Path: path, Old: textfmt.JSON(old)}}
+	}
+	var out []Change
+	for _, d := range matcher.DiffJSON(path, old, new) {
+		out = append(out, changeOf(ConfirmationChanged, agent, tool, d))
+	}
+	return out
 }
