@@ -75,6 +75,8 @@ func diffExchanges(w, g *Exchange) string {
 		return "event count: want " + itoa(len(w.Response.Events)) + ", got " + itoa(len(g.Response.Events))
 	case endOf(w.Response.End) != g.Response.End:
 		return "end: want " + q(string(endOf(w.Response.End))) + ", got " + q(string(g.Response.End))
+	case fmt.Sprintf("%#v", w.Confirmations) != fmt.Sprintf("%#v", g.Confirmations):
+		return fmt.Sprintf("confirmations: want %#v, got %#v", w.Confirmations, g.Confirmations)
 	case usec(w.Response.Latency) != g.Response.Latency:
 		return "latency: want " + usec(w.Response.Latency).String() + ", got " + g.Response.Latency.String()
 	}

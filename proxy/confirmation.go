@@ -16,6 +16,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // confirmationQueue holds reported answers by cassette name until a model
@@ -90,7 +91,7 @@ func (s *Server) fileConfirmations(t *tape, x *cassettes.Exchange) {
 func (s *Server) warnUnfiledConfirmations() {
 	for cassette, cs := range s.confirmations.left() {
 		for _, c := range cs {
-			s.log.Warn("tool confirmation not recorded: no model call after it carried a result of its tool",
+			s.log.Warn("tool confirmation not recorded nor verified: no model call after it carried a result of its tool",
 				"cassette", cassette, "tool", c.Tool, "decision", c.Decision())
 		}
 	}
@@ -110,8 +111,8 @@ type confirmationBody struct {
 const confirmationExample = `{"tool": "book_room", "args": {"city": "Paris"}, "confirmed": true, "shape": "object"}`
 
 // serveConfirmation queues a reported answer for the request's cassette
-// (X-Adkproxy-Cassette, else the default one). Replay records nothing: the
-// answer is accepted, so a client runs the same way, and not kept.
+// (X-Adkproxy-Cassette, else the default one): recording files it on a
+// step, replay verifies it against the recorded one and keeps nothing.
 func (s *Server) serveConfirmation(w http.ResponseWriter, r *http.Request) {
 	var body confirmationBody
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
@@ -138,11 +139,59 @@ func (s *Server) serveConfirmation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
 		return
 	}
-	if s.cfg.Mode == ModeReplay {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "cassette": name, "recorded": false})
-		return
-	}
 	s.confirmations.add(name, c)
 	s.log.Debug("tool confirmation queued", "cassette", name, "tool", c.Tool, "decision", c.Decision(), "shape", c.Shape)
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "cassette": name, "recorded": true})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "cassette": name, "recorded": s.cfg.Mode != ModeReplay})
+}
+
+// confirmationDiffers verifies the answers reported for a replayed model
+// call against those recorded on it, as a request field is verified: a
+// different decision, arguments or payload is a difference (strict replay
+// answers with it, lenient replay serves the recording and reports it).
+// Only answers present on both sides are compared: a recording made
+// without reports, or a client that reports none, verifies as before; the
+// shape and the hint are not compared (ADK reads both shapes alike, and
+// the hint is ADK's text). It says whether it answered.
+func (s *Server) confirmationDiffers(w http.ResponseWriter, r *http.Request, t *tape, e *entry) bool {
+	x := e.x
+	if x.Place == nil || x.IsTool() || !s.confirmations.waiting(t.name) {
+		return false
+	}
+	reported := s.confirmations.take(t.name, cassettes.TrajectoryOf(x).ToolResults)
+	var diffs []matcher.Difference
+	used := make([]bool, len(reported))
+	for _, rec := range x.Confirmations {
+		for i, got := range reported {
+			if used[i] || got.Tool != rec.Tool {
+				continue
+			}
+			used[i] = true
+			path := "confirmation(" + rec.Tool + ")"
+			if rec.Confirmed != got.Confirmed {
+				diffs = append(diffs, matcher.Difference{Path: path + ".decision", Kind: matcher.Changed, Recorded: rec.Decision(), Got: got.Decision()})
+			}
+			diffs = append(diffs, matcher.DiffJSON(path+".args", jsonOf(rec.Args), jsonOf(got.Args))...)
+			diffs = append(diffs, matcher.DiffJSON(path+".payload", jsonOf(rec.Payload), jsonOf(got.Payload))...)
+			break
+		}
+	}
+	if len(diffs) == 0 {
+		return false
+	}
+	s.differs(w, r, t, e, &x.Request, diffs, hinted(fmt.Sprintf("%s: the reported tool confirmation differs from the recording:%s",
+		describePlace(t.name, x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Mismatch))
+	return true
+}
+
+// jsonOf is v as the matcher reads JSON (exact numbers), or nil.
+func jsonOf(v any) any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	out, _ := matcher.ParseJSON(b)
+	return out
 }

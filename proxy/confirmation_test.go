@@ -19,7 +19,7 @@ import (
 // posted to the control API waits for the cassette's model call whose
 // request carries its tool's result and is saved on that step, payload and
 // shape included; an answer for another cassette or a tool whose result
-// never came is not; replay accepts the call and keeps nothing.
+// never came is not; replay verifies a reported answer against it.
 func TestReportedConfirmationIsFiledOnTheStepCarryingTheToolResult(t *testing.T) {
 	dir := testutil.OutDir(t)
 	up := httptest.NewServer(&fakegemini.Handler{})
@@ -81,15 +81,29 @@ func TestReportedConfirmationIsFiledOnTheStepCarryingTheToolResult(t *testing.T)
 		t.Errorf("the answer is on a step whose request carries %+v, want get_weather's result", results)
 	}
 
-	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
-	if code, resp := control(t, http.MethodPost, rep.URL+proxyopt.ControlConfirmation, "", `{"tool": "get_weather", "confirmed": false}`); code != http.StatusOK || !strings.Contains(resp, `"recorded": false`) {
-		t.Errorf("POST in replay: %d %s", code, resp)
+	// Replay verifies a reported answer against the recorded one: the same
+	// decision, args and payload pass whatever the shape and hint; another
+	// decision or payload is a difference, as a request field's would be.
+	replay := func(answer string) (error, error) {
+		rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+		if code, resp := control(t, http.MethodPost, rep.URL+proxyopt.ControlConfirmation, "", answer); code != http.StatusOK || !strings.Contains(resp, `"recorded": false`) {
+			t.Errorf("POST in replay: %d %s", code, resp)
+		}
+		_, runErr := (weatherAgent{}).run(t, rep.URL)
+		rep.stop(t)
+		return runErr, rep.Failure()
 	}
-	if _, err := (weatherAgent{}).run(t, rep.URL); err != nil {
-		t.Fatal(err)
+	if runErr, failure := replay(`{"tool": "get_weather", "args": {"city": "Paris"}, "confirmed": true, "payload": {"days": 3.0, "units": "C"}, "shape": "object"}`); runErr != nil || failure != nil {
+		t.Errorf("replay with the recorded answer in the other shape: %v; %v", runErr, failure)
 	}
-	rep.stop(t)
-	if err := rep.Failure(); err != nil {
-		t.Errorf("a reported answer failed the replay: %v", err)
+	runErr, failure := replay(`{"tool": "get_weather", "args": {"city": "Paris"}, "confirmed": false, "payload": {"days": 4, "units": "C"}}`)
+	if runErr == nil || failure == nil {
+		t.Fatalf("replay with another answer passed: %v; %v", runErr, failure)
+	}
+	msg := apiMessage(t, runErr)
+	for _, want := range []string{"the reported tool confirmation differs from the recording", "confirmation(get_weather).decision: recorded approved, got refused", "confirmation(get_weather).payload.days: recorded 3, got 4"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the replay's answer lacks %q:\n%s", want, msg)
+		}
 	}
 }

@@ -229,6 +229,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if t.replaying {
 		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
 			t.answered(e)
+			if s.confirmationDiffers(w, r, t, e) {
+				return
+			}
 			s.replayed(w, r, name, e, body)
 			return
 		} else if !t.recording {

@@ -95,6 +95,9 @@ func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
 	if h := adkproxy(t, nil, "ls", refused, "--format", "html"); !strings.Contains(h.stdout, "book_room (refused at confirmation) →") {
 		t.Errorf("ls --format html of the refused run lacks the refusal:\n%s", h.stdout)
 	}
+	if h := adkproxy(t, nil, "ls", approved, "--format", "html"); !strings.Contains(h.stdout, "confirm book_room(city=&#34;Paris&#34;)? → approved") {
+		t.Errorf("ls --format html of the approved run lacks the approval:\n%s", h.stdout)
+	}
 	js := adkproxy(t, nil, "ls", refused, "--json")
 	if !strings.Contains(js.stdout, `"refused": [
                 {

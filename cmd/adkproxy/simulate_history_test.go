@@ -60,3 +60,49 @@ func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
 		t.Errorf("the simulated user's prompt:\n%s\nwant\n%s", prompts[0], want)
 	}
 }
+
+// Custom instructions see the persona as ADK's UserPersona: texts as
+// written, the two bullet methods, and render_string_filter renders a
+// behavior text in the prompt's variables (the persona and the history
+// too); the description is never rendered.
+func TestSimulatePersonaVariablesAsADK(t *testing.T) {
+	dir := testutil.OutDir(t)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "P",
+  "user_persona": {"id": "TERSE", "description": "Says {{ stop_signal }} rarely.", "behaviors": [
+    {"name": "Brief {{ persona.id }}", "description": "Plan is {{ conversation_plan }}; so far {{ conversation_history }}",
+     "behavior_instructions": ["Write {{ stop_signal }} when done.", "Never repeat."], "violation_rubrics": ["Long.", "Repeats."]},
+    {"name": "Quiet", "description": "", "behavior_instructions": [], "violation_rubrics": []}]}}]}`)
+	cfg := write("test_config.json", `{"criteria": {}, "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 3,
+  "custom_instructions": "{{ persona.description }}|{% for b in persona.behaviors %}{{ b.name }}={{ b.name | render_string_filter }}|{{ b.description | render_string_filter }}|{{ b.get_behavior_instructions_str() | render_string_filter }}|{{ b.get_violation_rubrics_str() }}|{% endfor %}{{ conversation_plan }}|{{ stop_signal }}|{{ conversation_history }}"}}`)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	defer agent.Close()
+	var mu sync.Mutex
+	var prompts []string
+	user := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		prompts = append(prompts, prompt)
+		return fakejudge.Reply{Text: "</finished>"}
+	}})
+	defer user.Close()
+	res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "simulate", "--server", agent.URL, "--app", "weather",
+		"--scenarios", scen, "--config", cfg, "--out", filepath.Join(dir, "out"), "--sim-cassettes", filepath.Join(dir, "sim"),
+		"--sim-base-url", user.URL)
+	if res.code != 0 || len(prompts) != 1 {
+		t.Fatalf("simulate: exit %d, %d prompt(s)\n%s", res.code, len(prompts), res.stderr)
+	}
+	want := "Says {{ stop_signal }} rarely.|" +
+		"Brief {{ persona.id }}=Brief TERSE|Plan is P; so far user: hi\n\nweather_agent: Which city?|  * Write </finished> when done.\n  * Never repeat.|  * Long.\n  * Repeats.|" +
+		"Quiet=Quiet||||" +
+		"P|</finished>|user: hi\n\nweather_agent: Which city?"
+	if prompts[0] != want {
+		t.Errorf("the simulated user's prompt:\n%q\nwant\n%q", prompts[0], want)
+	}
+}

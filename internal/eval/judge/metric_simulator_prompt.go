@@ -6,7 +6,6 @@ package judge
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/eval/jinja"
 	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
@@ -81,36 +80,14 @@ const personaSuffix = "_persona"
 
 // adkSimulatorVars are the variables ADK renders its simulator judge
 // templates with: the plan, the history, the generated user turn, the stop
-// signal and, with a persona, the persona — its id, description and
-// behaviors (name, description, behavior_instructions, violation_rubrics
-// and get_violation_rubrics_str(), ADK's "  * <rubric>" lines), texts
-// unrendered, for the template's render_string_filter.
+// signal and, with a persona, the persona (scenarios.Persona.TemplateVar).
 func adkSimulatorVars(sc *scenarios.Scenario, history, generated, stopSignal string) map[string]any {
 	vars := map[string]any{"conversation_plan": sc.ConversationPlan, "conversation_history": history,
 		"generated_user_response": generated, "stop_signal": stopSignal}
 	if p := sc.Persona; p != nil {
-		behaviors := make([]any, len(p.Behaviors))
-		for i, b := range p.Behaviors {
-			lines := make([]string, len(b.ViolationRubrics))
-			for k, r := range b.ViolationRubrics {
-				lines[k] = "  * " + r
-			}
-			rubrics := strings.Join(lines, "\n")
-			behaviors[i] = map[string]any{"name": b.Name, "description": b.Description,
-				"behavior_instructions": toAny(b.Instructions), "violation_rubrics": toAny(b.ViolationRubrics),
-				"get_violation_rubrics_str": func() string { return rubrics }}
-		}
-		vars["persona"] = map[string]any{"id": p.ID, "description": p.Description, "behaviors": behaviors}
+		vars["persona"] = p.TemplateVar()
 	}
 	return vars
-}
-
-func toAny(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
 }
 
 // renderJinja renders one behavior text as a Jinja template with vars

@@ -129,7 +129,7 @@ func (p *player) play(ctx context.Context) {
 	if p.c.Scenario != nil {
 		var persona map[string]any
 		if sp := p.c.Scenario.Persona; sp != nil {
-			persona = personaVars(sp)
+			persona = sp.TemplateVar()
 		}
 		var err error
 		if p.user, err = newPrompter(p.r.cfg.CustomInstructions, p.r.cfg.File, persona, p.c.Scenario.ConversationPlan); err != nil {
@@ -258,25 +258,6 @@ func (p *player) send(ctx context.Context, session string, msg *genai.Content, u
 // the case, as ADK's "___eval___session___" sessions are, so that a re-run
 // gets the same id.
 func SessionID(caseID string) string { return "___eval___session___" + caseID }
-
-// personaVars is the Jinja persona variable: the persona with ADK's
-// snake_case keys.
-func personaVars(sp *scenarios.Persona) map[string]any {
-	behaviors := make([]any, 0, len(sp.Behaviors))
-	for _, b := range sp.Behaviors {
-		behaviors = append(behaviors, map[string]any{"name": b.Name, "description": b.Description,
-			"behavior_instructions": strs(b.Instructions), "violation_rubrics": strs(b.ViolationRubrics)})
-	}
-	return map[string]any{"id": sp.ID, "description": sp.Description, "behaviors": behaviors}
-}
-
-func strs(in []string) []any {
-	out := make([]any, len(in))
-	for i, s := range in {
-		out[i] = s
-	}
-	return out
-}
 
 func addUsage(to *scoring.Usage, u scoring.Usage) {
 	to.Prompt += u.Prompt

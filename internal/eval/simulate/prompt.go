@@ -49,18 +49,19 @@ Rules:
 
 // personaPrompt is used with a persona and no custom instructions. Like
 // ADK's it never mentions the stop signal itself: the persona's behaviors
-// say when to end.
+// say when to end, their texts rendered as templates in the prompt's
+// variables (render_string_filter), the description not.
 const personaPrompt = `You play a user who talks to an AI agent, to test that agent. Role-play the persona described below and write the user's next message in reply to the agent's last message. The conversation plan below grounds what you want; it is not a script to recite.
 
 # Persona Description
 {{ persona.description }}
 {% for b in persona.behaviors %}
-## {{ b.name }}
-{{ b.description }}
+## {{ b.name | render_string_filter }}
+{{ b.description | render_string_filter }}
 
 Instructions:
-{% for i in b.behavior_instructions %}  * {{ i }}
-{% endfor %}{% endfor %}
+{{ b.get_behavior_instructions_str() | render_string_filter }}
+{% endfor %}
 # Conversation Plan
 {{ conversation_plan }}
 
@@ -80,9 +81,8 @@ type prompter struct {
 }
 
 // newPrompter parses the template the case calls for: custom instructions
-// when given, else the persona or the default template. The persona's
-// behavior texts are rendered first with the same variables (so a
-// {{ stop_signal }} in them becomes the signal); its description is not.
+// when given, else the persona or the default template. persona is
+// scenarios.Persona.TemplateVar: texts as written, as ADK passes them.
 func newPrompter(custom, file string, persona map[string]any, plan string) (*prompter, error) {
 	src, where := defaultPrompt, "the simulated user's prompt template"
 	switch {
@@ -98,13 +98,7 @@ func newPrompter(custom, file string, persona map[string]any, plan string) (*pro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	p := &prompter{tmpl: t, plan: plan, where: where}
-	if persona != nil {
-		if p.persona, err = renderBehaviors(persona, plan); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
+	return &prompter{tmpl: t, plan: plan, where: where, persona: persona}, nil
 }
 
 // render fills the template with the history so far.
@@ -117,56 +111,6 @@ func (p *prompter) render(history string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rendering %s: %w", p.where, err)
 	}
-	return out, nil
-}
-
-// renderBehaviors returns a copy of persona whose behaviors' names,
-// descriptions and instructions are rendered as templates.
-func renderBehaviors(persona map[string]any, plan string) (map[string]any, error) {
-	vars := map[string]any{"stop_signal": StopSignal, "conversation_plan": plan}
-	nested := func(s string) (string, error) {
-		out, err := jinja.Render(s, vars)
-		if err != nil {
-			return "", fmt.Errorf("persona behavior text %q: %w", s, err)
-		}
-		return out, nil
-	}
-	out := make(map[string]any, len(persona))
-	for k, v := range persona {
-		out[k] = v
-	}
-	list, _ := persona["behaviors"].([]any)
-	behaviors := make([]any, 0, len(list))
-	for _, b := range list {
-		bm, _ := b.(map[string]any)
-		nb := make(map[string]any, len(bm))
-		for k, v := range bm {
-			nb[k] = v
-		}
-		for _, k := range []string{"name", "description"} {
-			if s, ok := bm[k].(string); ok {
-				r, err := nested(s)
-				if err != nil {
-					return nil, err
-				}
-				nb[k] = r
-			}
-		}
-		if ins, ok := bm["behavior_instructions"].([]any); ok {
-			rendered := make([]any, 0, len(ins))
-			for _, i := range ins {
-				s, _ := i.(string)
-				r, err := nested(s)
-				if err != nil {
-					return nil, err
-				}
-				rendered = append(rendered, r)
-			}
-			nb["behavior_instructions"] = rendered
-		}
-		behaviors = append(behaviors, nb)
-	}
-	out["behaviors"] = behaviors
 	return out, nil
 }
 

@@ -110,8 +110,12 @@ func timeline(label string, inv *runview.Invocation, status func(call int) strin
 			}
 			s.Results = append(s.Results, Item{Text: text, Status: "same"})
 		}
-		for _, tc := range st.ToolCalls {
-			s.Calls = append(s.Calls, Item{Text: textfmt.Call(tc.Name, tc.Args, 80), Status: status(call)})
+		for j, tc := range st.ToolCalls {
+			text := textfmt.Call(tc.Name, tc.Args, 80)
+			if answer, ok := inv.ConfirmationOf(i, j); ok {
+				text = "confirm " + text + "? → " + answer.Decision() + runview.PayloadNote(answer.Payload)
+			}
+			s.Calls = append(s.Calls, Item{Text: text, Status: status(call)})
 			call++
 		}
 		for _, h := range st.HTTPCalls { // numbered after the step's calls, as rundiff numbers them

@@ -135,8 +135,8 @@ func (inv *Invocation) ConfirmationOf(step, call int) (cassettes.Confirmation, b
 	return cassettes.Confirmation{}, false
 }
 
-// payloadNote is " (payload …)" for an answer with a payload, else "".
-func payloadNote(payload any) string {
+// PayloadNote is " (payload …)" for an answer with a payload, else "".
+func PayloadNote(payload any) string {
 	if payload == nil {
 		return ""
 	}

@@ -95,7 +95,7 @@ func invocationCells(inv Invocation) []string {
 	for i, st := range inv.Steps {
 		for j, tc := range st.ToolCalls {
 			if answer, ok := inv.ConfirmationOf(i, j); ok {
-				calls = append(calls, "confirm "+formatCall(tc)+"? → "+answer.Decision()+payloadNote(answer.Payload))
+				calls = append(calls, "confirm "+formatCall(tc)+"? → "+answer.Decision()+PayloadNote(answer.Payload))
 				continue
 			}
 			if refused(inv.Refused, i, j) {
