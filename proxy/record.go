@@ -211,7 +211,9 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 			last = now
 			seen(eventData(ev))
 			w.Write(ev)
-			if flusher != nil {
+			// Events that came in one read go out in one flush; an event
+			// is never held for bytes still to come.
+			if flusher != nil && !events.ready() {
 				flusher.Flush()
 			}
 		}

@@ -64,6 +64,11 @@ func (e *eventReader) Next() ([]byte, error) {
 	}
 }
 
+// ready reports whether a complete event is already buffered, which Next
+// returns without reading. The end of the body does not count: what came
+// before it is flushed before the exchange is kept.
+func (e *eventReader) ready() bool { return eventEnd(e.buf, e.scanned, false) > 0 }
+
 func (e *eventReader) take(n int) []byte {
 	ev := make([]byte, n)
 	copy(ev, e.buf[:n])

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -66,4 +67,40 @@ func TestReprOfDecodedAsPython(t *testing.T) {
 	if got := Repr(v.V); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+}
+
+// Repr of a document read in order holds the same entries as Repr of its
+// sorted form, and every number it writes reads back as the same value.
+func FuzzReprDecoded(f *testing.F) {
+	for _, s := range []string{`{"b": {"z": [1.50, -0, 1e400]}, "a": "it's \u00a0"}`, `[1E2, 5e-324, 123456789012345678901234567890]`, `{"k": 1, "k": 2.0}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		v, err := Decode("doc.json", []byte(doc))
+		if err != nil {
+			return
+		}
+		if got, sorted := Repr(v.V), Repr(Plain(v.V)); len(got) != len(sorted) {
+			t.Fatalf("Repr(%s) = %s, but sorted %s", doc, got, sorted)
+		}
+		var numbers func(any)
+		numbers = func(x any) {
+			switch x := x.(type) {
+			case json.Number:
+				want, _ := strconv.ParseFloat(x.String(), 64)
+				if got, err := strconv.ParseFloat(reprNumber(x), 64); (err != nil && !math.IsInf(got, 0)) || got != want {
+					t.Fatalf("%s written %s", x, reprNumber(x))
+				}
+			case []any:
+				for _, e := range x {
+					numbers(e)
+				}
+			case *Object:
+				for _, k := range x.Keys() {
+					numbers(x.Val(k))
+				}
+			}
+		}
+		numbers(v.V)
+	})
 }
