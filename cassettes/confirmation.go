@@ -15,10 +15,10 @@ import (
 // Confirmation shapes: the two ways ADK accepts an answer to a tool
 // confirmation request.
 const (
-	// ShapeObject: the ToolConfirmation itself, {"confirmed": true}.
-	ShapeObject = "object"
-	// ShapeJSONString: that object as a JSON string under "response".
-	ShapeJSONString = "json-string"
+	// shapeObject: the ToolConfirmation itself, {"confirmed": true}.
+	shapeObject = "object"
+	// shapeJSONString: that object as a JSON string under "response".
+	shapeJSONString = "json-string"
 )
 
 // Confirmation is a user's answer to ADK's request to confirm a tool call.
@@ -32,7 +32,9 @@ type Confirmation struct {
 	Payload any `json:"payload,omitempty"`
 	// Hint is the text ADK showed the user with the request.
 	Hint string `json:"hint,omitempty"`
-	// Shape is how the answer was sent: ShapeObject or ShapeJSONString.
+	// Shape is how the answer was sent: "object" (the ToolConfirmation
+	// itself) or "json-string" (that object as a JSON string under
+	// "response"); empty when not known.
 	Shape string `json:"shape,omitempty"`
 }
 
@@ -51,9 +53,9 @@ func (c Confirmation) Check() error {
 		return fmt.Errorf("the confirmation names no tool")
 	}
 	switch c.Shape {
-	case "", ShapeObject, ShapeJSONString:
+	case "", shapeObject, shapeJSONString:
 	default:
-		return fmt.Errorf("the confirmation's shape %q is neither %s nor %s", c.Shape, ShapeObject, ShapeJSONString)
+		return fmt.Errorf("the confirmation's shape %q is neither %s nor %s", c.Shape, shapeObject, shapeJSONString)
 	}
 	if _, err := json.Marshal(c); err != nil {
 		return fmt.Errorf("the confirmation's args or payload are not JSON: %v", err)

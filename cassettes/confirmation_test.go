@@ -16,8 +16,8 @@ func TestConfirmationsRoundTripOnTheirStep(t *testing.T) {
 	step.Place = &Place{Session: 1, Invocation: 1, User: "book", Step: 2, Agent: "booker"}
 	want := []Confirmation{
 		{Tool: "book_room", Args: map[string]any{"city": "Paris", "nights": 2.5, "late": true, "tags": []any{"a", 1.0}, "none": nil},
-			Confirmed: true, Payload: map[string]any{"rooms": 2.0, "note": "123"}, Hint: "Please approve", Shape: ShapeJSONString},
-		{Tool: "pay", Confirmed: false, Shape: ShapeObject},
+			Confirmed: true, Payload: map[string]any{"rooms": 2.0, "note": "123"}, Hint: "Please approve", Shape: shapeJSONString},
+		{Tool: "pay", Confirmed: false, Shape: shapeObject},
 	}
 	step.Confirmations = want
 	got, data := roundTrip(t, &Cassette{Name: "c", Exchanges: []*Exchange{step}})
@@ -65,7 +65,7 @@ func TestJournalKeepsConfirmations(t *testing.T) {
 		t.Fatal(err)
 	}
 	step := journalExchange(1)
-	step.Confirmations = []Confirmation{{Tool: "book_room", Args: map[string]any{"city": "Oslo"}, Confirmed: true, Payload: 3.0, Shape: ShapeObject}}
+	step.Confirmations = []Confirmation{{Tool: "book_room", Args: map[string]any{"city": "Oslo"}, Confirmed: true, Payload: 3.0, Shape: shapeObject}}
 	if err := j.Append(step); err != nil {
 		t.Fatal(err)
 	}

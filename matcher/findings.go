@@ -34,9 +34,9 @@ const (
 // FindingGroups lists every finding group.
 var FindingGroups = []string{GroupSystemInstruction, GroupTools, GroupGenerationConfig, GroupContents, GroupOther}
 
-// FindingGroup says which finding group a difference's path (body fields
+// findingGroup says which finding group a difference's path (body fields
 // at the top: "systemInstruction.parts[0].text") is in.
-func FindingGroup(path string) string {
+func findingGroup(path string) string {
 	top, _, _ := strings.Cut(path, ".")
 	top, _, _ = strings.Cut(top, "[")
 	switch top {
@@ -64,7 +64,7 @@ type Finding struct {
 func GroupDiffs(diffs []Difference) []Finding {
 	by := map[string][]Difference{}
 	for _, d := range diffs {
-		g := FindingGroup(d.Path)
+		g := findingGroup(d.Path)
 		by[g] = append(by[g], d)
 	}
 	var out []Finding

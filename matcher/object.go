@@ -8,15 +8,28 @@ import (
 	"bytes"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/bodyread"
 )
 
-// Object is a JSON object body read once, with a matcher's ignored fields
+// The placing of model calls reads a body through the matcher, once; the
+// read is shared through an internal package so it stays out of this API.
+func init() {
+	bodyread.Read = func(m any, body []byte) (bodyread.Object, bool) {
+		o, ok := m.(*Matcher).readObject(body)
+		if !ok {
+			return nil, false
+		}
+		return o, true
+	}
+}
+
+// object is a JSON object body read once, with a matcher's ignored fields
 // left out: the canonical form of the whole, and in it the canonical bytes
 // of each top-level member and of each element of a top-level array. Keys
 // over parts of a body (an agent's instruction and tools, a conversation's
 // turns) hash those bytes rather than render the parts again, and the
 // fingerprint hashes the whole.
-type Object struct {
+type object struct {
 	canon   []byte
 	members []objectMember // in key order, as in canon
 	elems   []span         // of the array members, relative to their member's start
@@ -30,9 +43,9 @@ type objectMember struct {
 
 type span struct{ start, end int }
 
-// ReadObject reads body as m sees it. ok is false unless body is a single
+// readObject reads body as m sees it. ok is false unless body is a single
 // JSON object.
-func (m *Matcher) ReadObject(body []byte) (o *Object, ok bool) {
+func (m *Matcher) readObject(body []byte) (o *object, ok bool) {
 	src, ignore := bytes.Trim(body, " \t\r\n"), m.ignore
 	if len(src) == 0 || src[0] != '{' {
 		return nil, false
@@ -46,7 +59,7 @@ func (m *Matcher) ReadObject(body []byte) (o *Object, ok bool) {
 		}
 		src, ignore = AppendCanonical(nil, v), nil
 	}
-	o = &Object{}
+	o = &object{}
 	buf := canonPool.Get().(*[]byte)
 	defer canonPool.Put(buf)
 	canon, ok := scanCanonical((*buf)[:0], src, ignore, o)
@@ -59,11 +72,11 @@ func (m *Matcher) ReadObject(body []byte) (o *Object, ok bool) {
 }
 
 // Canonical is the canonical form of the whole object.
-func (o *Object) Canonical() []byte { return o.canon }
+func (o *object) Canonical() []byte { return o.canon }
 
 // Member is the canonical bytes of the top-level member key's value, or
 // nil when there is none.
-func (o *Object) Member(key string) []byte {
+func (o *object) Member(key string) []byte {
 	if mb := o.member(key); mb != nil {
 		return o.canon[mb.start:mb.end]
 	}
@@ -72,7 +85,7 @@ func (o *Object) Member(key string) []byte {
 
 // Tree is the value of the top-level member key decoded as ParseJSON
 // decodes (numbers in their canonical form), or nil when there is none.
-func (o *Object) Tree(key string) any {
+func (o *object) Tree(key string) any {
 	if b := o.Member(key); b != nil {
 		v, _ := decodeJSON(b)
 		return v
@@ -82,7 +95,7 @@ func (o *Object) Tree(key string) any {
 
 // Len is the number of elements of the top-level member key when it is
 // an array, else 0.
-func (o *Object) Len(key string) int {
+func (o *object) Len(key string) int {
 	if mb := o.member(key); mb != nil {
 		return mb.elems1 - mb.elems0
 	}
@@ -91,13 +104,13 @@ func (o *Object) Len(key string) int {
 
 // Element is the canonical bytes of element i of the array member key;
 // i must be below Len(key).
-func (o *Object) Element(key string, i int) []byte {
+func (o *object) Element(key string, i int) []byte {
 	mb := o.member(key)
 	e := o.elems[mb.elems0+i]
 	return o.canon[mb.start+e.start : mb.start+e.end]
 }
 
-func (o *Object) member(key string) *objectMember {
+func (o *object) member(key string) *objectMember {
 	for i := range o.members {
 		if o.members[i].key == key {
 			return &o.members[i]
@@ -108,6 +121,6 @@ func (o *Object) member(key string) *objectMember {
 
 // Fingerprint is m.Fingerprint(req) for a req whose body is the one o was
 // read from by the same matcher, without reading the body again.
-func (o *Object) Fingerprint(req *cassettes.Request) Fingerprint {
+func (o *object) Fingerprint(req *cassettes.Request) [16]byte {
 	return fingerprint(req, o.canon, true)
 }

@@ -8,16 +8,16 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 )
 
-// checkObject: every part ReadObject finds is the canonical form of that
+// checkObject: every part readObject finds is the canonical form of that
 // part of the tree m.Parse gives, the whole is what Fingerprint hashes,
 // and a body that is not one JSON object is refused.
 func checkObject(t *testing.T, m *Matcher, body []byte) {
 	t.Helper()
-	o, ok := m.ReadObject(body)
+	o, ok := m.readObject(body)
 	v, treeOK := m.Parse(body)
 	tree, isObject := v.(map[string]any)
 	if ok != (treeOK && isObject) {
-		t.Fatalf("%q: ReadObject ok %v, tree ok %v object %v", body, ok, treeOK, isObject)
+		t.Fatalf("%q: readObject ok %v, tree ok %v object %v", body, ok, treeOK, isObject)
 	}
 	if !ok {
 		return
@@ -70,7 +70,7 @@ func TestReadObject(t *testing.T) {
 			checkObject(t, m, []byte(s))
 		}
 	}
-	o, _ := Default().ReadObject([]byte(`{"b":[1, {"y":2,"x":1}],"a":"q"}`))
+	o, _ := Default().readObject([]byte(`{"b":[1, {"y":2,"x":1}],"a":"q"}`))
 	if got := o.Element("b", 1); string(got) != `{"x":1,"y":2}` {
 		t.Fatalf("element: %q", got)
 	}
@@ -79,7 +79,7 @@ func TestReadObject(t *testing.T) {
 	}
 }
 
-// FuzzObjectMatchesTree: ReadObject's parts agree with the parsed tree on
+// FuzzObjectMatchesTree: readObject's parts agree with the parsed tree on
 // any input, with ignored fields and with [NAME] selectors.
 func FuzzObjectMatchesTree(f *testing.F) {
 	for _, s := range objectSeeds {

@@ -23,8 +23,8 @@ func canonicalBytes(dst, src []byte, ignore []Path) (out []byte, ok bool) {
 
 // scanCanonical is canonicalBytes noting, when obj is set, where each
 // top-level member and each element of a top-level array lands in the
-// output (ReadObject; src is then an object).
-func scanCanonical(dst, src []byte, ignore []Path, obj *Object) (out []byte, ok bool) {
+// output (readObject; src is then an object).
+func scanCanonical(dst, src []byte, ignore []Path, obj *object) (out []byte, ok bool) {
 	s := scanPool.Get().(*scan)
 	defer func() {
 		s.src, s.ignore, s.obj = nil, nil, nil
@@ -70,8 +70,8 @@ type scan struct {
 	scratch []byte
 	depth   int
 	// obj, when set, collects the top-level members and the elements of
-	// top-level arrays (ReadObject).
-	obj *Object
+	// top-level arrays (readObject).
+	obj *object
 }
 
 // maxDepth is encoding/json's nesting limit: deeper documents are not
@@ -242,7 +242,7 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 	return append(dst, '}'), true
 }
 
-// elemCount is how many top-level array elements ReadObject has noted.
+// elemCount is how many top-level array elements readObject has noted.
 func (s *scan) elemCount() int {
 	if s.obj == nil {
 		return 0
@@ -257,7 +257,7 @@ func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
 	defer func() { s.depth-- }()
 	s.pos++ // [
 	open := len(dst)
-	noteElems := s.obj != nil && s.depth == 2 // a member of the object ReadObject reads
+	noteElems := s.obj != nil && s.depth == 2 // a member of the object readObject reads
 	dst = append(dst, '[')
 	s.skipSpace()
 	if s.pos < len(s.src) && s.src[s.pos] == ']' {

@@ -73,7 +73,7 @@ func TestReportedConfirmationIsFiledOnTheStepCarryingTheToolResult(t *testing.T)
 		}
 	}
 	want := []cassettes.Confirmation{{Tool: "get_weather", Args: map[string]any{"city": "Paris"}, Confirmed: true,
-		Payload: map[string]any{"units": "C", "days": 3.0}, Hint: "Check the weather?", Shape: cassettes.ShapeJSONString}}
+		Payload: map[string]any{"units": "C", "days": 3.0}, Hint: "Check the weather?", Shape: "json-string"}}
 	if len(filed) != 1 || !reflect.DeepEqual(c.Exchanges[filed[0]].Confirmations, want) {
 		t.Fatalf("confirmations filed on exchanges %v: %#v", filed, c.Exchanges)
 	}

@@ -131,7 +131,7 @@ func (t *tape) index(x *cassettes.Exchange, analysed *analysis) *entry {
 	req := t.run.Rewrite(&x.Request)
 	var fp matcher.Fingerprint
 	if a := analysed; a != nil && a.read != nil && req == &x.Request && a.path == req.Path && bytes.Equal(a.body, req.Body) {
-		fp = a.read.Fingerprint(req)
+		fp = matcher.Fingerprint(a.read.Fingerprint(req))
 	} else {
 		fp = t.m.Fingerprint(req)
 	}

@@ -238,8 +238,8 @@ type SessionRun struct {
 	AgentHandoffs int
 }
 
-// RunOf computes c's SessionRun from its actual invocations.
-func RunOf(cfg *Config, c *Case) SessionRun {
+// runOf computes c's SessionRun from its actual invocations.
+func runOf(cfg *Config, c *Case) SessionRun {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}

@@ -126,7 +126,7 @@ func (t *Rows) values(r *Row) []any {
 	if r.Case != nil {
 		c = *r.Case
 	}
-	v = append(v, RunOf(t.Config, &c).cells()...)
+	v = append(v, runOf(t.Config, &c).cells()...)
 	final := ""
 	for i := len(c.Actual) - 1; i >= 0 && final == ""; i-- {
 		final = c.Actual[i].FinalResponse

@@ -229,12 +229,12 @@ func TestRunMetricsNeedRecordedSteps(t *testing.T) {
 	}
 }
 
-// RunOf is the run metrics of one session as a row: the same numbers as
+// runOf is the run metrics of one session as a row: the same numbers as
 // the metrics of those names, the duration from the invocations' own wall
 // time when they have one, else from their model calls.
 func TestRunOfIsTheRunMetricsAsARow(t *testing.T) {
 	c := engRunCase()
-	got := RunOf(nil, &c)
+	got := runOf(nil, &c)
 	// 1200+1230+250550+1020 tokens; cached 1400 of 253200 prompt tokens;
 	// 3 tool calls (transfer included), 3 distinct, 2 failed results, of
 	// which one answers a call (set_device_info): 2 of 3 calls succeeded;
@@ -245,14 +245,14 @@ func TestRunOfIsTheRunMetricsAsARow(t *testing.T) {
 	rate := got.CacheHitRate
 	got.CacheHitRate = nil
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("RunOf = %+v, want %+v", got, want)
+		t.Errorf("runOf = %+v, want %+v", got, want)
 	}
 	if rate == nil || math.Abs(*rate-1400.0/253200) > 1e-12 {
 		t.Errorf("cache hit rate %v, want %v", rate, 1400.0/253200)
 	}
 	c.Actual[0].Elapsed = 5 * time.Second
 	c.Actual[1].Elapsed = 7 * time.Second
-	if d := RunOf(nil, &c).Duration; d != 12*time.Second {
+	if d := runOf(nil, &c).Duration; d != 12*time.Second {
 		t.Errorf("with measured wall times the duration is %v, want 12s", d)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/bodyread"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -104,14 +105,14 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 }
 
 // AnalyzeRead is Analyze that also hands back the body as it was read,
-// whose fingerprint (Object.Fingerprint) then costs one hash: placing the
+// whose fingerprint (bodyread.Object's) then costs one hash: placing the
 // call and matching it read the body once between them.
-func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, *matcher.Object, bool) {
+func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, bodyread.Object, bool) {
 	model, ok := modelCallModel(path)
 	if !ok {
 		return nil, nil, false
 	}
-	req, ok := m.ReadObject(body)
+	req, ok := bodyread.Read(m, body)
 	if !ok {
 		return nil, nil, false
 	}
@@ -263,7 +264,7 @@ func hashParts(lead string, parts ...[]byte) string {
 
 // historyKey is hashParts(agentKey, the first n turns of req's contents...):
 // an agent's history up to its user turn.
-func historyKey(agentKey string, req *matcher.Object, n int) string {
+func historyKey(agentKey string, req bodyread.Object, n int) string {
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
 	b := append(append((*buf)[:0], agentKey...), 0)
