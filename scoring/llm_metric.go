@@ -200,8 +200,6 @@ type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
-// isScaleMetric says whether cr is an adkproxy.llm_metrics definition.
-func (cr *Criterion) isScaleMetric() bool { return cr.Scale != nil }
 
 // String names the scale for messages: "0–5".
 func (sm *ScaleMetric) String() string { return fmt.Sprintf("%g–%g", sm.Min, sm.Max) }
