@@ -200,6 +200,5 @@ type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
-
 // String names the scale for messages: "0–5".
 func (sm *ScaleMetric) String() string { return fmt.Sprintf("%g–%g", sm.Min, sm.Max) }
