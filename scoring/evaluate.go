@@ -173,7 +173,11 @@ func judge(m *MetricResult, cr *Criterion, keepStatuses bool) {
 			p.Status = status(p.Score)
 		}
 		if p.Status == Failed && p.Reason == "" && p.Score != nil {
-			if cr.Max {
+			// A status the metric gave itself may fail a score the
+			// threshold would pass: say so rather than "below".
+			if status(p.Score) != Failed {
+				p.Reason = fmt.Sprintf("invocation %d: %s reported FAILED with score %s (threshold %s)", p.Index+1, cr.Metric, fmtNum(*p.Score), fmtNum(cr.Threshold))
+			} else if cr.Max {
 				p.Reason = fmt.Sprintf("invocation %d: %s %s is above the maximum %s", p.Index+1, cr.Metric, fmtNum(*p.Score), fmtNum(cr.Threshold))
 			} else {
 				p.Reason = fmt.Sprintf("invocation %d: %s %s is below the threshold %s", p.Index+1, cr.Metric, fmtNum(*p.Score), fmtNum(cr.Threshold))
@@ -201,6 +205,8 @@ func judge(m *MetricResult, cr *Criterion, keepStatuses bool) {
 		return
 	case m.Status == NotEvaluated:
 		return
+	case status(m.Score) != Failed:
+		head = fmt.Sprintf("%s reported FAILED with score %s (threshold %s)", cr.Metric, fmtNum(*m.Score), fmtNum(cr.Threshold))
 	case cr.Max:
 		head = fmt.Sprintf("%s %s is above the maximum %s", cr.Metric, fmtNum(*m.Score), fmtNum(cr.Threshold))
 	default:
