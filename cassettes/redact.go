@@ -49,6 +49,7 @@ type Redactor struct {
 	needles []needle          // every stored form of every secret, longest first
 	index   *needleIndex      // which needles a body holds, in one pass (needles.go)
 	kept    map[string]bool   // headers stored as they are (KeepHeader)
+	memo    cleanMemo         // bodies Bytes found clean with these needles (cleanmemo.go)
 }
 
 type needle struct {
@@ -180,7 +181,11 @@ func (r *Redactor) rebuild() {
 		}
 		return bytes.Compare(r.needles[i].form, r.needles[j].form) < 0
 	})
-	r.index = newNeedleIndex(r.needles)
+	r.index = nil
+	if len(r.needles) > 0 {
+		r.index = newNeedleIndex(r.needles)
+	}
+	r.memo.reset()
 }
 
 // encodedForms lists the ways a secret can appear in stored bytes: as is,
@@ -276,8 +281,15 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	if r.index == nil {
 		return b
 	}
+	h, memo := r.memo.hash(b)
+	if memo && r.memo.isClean(h, b) {
+		return b
+	}
 	found := r.index.matches(r.needles, b)
 	if len(found) == 0 {
+		if memo {
+			r.memo.noteClean(h, b)
+		}
 		return b
 	}
 	reach := r.index.longest + len(Placeholder)
