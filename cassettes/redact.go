@@ -102,7 +102,7 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	}
 	// Pairs are read the way Query removes them: split on "&" only (so a
 	// ";" cannot hide a key, as url.ParseQuery would), names unescaped.
-	for _, pair := range strings.Split(rawQuery, "&") {
+	for pair := range strings.SplitSeq(rawQuery, "&") {
 		rawName, value, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
 		if err != nil || !isCredentialParam(name) {
@@ -426,7 +426,15 @@ func inPlaceholder(b []byte, i, n int) bool {
 }
 
 // String is Bytes for strings.
-func (r *Redactor) String(s string) string { return string(r.Bytes([]byte(s))) }
+func (r *Redactor) String(s string) string {
+	r.mu.RLock()
+	none := r.index == nil
+	r.mu.RUnlock()
+	if none { // no secret known: spare every request a copy of its path
+		return s
+	}
+	return string(r.Bytes([]byte(s)))
+}
 
 // Query removes credential parameters from a raw query string, keeping the
 // order of the rest, and scrubs secrets from what remains.
