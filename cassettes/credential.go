@@ -17,11 +17,13 @@ const CredentialPlaces = "an x-goog-api-key or Authorization header, or a ?key= 
 // or token, in the places Learn reads them from.
 func HasCredential(h http.Header, rawQuery string) bool {
 	for _, name := range credentialHeaders {
-		if name != "Proxy-Authorization" && strings.TrimSpace(h.Get(name)) != "" {
+		// The names are canonical already: index the map, as Get would
+		// after canonicalising (on every request).
+		if vs := h[name]; name != "Proxy-Authorization" && len(vs) > 0 && strings.TrimSpace(vs[0]) != "" {
 			return true
 		}
 	}
-	for _, pair := range strings.Split(rawQuery, "&") {
+	for pair := range strings.SplitSeq(rawQuery, "&") {
 		rawName, value, _ := strings.Cut(pair, "=")
 		if name, err := url.QueryUnescape(rawName); err == nil && value != "" && slices.Contains(credentialParams, name) {
 			return true

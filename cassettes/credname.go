@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -35,7 +37,26 @@ var keyQualifiers = map[string]bool{
 // password, signature, sig, auth, authorization, credential, apikey, jwt…,
 // or it is "key", or has "api key", "subscription key" and the like. See
 // docs/secrets.md.
-func IsCredentialName(name string) bool { return credentialName(name, false) }
+func IsCredentialName(name string) bool {
+	if known, ok := credentialNames.Load(name); ok {
+		return known.(bool)
+	}
+	is := credentialName(name, false)
+	// Every request's every header name is asked about: remember the
+	// answers, up to a bound a peer making up names cannot push past.
+	if credentialNamesHeld.Add(1) <= maxCredentialNamesHeld {
+		credentialNames.Store(name, is)
+	}
+	return is
+}
+
+// credentialNames remembers IsCredentialName's answers by name.
+var (
+	credentialNames     sync.Map
+	credentialNamesHeld atomic.Int64
+)
+
+const maxCredentialNamesHeld = 4096
 
 // signatureWords name signatures: credentials in a header or a query (a
 // presigned URL's X-Goog-Signature), but in a JSON or form body most often

@@ -49,6 +49,7 @@ type Redactor struct {
 	needles []needle          // every stored form of every secret, longest first
 	index   *needleIndex      // which needles a body holds, in one pass (needles.go)
 	kept    map[string]bool   // headers stored as they are (KeepHeader)
+	memo    cleanMemo         // bodies Bytes found clean with these needles (cleanmemo.go)
 }
 
 type needle struct {
@@ -101,7 +102,7 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	}
 	// Pairs are read the way Query removes them: split on "&" only (so a
 	// ";" cannot hide a key, as url.ParseQuery would), names unescaped.
-	for _, pair := range strings.Split(rawQuery, "&") {
+	for pair := range strings.SplitSeq(rawQuery, "&") {
 		rawName, value, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
 		if err != nil || !isCredentialParam(name) {
@@ -180,7 +181,11 @@ func (r *Redactor) rebuild() {
 		}
 		return bytes.Compare(r.needles[i].form, r.needles[j].form) < 0
 	})
-	r.index = newNeedleIndex(r.needles)
+	r.index = nil
+	if len(r.needles) > 0 {
+		r.index = newNeedleIndex(r.needles)
+	}
+	r.memo.reset()
 }
 
 // encodedForms lists the ways a secret can appear in stored bytes: as is,
@@ -276,8 +281,15 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	if r.index == nil {
 		return b
 	}
+	h, memo := r.memo.hash(b)
+	if memo && r.memo.isClean(h, b) {
+		return b
+	}
 	found := r.index.matches(r.needles, b)
 	if len(found) == 0 {
+		if memo {
+			r.memo.noteClean(h, b)
+		}
 		return b
 	}
 	reach := r.index.longest + len(Placeholder)
@@ -414,7 +426,15 @@ func inPlaceholder(b []byte, i, n int) bool {
 }
 
 // String is Bytes for strings.
-func (r *Redactor) String(s string) string { return string(r.Bytes([]byte(s))) }
+func (r *Redactor) String(s string) string {
+	r.mu.RLock()
+	none := r.index == nil
+	r.mu.RUnlock()
+	if none { // no secret known: spare every request a copy of its path
+		return s
+	}
+	return string(r.Bytes([]byte(s)))
+}
 
 // Query removes credential parameters from a raw query string, keeping the
 // order of the rest, and scrubs secrets from what remains.

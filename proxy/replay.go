@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -77,7 +78,9 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 // replayed answers a request with the recording e, which matched it.
 func (s *Server) replayed(w http.ResponseWriter, r *http.Request, name string, e *entry, body []byte) {
 	s.report.matched(name, e.x)
-	s.log.Debug("replayed", "cassette", name, "method", e.x.Request.Method, "path", e.x.Request.Path, "host", e.x.Request.Host)
+	if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares every request boxing the attributes
+		s.log.Debug("replayed", "cassette", name, "method", e.x.Request.Method, "path", e.x.Request.Path, "host", e.x.Request.Host)
+	}
 	s.serveRecorded(w, r, e.x)
 	releaseBody(body) // answered from the recording: nothing keeps the request
 }

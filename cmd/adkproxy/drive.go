@@ -1,5 +1,5 @@
-// The 'adkproxy drive' command: flags and wiring; the turns are adkdrive's,
-// the client adkapi's.
+// The 'adkproxy drive' command: flags and wiring; the turns are package drive's,
+// the client package api's.
 
 package main
 

@@ -1,5 +1,5 @@
 // 'adkproxy export --format adk-recordings': one cassette as ADK's
-// conformance generated-recordings.yaml; the mapping is adkconformance's.
+// conformance generated-recordings.yaml; the mapping is package conformance's.
 
 package main
 

@@ -1,5 +1,5 @@
 // The 'adkproxy import' command: flags and wiring; the conversion is
-// adkconformance's.
+// package conformance's.
 
 package main
 

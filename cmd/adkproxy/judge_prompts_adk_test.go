@@ -36,21 +36,7 @@ func adkStyleCassette(t *testing.T, dir string) string {
 	answer := func(parts string) string {
 		return `{"candidates":[{"content":{"parts":` + parts + `,"role":"model"},"finishReason":"STOP","index":0}],"modelVersion":"gemini-2.5-flash","usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":5,"totalTokenCount":10}}`
 	}
-	step := func(n int, req, resp string) string {
-		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-		return fmt.Sprintf(`          - step: %d
-            agent: weather_agent
-            request:
-              method: POST
-              path: /v1beta/models/gemini-2.5-flash:generateContent
-              headers: {Content-Type: application/json}
-              body: %s
-            response:
-              status: 200
-              headers: {Content-Type: application/json; charset=UTF-8}
-              body: %s
-`, n, q(req), q(resp))
-	}
+	step := func(n int, req, resp string) string { return generateContentStep(n, "weather_agent", req, resp) }
 	body := func(contents ...string) string {
 		return `{"contents":[` + strings.Join(contents, ",") + `],` + sys + `,` + tools + `}`
 	}
@@ -378,4 +364,23 @@ func TestJudgePromptADKSimulatorJinja(t *testing.T) {
 	// A Go template of the same kind is used too (it used to be ignored).
 	tmpl := map[string]string{"per_turn_user_simulator_quality_v1.tmpl": `{{define "main"}}MINE {{.Generated}}{{end}}`}
 	checkPrompts(t, judgeADKPromptsWith(t, scenario(""), tmpl, criteria, verdict), []string{"MINE Thanks!", "MINE </finished>"})
+}
+
+// generateContentStep is one recorded generateContent call of agent as a
+// cassette step (indented for an invocation's steps list), with req and
+// resp as JSON bodies.
+func generateContentStep(n int, agent, req, resp string) string {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	return fmt.Sprintf(`          - step: %d
+            agent: %s
+            request:
+              method: POST
+              path: /v1beta/models/gemini-2.5-flash:generateContent
+              headers: {Content-Type: application/json}
+              body: %s
+            response:
+              status: 200
+              headers: {Content-Type: application/json; charset=UTF-8}
+              body: %s
+`, n, agent, q(req), q(resp))
 }

@@ -52,21 +52,7 @@ func pydanticCassette(t *testing.T, dir string) string {
 	answer := func(parts string) string {
 		return `{"candidates":[{"content":{"parts":` + parts + `,"role":"model"},"finishReason":"STOP","index":0}],"modelVersion":"gemini-2.5-flash"}`
 	}
-	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	step := func(n int, req, resp string) string {
-		return fmt.Sprintf(`          - step: %d
-            agent: money_agent
-            request:
-              method: POST
-              path: /v1beta/models/gemini-2.5-flash:generateContent
-              headers: {Content-Type: application/json}
-              body: %s
-            response:
-              status: 200
-              headers: {Content-Type: application/json; charset=UTF-8}
-              body: %s
-`, n, q(req), q(resp))
-	}
+	step := func(n int, req, resp string) string { return generateContentStep(n, "money_agent", req, resp) }
 	body := func(contents ...string) string { return `{"contents":[` + strings.Join(contents, ",") + `]}` }
 	echo := `{"parts":[` + call + `],"role":"model"}`
 	yaml := `version: 2

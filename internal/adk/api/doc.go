@@ -1,4 +1,4 @@
-// Package adkapi is a small client for ADK API servers: the HTTP API that
+// Package api is a small client for ADK API servers: the HTTP API that
 // `adk api_server` serves in every ADK language (Python, Go, Java, JS).
 //
 // It uses only the subset the languages share: create a session

@@ -1,4 +1,4 @@
-// Judging the session: adkconformance's comparison, worded for a report.
+// Judging the session: package conformance's comparison, worded for a report.
 
 package conformancerun
 

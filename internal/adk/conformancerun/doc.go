@@ -2,13 +2,13 @@
 // an ADK API server of any language, and reports the results.
 //
 // For each case (Run): the case's recordings are imported into a cassette
-// (adkconformance.ImportCorpus), the server command serves the case's
+// (conformance.ImportCorpus), the server command serves the case's
 // agent (one server per agent, reused by its cases) with its model calls
 // sent to an in-process adkproxy replaying the cassette with conformance
 // keying (proxy.Config.ConformanceKeys), the spec's turns are driven
-// (adkdrive), and the session the server ends with is compared with
+// (package drive), and the session the server ends with is compared with
 // generated-session.yaml by ADK's stripping rules
-// (adkconformance.CompareSession). A case PASSes, FAILs with the first
+// (conformance.CompareSession). A case PASSes, FAILs with the first
 // difference, or is SKIPped when its agent cannot load, with the reason.
 // How each request body differs from ADK Python's is listed per case as
 // findings, grouped; a profile says which groups fail a case.

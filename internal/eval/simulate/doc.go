@@ -14,7 +14,7 @@
 // templates rendered with gonja, as are the custom instructions of
 // user_simulator_config), the conversation loop, the replay verification
 // of each user turn and the outputs (eval set, sessions table, transcripts). The scenario data model
-// is package scenarios'; the API server client is package adkapi's; run
+// is package scenarios'; the API server client is package api's; run
 // metrics are package scoring's.
 //
 // The simulated user talks to its model through a *genai.Client it is
