@@ -133,6 +133,10 @@ func (r *Redactor) LearnBody(contentType string, body []byte) {
 			}
 		}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		// Most bodies name no credential: decode only those that do.
+		if !json.Valid(body) || !jsonNamesCredential(body) {
+			return
+		}
 		var v any
 		if json.Unmarshal(body, &v) == nil {
 			found = credentialFields(v, "", found, 0)
