@@ -233,6 +233,7 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.hangUpClients()
 	p.http.Close()
 	srv := p.Server
 	err := errors.Join(srv.Close(), srv.Err())
@@ -240,6 +241,22 @@ func (p *Proxy) Close() error {
 		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats(), "")))
 	}
 	return errors.Join(err, p.untouched())
+}
+
+// hangUpClients closes the idle keep-alive connections of the clients this
+// package hands out (and of http.DefaultTransport, which httptest closes
+// anyway) before the server closes its side. The side that closes first
+// keeps the connection in TIME_WAIT for a minute: on the client that is a
+// port loopback connects may reuse, on the server it is a listening port
+// every later test's proxy must search past, so a suite of many tests
+// would slow each Start by the ones before it.
+func (p *Proxy) hangUpClients() {
+	type idleCloser interface{ CloseIdleConnections() }
+	for _, t := range []http.RoundTripper{p.http.Client().Transport, http.DefaultTransport} {
+		if c, ok := t.(idleCloser); ok {
+			c.CloseIdleConnections()
+		}
+	}
 }
 
 // untouched fails a strict replay whose cassette exists but that no
