@@ -5,6 +5,7 @@
 package proxy
 
 import (
+	"iter"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -23,11 +24,17 @@ func outcomeFor(kind matcher.OutcomeKind, cassette string, req *cassettes.Reques
 // maxListed bounds the outcomes kept for the report; counts stay exact.
 const maxListed = 100000
 
+// listChunk is how many listed outcomes share one allocation. One slice
+// grown by append copied up to maxListed entries while every replayed
+// request waited on the lock (the replay's most contended lock at c=16).
+const listChunk = 4096
+
 type reportLog struct {
 	mu        sync.Mutex
 	mode      string
 	counts    map[matcher.OutcomeKind]int
-	listed    []logged
+	listed    [][]logged // in chunks of listChunk: growing never copies under the lock
+	nListed   int
 	truncated int
 	refused   int
 	served    int // mismatches answered anyway (lenient)
@@ -48,6 +55,19 @@ func (g logged) outcome() matcher.Outcome {
 		return *g.other
 	}
 	return outcomeFor(matcher.OutcomeMatched, g.cassette, &g.matched.Request, g.matched.Place)
+}
+
+// all yields the listed outcomes in order; callers hold l.mu.
+func (l *reportLog) all() iter.Seq[logged] {
+	return func(yield func(logged) bool) {
+		for _, chunk := range l.listed {
+			for _, g := range chunk {
+				if !yield(g) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // matched notes a request answered by the recording x of cassette.
@@ -71,8 +91,13 @@ func (l *reportLog) count(kind matcher.OutcomeKind, g logged) {
 		l.counts = map[matcher.OutcomeKind]int{}
 	}
 	l.counts[kind]++
-	if len(l.listed) < maxListed {
-		l.listed = append(l.listed, g)
+	if l.nListed < maxListed {
+		if n := len(l.listed); n == 0 || len(l.listed[n-1]) == listChunk {
+			l.listed = append(l.listed, make([]logged, 0, listChunk))
+		}
+		last := &l.listed[len(l.listed)-1]
+		*last = append(*last, g)
+		l.nListed++
 	} else {
 		l.truncated++
 	}
@@ -99,9 +124,9 @@ func (s *Server) Report() matcher.Report {
 	for _, k := range []matcher.OutcomeKind{matcher.OutcomeMatched, matcher.OutcomeMismatched, matcher.OutcomeUnmatched, matcher.OutcomeUnused, matcher.OutcomeRecorded, matcher.OutcomeForwarded} {
 		counts[k] = l.counts[k]
 	}
-	outcomes := make([]matcher.Outcome, len(l.listed))
-	for i, g := range l.listed {
-		outcomes[i] = g.outcome()
+	outcomes := make([]matcher.Outcome, 0, l.nListed)
+	for g := range l.all() {
+		outcomes = append(outcomes, g.outcome())
 	}
 	return matcher.Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated, Faults: s.faults.outcomes()}
 }
@@ -139,7 +164,7 @@ func (s *Server) Misses() []matcher.Outcome {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []matcher.Outcome
-	for _, g := range l.listed {
+	for g := range l.all() {
 		if o := g.other; o != nil && (o.Outcome == matcher.OutcomeMismatched || o.Outcome == matcher.OutcomeUnmatched) {
 			out = append(out, *o)
 		}

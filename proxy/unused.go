@@ -29,7 +29,7 @@ func (l *reportLog) refusals() refused {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := refused{byInvocation: map[invocationKey]matcher.Outcome{}, unplaced: map[string]int{}}
-	for _, g := range l.listed {
+	for g := range l.all() {
 		o := g.other
 		if o == nil || o.Served || o.Outcome != matcher.OutcomeMismatched && o.Outcome != matcher.OutcomeUnmatched {
 			continue
