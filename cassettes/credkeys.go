@@ -9,10 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// jsonNamesCredential reports whether the valid JSON document body has an
-// object key that names a credential as a body field does. It reads only
-// the keys: a string followed by a colon, which in valid JSON is always a
-// key and every key is.
+// jsonNamesCredential reports whether the JSON document body has an object
+// key that names a credential as a body field does. It reads only the
+// keys: a string followed by a colon, which in valid JSON is always a key
+// and every key is. On a body that is not JSON its answer means nothing,
+// but decoding such a body fails anyway.
 func jsonNamesCredential(body []byte) bool {
 	for i := 0; i < len(body); i++ {
 		if body[i] != '"' {
@@ -26,6 +27,9 @@ func jsonNamesCredential(body []byte) bool {
 				i++ // the escaped byte cannot end the string
 			}
 			i++
+		}
+		if i >= len(body) {
+			return false // an unterminated string: not JSON, and decoding would fail
 		}
 		end := i
 		j := end + 1
