@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -19,13 +18,7 @@ import (
 // prompt template copied from ADK gets the bytes adk eval gives it.
 func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
 	dir := testutil.OutDir(t)
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
 	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "What is the weather in Paris?", "conversation_plan": "Ask for the weather in Paris, then end."}]}`)
 	cfg := write("test_config.json", `{"criteria": {}, "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 3, "include_function_calls": true,
   "custom_instructions": "Plan: {{ conversation_plan }}\nEnd with {{ stop_signal }}.\nHISTORY<<{{ conversation_history }}>>"}}`)
@@ -33,18 +26,7 @@ func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
 		ToolArgs:   []byte(`{"city": "Paris", "units": "metric", "days": 3, "at": {"lon": 2.35, "lat": 48.85}, "note": "it's \"big\"\u00a0caf\u00e9", "ratio": 1.50}`),
 		ToolResult: []byte(`{"temp_c": 21.0, "sky": "sunny", "wind": {"speed_kmh": 12, "dir": "NW"}, "alerts": [], "ok": true, "extra": null}`)})
 	defer agent.Close()
-	var mu sync.Mutex
-	var prompts []string
-	user := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		prompts = append(prompts, prompt)
-		return fakejudge.Reply{Text: "</finished>"}
-	}})
-	defer user.Close()
-	res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "simulate", "--server", agent.URL, "--app", "weather",
-		"--scenarios", scen, "--config", cfg, "--out", filepath.Join(dir, "out"), "--sim-cassettes", filepath.Join(dir, "sim"),
-		"--sim-base-url", user.URL)
+	res, prompts := simulateOnce(t, dir, agent.URL, scen, cfg)
 	if res.code != 0 {
 		t.Fatalf("simulate: exit %d\n%s", res.code, res.stderr)
 	}
@@ -67,13 +49,7 @@ func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
 // too); the description is never rendered.
 func TestSimulatePersonaVariablesAsADK(t *testing.T) {
 	dir := testutil.OutDir(t)
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
 	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "P",
   "user_persona": {"id": "TERSE", "description": "Says {{ stop_signal }} rarely.", "behaviors": [
     {"name": "Brief {{ persona.id }}", "description": "Plan is {{ conversation_plan }}; so far {{ conversation_history }}",
@@ -83,18 +59,7 @@ func TestSimulatePersonaVariablesAsADK(t *testing.T) {
   "custom_instructions": "{{ persona.description }}|{% for b in persona.behaviors %}{{ b.name }}={{ b.name | render_string_filter }}|{{ b.description | render_string_filter }}|{{ b.get_behavior_instructions_str() | render_string_filter }}|{{ b.get_violation_rubrics_str() }}|{% endfor %}{{ conversation_plan }}|{{ stop_signal }}|{{ conversation_history }}"}}`)
 	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
 	defer agent.Close()
-	var mu sync.Mutex
-	var prompts []string
-	user := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		prompts = append(prompts, prompt)
-		return fakejudge.Reply{Text: "</finished>"}
-	}})
-	defer user.Close()
-	res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "simulate", "--server", agent.URL, "--app", "weather",
-		"--scenarios", scen, "--config", cfg, "--out", filepath.Join(dir, "out"), "--sim-cassettes", filepath.Join(dir, "sim"),
-		"--sim-base-url", user.URL)
+	res, prompts := simulateOnce(t, dir, agent.URL, scen, cfg)
 	if res.code != 0 || len(prompts) != 1 {
 		t.Fatalf("simulate: exit %d, %d prompt(s)\n%s", res.code, len(prompts), res.stderr)
 	}
@@ -105,4 +70,26 @@ func TestSimulatePersonaVariablesAsADK(t *testing.T) {
 	if prompts[0] != want {
 		t.Errorf("the simulated user's prompt:\n%q\nwant\n%q", prompts[0], want)
 	}
+}
+
+// simulateOnce runs adkproxy simulate against the agent server at agentURL
+// with a simulated user that ends at once, and returns the prompts it was
+// sent.
+func simulateOnce(t *testing.T, dir, agentURL, scen, cfg string) (result, []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var prompts []string
+	user := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		prompts = append(prompts, prompt)
+		return fakejudge.Reply{Text: "</finished>"}
+	}})
+	defer user.Close()
+	res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "simulate", "--server", agentURL, "--app", "weather",
+		"--scenarios", scen, "--config", cfg, "--out", filepath.Join(dir, "out"), "--sim-cassettes", filepath.Join(dir, "sim"),
+		"--sim-base-url", user.URL)
+	mu.Lock()
+	defer mu.Unlock()
+	return res, prompts
 }
