@@ -5,8 +5,8 @@ package conversation
 
 import (
 	"container/heap"
-	"strconv"
-	"strings"
+	"encoding/binary"
+	"hash/maphash"
 )
 
 // openIndex answers the Organizer's four questions (see Organizer) from
@@ -29,17 +29,17 @@ type openIndex struct {
 	// latest invocation has that text and no step by that agent; lastIs
 	// lists the sessions whose latest invocation came to have the text.
 	joinable map[agentTurn]*firstOf[*orgSession]
-	agents   map[string][]string // turn key -> agents with a queue
-	lastIs   map[string][]*orgSession
+	agents   map[textsKey][]string // turn key -> agents with a queue
+	lastIs   map[textsKey][]*orgSession
 	// Rule 4: sessions by the user texts of all their invocations.
-	bySeq map[string]*firstOf[*orgSession]
+	bySeq map[textsKey]*firstOf[*orgSession]
 }
 
 func newOpenIndex() openIndex {
 	return openIndex{free: map[string]*firstOf[*orgInvocation]{}, slots: map[string][]string{},
 		holders: map[string][]*orgInvocation{}, pending: map[string]*firstOf[*orgInvocation]{},
-		joinable: map[agentTurn]*firstOf[*orgSession]{}, agents: map[string][]string{},
-		lastIs: map[string][]*orgSession{}, bySeq: map[string]*firstOf[*orgSession]{}}
+		joinable: map[agentTurn]*firstOf[*orgSession]{}, agents: map[textsKey][]string{},
+		lastIs: map[textsKey][]*orgSession{}, bySeq: map[textsKey]*firstOf[*orgSession]{}}
 }
 
 // --- rule 1: the agent's next step --------------------------------------
@@ -204,7 +204,7 @@ func (x *openIndex) turnChanged(s *orgSession, appended bool) {
 	// tool) is no user turn in the history later calls carry.
 	if appended {
 		if u := s.last().user; u != "" {
-			s.seq += seqKey([]string{u})
+			s.seq = s.seq.then(u)
 		}
 	} else {
 		var texts []string
@@ -233,28 +233,51 @@ func (x *openIndex) turnChanged(s *orgSession, appended bool) {
 
 func (s *orgSession) last() *orgInvocation { return s.invocations[len(s.invocations)-1] }
 
-// seqKey encodes a list of texts one to one (each length-prefixed).
-func seqKey(texts []string) string {
-	var b strings.Builder
-	n := 0
-	for _, t := range texts {
-		n += len(t) + 8
+// textsKey identifies a list of texts (a turn's user text and earlier
+// ones; a session's user texts) by a 128-bit hash of them in order. The
+// index keys its maps by it rather than by the texts themselves: a first
+// turn is often kilobytes, and a new session's call would copy it into
+// several keys and hash it again in every map it enters.
+type textsKey struct{ a, b uint64 }
+
+// textsSeeds are the key's two hashes' seeds: the keys live only in this
+// process's memory, so each process picks its own.
+var textsSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// then is the key of k's texts followed by text.
+func (k textsKey) then(text string) textsKey {
+	var prev [16]byte
+	binary.LittleEndian.PutUint64(prev[:8], k.a)
+	binary.LittleEndian.PutUint64(prev[8:], k.b)
+	var h maphash.Hash
+	sum := func(seed maphash.Seed) uint64 {
+		h.SetSeed(seed)
+		h.Write(prev[:])
+		h.WriteString(text)
+		return h.Sum64()
 	}
-	b.Grow(n) // one allocation, however long the texts
-	for _, t := range texts {
-		b.WriteString(strconv.Itoa(len(t)))
-		b.WriteByte(':')
-		b.WriteString(t)
-	}
-	return b.String()
+	return textsKey{sum(textsSeeds[0]), sum(textsSeeds[1])}
 }
 
-func turnKey(user string, earlier []string) string {
-	return seqKey(append([]string{user}, earlier...))
+// seqKey is the key of a list of texts.
+func seqKey(texts []string) textsKey {
+	var k textsKey
+	for _, t := range texts {
+		k = k.then(t)
+	}
+	return k
+}
+
+// turnKey is the key of a turn: its earlier user texts, then its own.
+func turnKey(user string, earlier []string) textsKey {
+	return seqKey(earlier).then(user)
 }
 
 // agentTurn keys rule 3's queues: a turn (turnKey) and an agent.
-type agentTurn struct{ turn, agent string }
+type agentTurn struct {
+	turn  textsKey
+	agent string
+}
 
 // --- queues in file order ---------------------------------------------------
 

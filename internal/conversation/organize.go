@@ -59,7 +59,7 @@ type Organizer struct {
 type orgSession struct {
 	id          int
 	invocations []*orgInvocation
-	seq         string // its invocations' user texts, as seqKey
+	seq         textsKey // its invocations' user texts, as seqKey
 }
 
 type orgInvocation struct {
@@ -68,7 +68,7 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
-	turn    string         // user and earlier, as turnKey (index.go)
+	turn    textsKey       // user and earlier, as turnKey (index.go)
 	taken   map[string]int // Call.Slot -> steps holding it
 	agents  map[string]int // AgentKey -> steps it holds here
 	keys    map[string]int // Call.Key -> steps it holds here
@@ -179,8 +179,10 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	inv.restoreStep(c.Slot(), p.Step, failed(&x.Response))
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
 		inv.removePending(c.TaskArgs, "")
-	} else if c.AgentToolArgs != "" && inv.pendingIndex(c.AgentToolArgs, p.Agent) >= 0 {
-		inv.removePending(c.AgentToolArgs, p.Agent)
+	} else if len(inv.pending) > 0 {
+		if args := c.AgentToolArgs(); args != "" && inv.pendingIndex(args, p.Agent) >= 0 {
+			inv.removePending(args, p.Agent)
+		}
 	}
 	o.index.addPending(inv, calls)
 	o.tools.placed(inv, c, p)
@@ -237,9 +239,11 @@ func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 			return inv, name
 		}
 	}
-	if c.AgentToolArgs != "" && c.AgentName != "" { // rule 2, an agent used as a tool
-		if inv, name := o.index.consume(c.AgentToolArgs, c.AgentName); inv != nil {
-			return inv, name
+	if c.AgentName != "" && len(o.index.pending) > 0 { // rule 2, an agent used as a tool
+		if args := c.AgentToolArgs(); args != "" {
+			if inv, name := o.index.consume(args, c.AgentName); inv != nil {
+				return inv, name
+			}
 		}
 	}
 	if c.UserTurn < 0 {
