@@ -143,7 +143,8 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		}
 		return
 	}
-	data, over, readErr := readAnswer(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+	// Passthrough keeps no answer: its buffer is recycled once written.
+	data, over, readErr := readAnswer(resp.Body, resp.ContentLength, s.cfg.MaxBody, !t.persist)
 	if over {
 		t.org.Abandon(token)
 		s.forwardOversized(w, resp, data, t, &stored)
@@ -163,6 +164,9 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	w.WriteHeader(resp.StatusCode)
 	w.Write(data)
 	doneWriting()
+	if !t.persist {
+		releaseBody(data)
+	}
 	if readErr != nil {
 		panic(http.ErrAbortHandler)
 	}

@@ -46,6 +46,12 @@ func newOpenIndex() openIndex {
 
 // continuing is the earliest invocation holding key with slot free.
 func (x *openIndex) continuing(key, slot string) *orgInvocation {
+	if x.free[slot] == nil && len(x.holders[key]) == 0 {
+		// No invocation ever held key (a new conversation's first call):
+		// there is nothing to queue, and a queue started later begins
+		// from the holders then.
+		return nil
+	}
 	q := x.slotQueue(key, slot)
 	inv, _ := q.first(func(inv *orgInvocation) bool {
 		return inv.keys[key] > 0 && inv.taken[slot] == 0 && !inv.handedOver[key]
@@ -170,6 +176,9 @@ func (x *openIndex) joining(user string, earlier []string, agent string) *orgSes
 	turn := turnKey(user, earlier)
 	key := agentTurn{turn, agent}
 	q := x.joinable[key]
+	if q == nil && len(x.lastIs[turn]) == 0 {
+		return nil // no session came to this turn (a new conversation): nothing to queue yet
+	}
 	if q == nil {
 		q = newFirstOf(sessionBefore)
 		for _, s := range x.lastIs[turn] {

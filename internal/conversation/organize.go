@@ -80,7 +80,7 @@ type orgInvocation struct {
 	// one after another across its agents, in the order they were placed.
 	nextStep int
 	// retried are the numbers of failed steps by Call.Slot: their retry
-	// takes the same number.
+	// takes the same number. Made at the first failure (retry).
 	retried map[string]int
 }
 
@@ -95,11 +95,20 @@ func (inv *orgInvocation) stepNumber(slot string) int {
 	return inv.nextStep - 1
 }
 
+// retry notes that the step numbered step at slot failed: its retry
+// takes the number.
+func (inv *orgInvocation) retry(slot string, step int) {
+	if inv.retried == nil {
+		inv.retried = map[string]int{}
+	}
+	inv.retried[slot] = step
+}
+
 // restoreStep counts a step read back from a cassette, failed or not.
 func (inv *orgInvocation) restoreStep(slot string, step int, failed bool) {
 	inv.nextStep = max(inv.nextStep, step+1)
 	if failed {
-		inv.retried[slot] = step
+		inv.retry(slot, step)
 	} else {
 		delete(inv.retried, slot)
 	}
@@ -294,7 +303,7 @@ func (o *Organizer) resume(held *orgInvocation, c *Call, tag string) *orgInvocat
 
 func newInvocation(s *orgSession, user string, earlier []string, tag string) *orgInvocation {
 	return &orgInvocation{session: s, id: len(s.invocations) + 1, tag: tag, user: user, earlier: earlier, turn: turnKey(user, earlier),
-		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}, retried: map[string]int{}}
+		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}}
 }
 
 // Calls records the function calls a placed step's response made, so a
@@ -330,7 +339,7 @@ func (o *Organizer) Abandon(t Token) {
 	if t.inv.taken[t.slot] > 0 {
 		o.index.untake(t.inv, t.call.Key, t.slot, t.agent)
 	}
-	t.inv.retried[t.slot] = t.place.Step
+	t.inv.retry(t.slot, t.place.Step)
 	o.mu.Unlock()
 }
 
@@ -350,7 +359,7 @@ func (o *Organizer) Supersede(c *Call, p cassettes.Place) {
 	inv, slot := s.invocations[p.Invocation-1], c.Slot()
 	if inv.taken[slot] > 0 {
 		o.index.untake(inv, c.Key, slot, c.AgentKey)
-		inv.retried[slot] = p.Step
+		inv.retry(slot, p.Step)
 	}
 }
 
