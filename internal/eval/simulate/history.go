@@ -12,37 +12,47 @@ import (
 	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
-// renderHistory renders events in order: "<author>: <text>" per non-thought
-// text part, and with functionCalls also "<author> called tool '<name>'
-// with args: <args>" and "Tool '<name>' returned: <response>", the values
-// as Python's repr of the dicts ADK holds (pyjson.Repr): read from the
-// event as the server sent it, so keys keep their recorded order.
-func renderHistory(events []api.Event, functionCalls bool) string {
-	var entries []string
-	for _, ev := range events {
-		for _, p := range eventParts(ev) {
-			text, _ := p.Val("text").(string)
-			call, response := partField(p, "functionCall", "function_call"), partField(p, "functionResponse", "function_response")
-			switch {
-			case text != "" && !truthy(p.Val("thought")):
-				entries = append(entries, ev.Author+": "+text)
-			case functionCalls && call != nil:
-				entries = append(entries, ev.Author+" called tool '"+pyStr(call.Val("name"))+"' with args: "+pyjson.Repr(call.Val("args")))
-			case functionCalls && response != nil:
-				entries = append(entries, "Tool '"+pyStr(response.Val("name"))+"' returned: "+pyjson.Repr(response.Val("response")))
-			}
+// history is the conversation so far as the simulated user reads it:
+// "<author>: <text>" per non-thought text part, and with functionCalls
+// also "<author> called tool '<name>' with args: <args>" and "Tool
+// '<name>' returned: <response>", the values as Python's repr of the
+// dicts ADK holds (pyjson.Repr), read from each event as the server sent
+// it, so keys keep their recorded order. Events never change, so each is
+// read and rendered once, when it is added, not again every turn.
+type history struct {
+	functionCalls bool
+	entries       []string
+}
+
+// add renders ev's entries after the ones so far.
+func (h *history) add(ev api.Event) {
+	for _, p := range eventParts(ev) {
+		text, _ := p.Val("text").(string)
+		call, response := partField(p, "functionCall", "function_call"), partField(p, "functionResponse", "function_response")
+		switch {
+		case text != "" && !truthy(p.Val("thought")):
+			h.entries = append(h.entries, ev.Author+": "+text)
+		case h.functionCalls && call != nil:
+			h.entries = append(h.entries, ev.Author+" called tool '"+pyStr(call.Val("name"))+"' with args: "+pyjson.Repr(call.Val("args")))
+		case h.functionCalls && response != nil:
+			h.entries = append(h.entries, "Tool '"+pyStr(response.Val("name"))+"' returned: "+pyjson.Repr(response.Val("response")))
 		}
 	}
-	return strings.Join(entries, "\n\n")
 }
+
+// String is the history in the prompt: its entries, blank-line separated.
+func (h *history) String() string { return strings.Join(h.entries, "\n\n") }
 
 // eventParts are the parts of ev's content, objects keeping their keys in
 // the order the server wrote them (an event adkproxy made itself is
 // written out first).
 func eventParts(ev api.Event) []*pyjson.Object {
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return nil
+	data := []byte(ev.Raw)
+	if data == nil {
+		var err error
+		if data, err = json.Marshal(ev); err != nil {
+			return nil
+		}
 	}
 	v, err := pyjson.Decode("event", data)
 	if err != nil {
