@@ -36,6 +36,52 @@ type plainLine struct {
 type plainParser struct {
 	lines []plainLine
 	i     int
+	// Nodes and child lists are cut from blocks, children gathered on a
+	// stack first, and short strings shared: a piece makes thousands of
+	// each, and allocating them one by one was most of the reading.
+	nodes    []yaml.Node
+	children []*yaml.Node
+	stack    []*yaml.Node
+	strs     map[string]string
+}
+
+func (p *plainParser) node(n yaml.Node) *yaml.Node {
+	if len(p.nodes) == 0 {
+		p.nodes = make([]yaml.Node, 512)
+	}
+	at := &p.nodes[0]
+	*at = n
+	p.nodes = p.nodes[1:]
+	return at
+}
+
+// content takes the children pushed on the stack since base.
+func (p *plainParser) content(base int) []*yaml.Node {
+	n := len(p.stack) - base
+	if n == 0 {
+		return nil
+	}
+	if len(p.children) < n {
+		p.children = make([]*yaml.Node, max(n, 2048))
+	}
+	c := p.children[:n:n]
+	p.children = p.children[n:]
+	copy(c, p.stack[base:])
+	p.stack = p.stack[:base]
+	return c
+}
+
+// str is string(b), shared for the short strings that repeat.
+func (p *plainParser) str(b []byte) string {
+	if len(b) > 48 {
+		return string(b)
+	}
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	p.strs[s] = s
+	return s
 }
 
 // plainTree parses text as yaml.v3 would into a document node, or returns
@@ -44,7 +90,7 @@ func plainTree(text []byte) (*yaml.Node, bool) {
 	if !plainBytes(text) || len(text) == 0 || text[len(text)-1] != '\n' {
 		return nil, false
 	}
-	p := plainParser{lines: make([]plainLine, 0, bytes.Count(text, []byte{'\n'}))}
+	p := plainParser{lines: make([]plainLine, 0, bytes.Count(text, []byte{'\n'})), strs: map[string]string{}}
 	for num := 1; len(text) > 0; num++ {
 		i := bytes.IndexByte(text, '\n')
 		line := text[:i]
@@ -66,7 +112,7 @@ func plainTree(text []byte) (*yaml.Node, bool) {
 	if !ok || p.i != len(p.lines) || n.Kind != yaml.SequenceNode {
 		return nil, false
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{n}}, true
+	return p.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{n}}), true
 }
 
 // plainBytes accepts printable ASCII, line feeds and the printable UTF-8
@@ -111,10 +157,12 @@ func isItem(body []byte) bool {
 // its dash's line, or one scalar or flow collection.
 func (p *plainParser) sequence(indent int) (*yaml.Node, bool) {
 	first, _ := p.peek()
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.num, Column: indent + 1}
+	seq := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.num, Column: indent + 1})
+	base := len(p.stack)
 	for {
 		l, more := p.peek()
 		if !more || l.indent < indent {
+			seq.Content = p.content(base)
 			return seq, true
 		}
 		if l.indent != indent || !isItem(l.body) || len(l.body) < 3 || l.body[2] == ' ' || isItem(l.body[2:]) {
@@ -127,7 +175,7 @@ func (p *plainParser) sequence(indent int) (*yaml.Node, bool) {
 			if !ok {
 				return nil, false
 			}
-			seq.Content = append(seq.Content, m)
+			p.stack = append(p.stack, m)
 			continue
 		}
 		v, ok := p.inline(rest.body, rest.num, indent+3)
@@ -135,7 +183,7 @@ func (p *plainParser) sequence(indent int) (*yaml.Node, bool) {
 			return nil, false
 		}
 		p.i++
-		seq.Content = append(seq.Content, v)
+		p.stack = append(p.stack, v)
 		if next, more := p.peek(); more && next.indent > indent {
 			return nil, false
 		}
@@ -177,10 +225,12 @@ func plainKey(k []byte) bool {
 // mapping reads "key: value" lines at indent.
 func (p *plainParser) mapping(indent int) (*yaml.Node, bool) {
 	first, _ := p.peek()
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.num, Column: indent + 1}
+	m := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.num, Column: indent + 1})
+	base := len(p.stack)
 	for {
 		l, more := p.peek()
 		if !more || l.indent < indent {
+			m.Content = p.content(base)
 			return m, true
 		}
 		if l.indent != indent {
@@ -190,7 +240,7 @@ func (p *plainParser) mapping(indent int) (*yaml.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		key := plainScalar(k, l.num, indent+1)
+		key := p.plainScalar(k, l.num, indent+1)
 		p.i++
 		var value *yaml.Node
 		switch {
@@ -204,7 +254,7 @@ func (p *plainParser) mapping(indent int) (*yaml.Node, bool) {
 			case more && next.indent == indent && isItem(next.body):
 				return nil, false // a sequence at its key's indentation
 			default:
-				value = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: l.num, Column: len(k) + indent + 2}
+				value = p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: l.num, Column: len(k) + indent + 2})
 			}
 		case v[0] == '|':
 			if value, ok = p.literal(v, indent); !ok {
@@ -219,7 +269,7 @@ func (p *plainParser) mapping(indent int) (*yaml.Node, bool) {
 				return nil, false // a scalar continued on the next line
 			}
 		}
-		m.Content = append(m.Content, key, value)
+		p.stack = append(p.stack, key, value)
 	}
 }
 
@@ -251,7 +301,7 @@ func (p *plainParser) literal(header []byte, indent int) (*yaml.Node, bool) {
 	if keep {
 		value += "\n"
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Value: value}, true
+	return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Value: value}), true
 }
 
 // inline reads a value that must fill the rest of its line: a flow
@@ -259,16 +309,16 @@ func (p *plainParser) literal(header []byte, indent int) (*yaml.Node, bool) {
 func (p *plainParser) inline(v []byte, line, col int) (*yaml.Node, bool) {
 	switch v[0] {
 	case '[', '{':
-		n, rest, ok := flowNode(v, line, col)
+		n, rest, ok := p.flowNode(v, line, col)
 		return n, ok && len(rest) == 0
 	case '\'', '"':
-		n, rest, ok := quoted(v, line, col)
+		n, rest, ok := p.quoted(v, line, col)
 		return n, ok && len(rest) == 0
 	}
 	if !plainValue(v, false) {
 		return nil, false
 	}
-	return plainScalar(v, line, col), true
+	return p.plainScalar(v, line, col), true
 }
 
 // plainStart: what may begin a plain scalar here; YAML's indicators may
@@ -296,20 +346,20 @@ func plainValue(v []byte, flow bool) bool {
 }
 
 // plainScalar is the node of plain text v; YAML reads a few words as null.
-func plainScalar(v []byte, line, col int) *yaml.Node {
+func (p *plainParser) plainScalar(v []byte, line, col int) *yaml.Node {
 	tag := "!!str"
 	switch string(v) {
 	case "~", "null", "Null", "NULL":
 		tag = "!!null"
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(v), Line: line, Column: col}
+	return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: p.str(v), Line: line, Column: col})
 }
 
 // flowNode reads a flow sequence or mapping as Save writes them: entries
 // separated by ", ", "key: value" in mappings, all on the line.
-func flowNode(v []byte, line, col int) (n *yaml.Node, rest []byte, ok bool) {
+func (p *plainParser) flowNode(v []byte, line, col int) (n *yaml.Node, rest []byte, ok bool) {
 	closer := byte(']')
-	n = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: line, Column: col}
+	n = p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: line, Column: col})
 	if v[0] == '{' {
 		closer = '}'
 		n.Kind, n.Tag = yaml.MappingNode, "!!map"
@@ -318,21 +368,23 @@ func flowNode(v []byte, line, col int) (n *yaml.Node, rest []byte, ok bool) {
 	if len(rest) > 0 && rest[0] == closer {
 		return n, rest[1:], true
 	}
+	base := len(p.stack)
 	for {
 		if n.Kind == yaml.MappingNode {
 			var key *yaml.Node
-			if key, rest, ok = flowKey(rest, line); !ok {
+			if key, rest, ok = p.flowKey(rest, line); !ok {
 				return nil, nil, false
 			}
-			n.Content = append(n.Content, key)
+			p.stack = append(p.stack, key)
 		}
 		var item *yaml.Node
-		if item, rest, ok = flowItem(rest, line); !ok {
+		if item, rest, ok = p.flowItem(rest, line); !ok {
 			return nil, nil, false
 		}
-		n.Content = append(n.Content, item)
+		p.stack = append(p.stack, item)
 		switch {
 		case len(rest) > 0 && rest[0] == closer:
+			n.Content = p.content(base)
 			return n, rest[1:], true
 		case len(rest) > 2 && rest[0] == ',' && rest[1] == ' ' && rest[2] != ' ':
 			rest = rest[2:]
@@ -344,9 +396,9 @@ func flowNode(v []byte, line, col int) (n *yaml.Node, rest []byte, ok bool) {
 
 // flowKey reads "key: " in a flow mapping, the key plain or quoted (Save
 // quotes keys YAML 1.1 would read as booleans, such as "n").
-func flowKey(v []byte, line int) (*yaml.Node, []byte, bool) {
+func (p *plainParser) flowKey(v []byte, line int) (*yaml.Node, []byte, bool) {
 	if len(v) > 0 && (v[0] == '\'' || v[0] == '"') {
-		key, rest, ok := quoted(v, line, 0)
+		key, rest, ok := p.quoted(v, line, 0)
 		if !ok || len(v)-len(rest) > maxPlainKey || !bytes.HasPrefix(rest, []byte(": ")) {
 			return nil, nil, false
 		}
@@ -356,30 +408,30 @@ func flowKey(v []byte, line int) (*yaml.Node, []byte, bool) {
 	if i <= 0 || !plainKey(v[:i]) {
 		return nil, nil, false
 	}
-	return plainScalar(v[:i], line, 0), v[i+2:], true
+	return p.plainScalar(v[:i], line, 0), v[i+2:], true
 }
 
 // flowItem reads one value inside a flow collection.
-func flowItem(v []byte, line int) (*yaml.Node, []byte, bool) {
+func (p *plainParser) flowItem(v []byte, line int) (*yaml.Node, []byte, bool) {
 	if len(v) == 0 {
 		return nil, nil, false
 	}
 	switch v[0] {
 	case '[', '{':
-		return flowNode(v, line, 0)
+		return p.flowNode(v, line, 0)
 	case '\'', '"':
-		return quoted(v, line, 0)
+		return p.quoted(v, line, 0)
 	}
 	end := bytes.IndexAny(v, ",]}")
 	if end < 0 || !plainValue(v[:end], true) {
 		return nil, nil, false
 	}
-	return plainScalar(v[:end], line, 0), v[end:], true
+	return p.plainScalar(v[:end], line, 0), v[end:], true
 }
 
 // quoted reads a single- or double-quoted scalar that ends on its line.
-func quoted(v []byte, line, col int) (*yaml.Node, []byte, bool) {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col}
+func (p *plainParser) quoted(v []byte, line, col int) (*yaml.Node, []byte, bool) {
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col})
 	if v[0] == '\'' {
 		n.Style = yaml.SingleQuotedStyle
 		var out []byte

@@ -161,3 +161,30 @@ func FuzzPlainTree(f *testing.F) {
 		plainTreeMatchesYAML(t, text)
 	})
 }
+
+// BenchmarkPieceTree is the node tree of the sessions pieces of a
+// realistic cassette, read by plainTree and by yaml.v3.
+func BenchmarkPieceTree(b *testing.B) {
+	data, err := Marshal(placedCassette(200))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pieces := splitPieces(data, minRun)
+	size := 0
+	for _, p := range pieces {
+		size += len(p)
+	}
+	for name, read := range map[string]func([]byte) (*yaml.Node, bool){"plain": plainTree, "yaml.v3": yamlTree} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range pieces {
+					if _, ok := read([]byte(p)); !ok {
+						b.Fatal("not read")
+					}
+				}
+			}
+		})
+	}
+}
