@@ -43,16 +43,23 @@ type plainParser struct {
 	children []*yaml.Node
 	stack    []*yaml.Node
 	strs     map[string]string
+	buf      []byte // a quoted scalar's value
 }
 
-func (p *plainParser) node(n yaml.Node) *yaml.Node {
+// node is a new node; its fields are set one by one, as copying a whole
+// node into the block was a tenth of the reading.
+func (p *plainParser) node(kind yaml.Kind, tag string, style yaml.Style, value string, line, col int) *yaml.Node {
 	if len(p.nodes) == 0 {
 		p.nodes = make([]yaml.Node, 512)
 	}
-	at := &p.nodes[0]
-	*at = n
+	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
-	return at
+	n.Kind, n.Style, n.Line, n.Column = kind, style, line, col
+	n.Tag = tag
+	if value != "" {
+		n.Value = value
+	}
+	return n
 }
 
 // content takes the children pushed on the stack since base.
@@ -112,7 +119,7 @@ func plainTree(text []byte) (*yaml.Node, bool) {
 	if !ok || p.i != len(p.lines) || n.Kind != yaml.SequenceNode {
 		return nil, false
 	}
-	return p.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{n}}), true
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{n}}, true
 }
 
 // plainBytes accepts printable ASCII, line feeds and the printable UTF-8
@@ -157,7 +164,7 @@ func isItem(body []byte) bool {
 // its dash's line, or one scalar or flow collection.
 func (p *plainParser) sequence(indent int) (*yaml.Node, bool) {
 	first, _ := p.peek()
-	seq := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.num, Column: indent + 1})
+	seq := p.node(yaml.SequenceNode, "!!seq", 0, "", first.num, indent+1)
 	base := len(p.stack)
 	for {
 		l, more := p.peek()
@@ -225,7 +232,7 @@ func plainKey(k []byte) bool {
 // mapping reads "key: value" lines at indent.
 func (p *plainParser) mapping(indent int) (*yaml.Node, bool) {
 	first, _ := p.peek()
-	m := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.num, Column: indent + 1})
+	m := p.node(yaml.MappingNode, "!!map", 0, "", first.num, indent+1)
 	base := len(p.stack)
 	for {
 		l, more := p.peek()
@@ -254,7 +261,7 @@ func (p *plainParser) mapping(indent int) (*yaml.Node, bool) {
 			case more && next.indent == indent && isItem(next.body):
 				return nil, false // a sequence at its key's indentation
 			default:
-				value = p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: l.num, Column: len(k) + indent + 2})
+				value = p.node(yaml.ScalarNode, "!!null", 0, "", l.num, len(k)+indent+2)
 			}
 		case v[0] == '|':
 			if value, ok = p.literal(v, indent); !ok {
@@ -301,7 +308,7 @@ func (p *plainParser) literal(header []byte, indent int) (*yaml.Node, bool) {
 	if keep {
 		value += "\n"
 	}
-	return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Value: value}), true
+	return p.node(yaml.ScalarNode, "!!str", yaml.LiteralStyle, value, 0, 0), true
 }
 
 // inline reads a value that must fill the rest of its line: a flow
@@ -352,14 +359,14 @@ func (p *plainParser) plainScalar(v []byte, line, col int) *yaml.Node {
 	case "~", "null", "Null", "NULL":
 		tag = "!!null"
 	}
-	return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: p.str(v), Line: line, Column: col})
+	return p.node(yaml.ScalarNode, tag, 0, p.str(v), line, col)
 }
 
 // flowNode reads a flow sequence or mapping as Save writes them: entries
 // separated by ", ", "key: value" in mappings, all on the line.
 func (p *plainParser) flowNode(v []byte, line, col int) (n *yaml.Node, rest []byte, ok bool) {
 	closer := byte(']')
-	n = p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: line, Column: col})
+	n = p.node(yaml.SequenceNode, "!!seq", yaml.FlowStyle, "", line, col)
 	if v[0] == '{' {
 		closer = '}'
 		n.Kind, n.Tag = yaml.MappingNode, "!!map"
@@ -431,10 +438,10 @@ func (p *plainParser) flowItem(v []byte, line int) (*yaml.Node, []byte, bool) {
 
 // quoted reads a single- or double-quoted scalar that ends on its line.
 func (p *plainParser) quoted(v []byte, line, col int) (*yaml.Node, []byte, bool) {
-	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col})
+	n := p.node(yaml.ScalarNode, "!!str", 0, "", line, col)
 	if v[0] == '\'' {
 		n.Style = yaml.SingleQuotedStyle
-		var out []byte
+		out := p.buf[:0]
 		for i := 1; i < len(v); i++ {
 			if v[i] != '\'' {
 				out = append(out, v[i])
@@ -445,18 +452,18 @@ func (p *plainParser) quoted(v []byte, line, col int) (*yaml.Node, []byte, bool)
 				i++
 				continue
 			}
-			n.Value = string(out)
+			n.Value, p.buf = p.str(out), out
 			return n, v[i+1:], true
 		}
 		return nil, nil, false
 	}
 	n.Style = yaml.DoubleQuotedStyle
-	var out []byte
+	out := p.buf[:0]
 	for i := 1; i < len(v); i++ {
 		c := v[i]
 		switch c {
 		case '"':
-			n.Value = string(out)
+			n.Value, p.buf = p.str(out), out
 			return n, v[i+1:], true
 		case '\\':
 		default:
