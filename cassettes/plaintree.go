@@ -329,19 +329,19 @@ func (p *plainParser) inline(v []byte, line, col int) (*yaml.Node, bool) {
 }
 
 // plainStart: what may begin a plain scalar here; YAML's indicators may
-// not, but for '-' before a letter or digit.
+// not, but for '-' before a letter, a digit or '.'.
 func plainStart(v []byte) bool {
 	switch c := v[0]; c {
-	case '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', ' ':
+	case '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '<', '\'', '"', '%', '@', '`', ' ':
 		return false
 	case '-':
-		return len(v) > 1 && (v[1] >= '0' && v[1] <= '9' || v[1] >= 'a' && v[1] <= 'z' || v[1] >= 'A' && v[1] <= 'Z')
+		return len(v) > 1 && (v[1] >= '0' && v[1] <= '9' || v[1] >= 'a' && v[1] <= 'z' || v[1] >= 'A' && v[1] <= 'Z' || v[1] == '.')
 	}
 	return true
 }
 
 // plainValue reports whether v, all of it, is one plain scalar: in a flow
-// collection also without flow indicators or ':'.
+// collection also without flow indicators, ':' or '?' (which libyaml refuses there).
 func plainValue(v []byte, flow bool) bool {
 	if len(v) == 0 || !plainStart(v) || v[len(v)-1] == ' ' || v[len(v)-1] == ':' {
 		return false
@@ -349,17 +349,31 @@ func plainValue(v []byte, flow bool) bool {
 	if bytes.Contains(v, []byte(": ")) || bytes.Contains(v, []byte(" #")) {
 		return false
 	}
-	return !flow || bytes.IndexAny(v, ",[]{}:#") < 0
+	return !flow || bytes.IndexAny(v, ",[]{}:#?") < 0
 }
 
 // plainScalar is the node of plain text v; YAML reads a few words as null.
 func (p *plainParser) plainScalar(v []byte, line, col int) *yaml.Node {
-	tag := "!!str"
-	switch string(v) {
-	case "~", "null", "Null", "NULL":
-		tag = "!!null"
+	value := p.str(v)
+	return p.node(yaml.ScalarNode, plainTag(value), 0, value, line, col)
+}
+
+// plainTag is the type YAML gives plain text v (the tag yaml.v3 puts on
+// its node, which decoding a confirmation's values goes by): words
+// starting with a letter are text but for true, false and null; the
+// rest is yaml.v3's own resolution.
+func plainTag(v string) string {
+	if c := v[0]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+		switch v {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return "!!bool"
+		case "null", "Null", "NULL":
+			return "!!null"
+		}
+		return "!!str"
 	}
-	return p.node(yaml.ScalarNode, tag, 0, p.str(v), line, col)
+	n := yaml.Node{Kind: yaml.ScalarNode, Value: v}
+	return n.ShortTag()
 }
 
 // flowNode reads a flow sequence or mapping as Save writes them: entries
