@@ -349,7 +349,7 @@ func plainValue(v []byte, flow bool) bool {
 	if bytes.Contains(v, []byte(": ")) || bytes.Contains(v, []byte(" #")) {
 		return false
 	}
-	return !flow || bytes.IndexAny(v, ",[]{}:#?") < 0
+	return !flow || !bytes.ContainsAny(v, ",[]{}:#?")
 }
 
 // plainScalar is the node of plain text v; YAML reads a few words as null.
