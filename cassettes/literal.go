@@ -143,7 +143,7 @@ func literalText(b []byte) bool {
 		w := binary.LittleEndian.Uint64(b[i:])
 		const ones, highs = 0x0101010101010101, 0x8080808080808080
 		// A byte below 0x20 or above 0x7e, or 0x7f itself, sets its high bit here.
-		if (w-ones*0x20|w+ones*0x01|w)&highs != 0 {
+		if ((w-ones*0x20)|(w+ones)|w)&highs != 0 {
 			break
 		}
 	}
