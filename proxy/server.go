@@ -287,8 +287,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path strin
 	if !ok {
 		return "", "", nil, nil, false // the client went away while waiting
 	}
-	doneReading := s.bodyDeadline(w)
-	body, err = readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
+	armed := s.armReadDeadline(w)
+	// A declared length within the limit is enforced by net/http: only a
+	// body of unknown length needs cutting off at the limit.
+	src := r.Body
+	if r.ContentLength < 0 {
+		src = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	}
+	body, err = readBody(src, r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		leave()
 		w.Header().Set("Connection", "close") // rather than wait for the rest of the body
@@ -302,7 +308,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path strin
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
 		return "", "", nil, nil, false
 	}
-	doneReading()
+	if armed {
+		liftReadDeadline(w)
+	}
 	return name, path, body, leave, true
 }
 
