@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -76,13 +77,40 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, c := range loaded {
-		s.logWarnings(c)
-		t := newTape(name, c.File, s.m, c.Exchanges)
+	for name, t := range tapesOf(loaded, s.m) {
+		s.logWarnings(loaded[name])
 		t.role = cfg.roleFor(true)
 		s.tapes[name] = t
 	}
 	return s, nil
+}
+
+// tapesOf indexes loaded cassettes on every core: a suite's hundreds of
+// small cassettes are each too small to fingerprint in parallel, and one
+// after another they were a fifth of start-up.
+func tapesOf(loaded map[string]*cassettes.Cassette, m *matcher.Matcher) map[string]*tape {
+	names := slices.Sorted(maps.Keys(loaded))
+	tapes := make([]*tape, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			for i := range next {
+				c := loaded[names[i]]
+				tapes[i] = newTape(names[i], c.File, m, c.Exchanges)
+			}
+		})
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make(map[string]*tape, len(names))
+	for i, name := range names {
+		out[name] = tapes[i]
+	}
+	return out
 }
 
 // Err returns the first cassette that could not be read while serving.
