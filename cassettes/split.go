@@ -120,20 +120,31 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 // block literals taken out of it; failed means the piece is not what the
 // split took it for, or is broken.
 func (r reader) run(text []byte, blocks []string) (xs []*Exchange, failed bool) {
-	dec := yaml.NewDecoder(bytes.NewReader(text))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode {
-		return nil, true
+	doc, ok := plainTree(text)
+	if !ok {
+		if doc, ok = yamlTree(text); !ok {
+			return nil, true
+		}
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, true
-	}
-	if r.check(&doc) != nil || fill(&doc, blocks) != len(blocks) {
+	if r.check(doc) != nil || fill(doc, blocks) != len(blocks) {
 		return nil, true
 	}
 	xs, err := r.sessions(doc.Content[0])
 	return xs, err != nil
+}
+
+// yamlTree is yaml.v3's node tree of a piece that is one sequence.
+func yamlTree(text []byte) (*yaml.Node, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return &doc, true
 }
 
 // literalMark stands in for a block literal's lines in the text yaml.v3

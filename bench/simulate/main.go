@@ -19,7 +19,12 @@
 // their ratio (the issue asks ≤ 1.1), and the p50 of the simulator's time
 // per simulated turn (prompt rendering plus the replayed model call).
 //
-//	simulate -adkproxy BIN [-server adkjs|fake] [-scenarios 100] [-turns 5] [-parallel 8] [-reps 3] [-work DIR]
+// -vs OTHER plays the same two runs with a second adkproxy binary in each
+// pair too (order alternating), on the same recording, and prints its
+// figures and the per-pair ratio of the two simulated runs: a change
+// measured against the binary before it.
+//
+//	simulate -adkproxy BIN [-vs OTHER] [-server adkjs|fake] [-scenarios 100] [-turns 5] [-parallel 8] [-reps 3] [-work DIR]
 package main
 
 import (
@@ -54,6 +59,7 @@ func main() {
 	work := flag.String("work", "", "`DIR` for the files (default: a temporary folder, removed)")
 	kind := flag.String("server", "adkjs", "the API server: `adkjs` (ADK-JS under adkproxy record/replay) or fake (in process)")
 	resultsFile := flag.String("results", "", "append each pair as a JSON line to `FILE` (make bench's results, read by benchtool report)")
+	vs := flag.String("vs", "", "a second adkproxy `BINARY` played in each pair too (the one before a change)")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("-adkproxy BINARY is required")
@@ -85,39 +91,87 @@ func main() {
 
 	// Record once: the simulated user from a scripted loopback upstream.
 	user := serve(&fakejudge.Handler{Script: func(string, int) fakejudge.Reply { return fakejudge.Reply{Text: "Check bob@example.com"} }})
-	b.run("recorded", true, []string{"GEMINI_API_KEY=bench-key"}, "--scenarios", b.scenarios, "--sim-base-url", user)
+	b.run(*bin, "recorded", true, []string{"GEMINI_API_KEY=bench-key"}, "--scenarios", b.scenarios, "--sim-base-url", user)
 
-	var sim, static, userP50 []float64
+	var sim, static, userP50, otherSim, otherStatic, otherP50 []float64
+	var cpu, otherCPU [][2]float64 // simulated, static
 	for i := range *reps {
 		// Alternate which goes first, so warm-up and drift fall on both.
-		simulated := func() summary { return b.run(fmt.Sprintf("simulated-%d", i), false, nil, "--scenarios", b.scenarios) }
-		staticRun := func() summary {
-			return b.run(fmt.Sprintf("static-%d", i), false, nil, "--evalset", filepath.Join(dir, "recorded", "simulated.evalset.json"))
+		play := func(bin, name string) (s, st summary) {
+			simulated := func() summary {
+				return b.run(bin, fmt.Sprintf("%s-simulated-%d", name, i), false, nil, "--scenarios", b.scenarios)
+			}
+			staticRun := func() summary {
+				return b.run(bin, fmt.Sprintf("%s-static-%d", name, i), false, nil, "--evalset", filepath.Join(dir, "recorded", "simulated.evalset.json"))
+			}
+			if i%2 == 0 {
+				s, st = simulated(), staticRun()
+			} else {
+				st, s = staticRun(), simulated()
+			}
+			return s, st
 		}
-		var s, st summary
-		if i%2 == 0 {
-			s, st = simulated(), staticRun()
-		} else {
-			st, s = staticRun(), simulated()
+		var s, st, o, ost summary
+		switch {
+		case *vs == "":
+			s, st = play(*bin, "this")
+		case i%2 == 0:
+			s, st = play(*bin, "this")
+			o, ost = play(*vs, "other")
+		default:
+			o, ost = play(*vs, "other")
+			s, st = play(*bin, "this")
 		}
 		sim, static = append(sim, s.WallSec), append(static, st.WallSec)
 		userP50 = append(userP50, s.UserLatency.P50MS)
+		cpu, otherCPU = append(cpu, [2]float64{s.CPUSec, st.CPUSec}), append(otherCPU, [2]float64{o.CPUSec, ost.CPUSec})
+		otherSim, otherStatic = append(otherSim, o.WallSec), append(otherStatic, ost.WallSec)
+		otherP50 = append(otherP50, o.UserLatency.P50MS)
 		if *resultsFile != "" {
 			appendResult(*resultsFile, map[string]any{"kind": "simulate", "tags": map[string]string{"server": *kind},
 				"values": map[string]float64{"simulated_sec": s.WallSec, "static_sec": st.WallSec, "ratio": s.WallSec / st.WallSec,
 					"user_turn_p50_ms": s.UserLatency.P50MS, "scenarios": float64(*n), "turns": float64(*turns), "parallel": float64(*parallel)}})
 		}
 	}
-	ms, mst := median(sim), median(static)
 	fmt.Printf("server %s; scenarios %d × %d turns, --parallel %d, %d reps (medians)\n", *kind, *n, *turns, *parallel, *reps)
-	fmt.Printf("simulated (replayed user): %.3f s\n", ms)
-	fmt.Printf("static (recorded turns):   %.3f s\n", mst)
-	var pairs []string
-	for i := range sim {
-		pairs = append(pairs, fmt.Sprintf("%.2f", sim[i]/static[i]))
+	printFigures(*bin, sim, static, userP50, cpu)
+	if *vs != "" {
+		printFigures(*vs, otherSim, otherStatic, otherP50, otherCPU)
+		fmt.Printf("simulated run, %s / %s: wall %s\n", *bin, *vs, pairRatios(sim, otherSim))
+		fmt.Printf("  CPU %s\n", pairRatios(column(cpu, 0), column(otherCPU, 0)))
 	}
-	fmt.Printf("ratio: %.3f× (target ≤ 1.1×); per pair: %s\n", ms/mst, strings.Join(pairs, " "))
-	fmt.Printf("simulator time per simulated turn, p50: %.3f ms\n", median(userP50))
+}
+
+// printFigures prints one binary's medians and its per-pair ratios.
+func printFigures(bin string, sim, static, userP50 []float64, cpu [][2]float64) {
+	ms, mst := median(sim), median(static)
+	fmt.Printf("%s:\n", bin)
+	fmt.Printf("  simulated (replayed user): %.3f s\n", ms)
+	fmt.Printf("  static (recorded turns):   %.3f s\n", mst)
+	fmt.Printf("  ratio: %.3f× (target ≤ 1.1×); per pair: %s\n", ms/mst, pairRatios(sim, static))
+	fmt.Printf("  simulator time per simulated turn, p50: %.3f ms\n", median(userP50))
+	fmt.Printf("  CPU of the whole process: simulated %.3f s, static %.3f s; per pair: %s\n",
+		median(column(cpu, 0)), median(column(cpu, 1)), pairRatios(column(cpu, 0), column(cpu, 1)))
+}
+
+// column is the i-th figure of each pair.
+func column(pairs [][2]float64, i int) []float64 {
+	var out []float64
+	for _, p := range pairs {
+		out = append(out, p[i])
+	}
+	return out
+}
+
+// pairRatios is a[i]/b[i] for each pair, and their median.
+func pairRatios(a, b []float64) string {
+	var pairs []string
+	var ratios []float64
+	for i := range a {
+		ratios = append(ratios, a[i]/b[i])
+		pairs = append(pairs, fmt.Sprintf("%.2f", a[i]/b[i]))
+	}
+	return fmt.Sprintf("%s (median %.2f)", strings.Join(pairs, " "), median(ratios))
 }
 
 type bench struct {
@@ -148,9 +202,12 @@ func (b *bench) write(name, body string) string {
 }
 
 type summary struct {
-	Scenarios   int     `json:"scenarios"`
-	Failed      int     `json:"failed"`
-	WallSec     float64 `json:"wall_sec"`
+	Scenarios int     `json:"scenarios"`
+	Failed    int     `json:"failed"`
+	WallSec   float64 `json:"wall_sec"`
+	// CPUSec is the whole process's user and system time: on a busy
+	// machine it moves less than the wall time does.
+	CPUSec      float64 `json:"-"`
 	UserLatency struct {
 		P50MS float64 `json:"p50_ms"`
 	} `json:"simulated_user_latency"`
@@ -158,11 +215,11 @@ type summary struct {
 
 // run plays the cases against a fresh loopback API server and returns the
 // run's summary.
-func (b *bench) run(name string, record bool, env []string, args ...string) summary {
+func (b *bench) run(bin, name string, record bool, env []string, args ...string) summary {
 	server, stop := b.start(record)
 	defer stop()
 	out := filepath.Join(b.dir, name)
-	cmd := exec.Command(b.bin, append([]string{"simulate", "--server", server, "--app", b.app,
+	cmd := exec.Command(bin, append([]string{"simulate", "--server", server, "--app", b.app,
 		"--session-input", b.input, "--config", b.config, "--parallel", fmt.Sprint(b.parallel), "--out", out,
 		"--sim-cassettes", filepath.Join(b.dir, "sim")}, args...)...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
@@ -177,6 +234,7 @@ func (b *bench) run(name string, record bool, env []string, args ...string) summ
 	if err := json.Unmarshal(data, &s); err != nil {
 		log.Fatal(err)
 	}
+	s.CPUSec = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	if s.Failed > 0 {
 		log.Fatalf("%s: %d of %d conversations failed (see %s)", name, s.Failed, s.Scenarios, out)
 	}

@@ -5,6 +5,7 @@ package jinja
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -16,17 +17,59 @@ import (
 // name is the one template the loader holds.
 const name = "/template"
 
-// Template is a template known to parse. Each rendering parses it again,
-// in an environment of its own: gonja's methods get no context, so the
-// priced ones close over the rendering's budget.
-type Template struct{ src string }
+// Template is a template known to parse. Renderings reuse parsed copies,
+// one rendering at a time each: gonja's methods get no context, so each
+// copy's priced methods read the budget of the rendering that holds it.
+type Template struct {
+	src string
+	// idle are the copies no rendering holds (not a sync.Pool: a garbage
+	// collection would empty it between a conversation's turns).
+	mu   sync.Mutex
+	idle []*parsed
+}
+
+// parsed is one parsed copy of a Template and the budget its priced
+// methods charge.
+type parsed struct {
+	tmpl  *exec.Template
+	guard guardRef
+}
 
 // Parse parses src; the error says it is not a valid Jinja template.
 func Parse(src string) (*Template, error) {
-	if _, err := parse(src, environment); err != nil {
+	t := &Template{src: src}
+	p, err := t.parse()
+	if err != nil {
 		return nil, err
 	}
-	return &Template{src: src}, nil
+	t.idle = append(t.idle, p)
+	return t, nil
+}
+
+// parse makes a parsed copy of t in an environment of its own.
+func (t *Template) parse() (*parsed, error) {
+	p := &parsed{}
+	env := *environment
+	env.Methods = pricedMethods(&p.guard)
+	tmpl, err := parse(t.src, &env)
+	if err != nil {
+		return nil, err
+	}
+	p.tmpl = tmpl
+	return p, nil
+}
+
+// take is an idle parsed copy, or nil.
+func (t *Template) take() *parsed {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.idle)
+	if n == 0 {
+		return nil
+	}
+	p := t.idle[n-1]
+	t.idle = t.idle[:n-1]
+	return p
 }
 
 func parse(src string, env *exec.Environment) (t *exec.Template, err error) {
@@ -57,29 +100,41 @@ func parse(src string, env *exec.Environment) (t *exec.Template, err error) {
 
 // Execute renders a parsed template with vars, within the limits of
 // limits.go and budget.go: going over one is an error wrapping ErrLimit,
-// never a crash.
+// never a crash. Renderings may run at once.
 func Execute(t *Template, vars map[string]any) (string, error) {
-	g := &guard{deadline: time.Now().Add(MaxRenderTime)}
-	env := *environment
-	env.Methods = pricedMethods(g)
-	tmpl, err := parse(t.src, &env)
-	if err != nil {
-		return "", err
+	p := t.take()
+	if p == nil {
+		var err error
+		if p, err = t.parse(); err != nil {
+			return "", err
+		}
 	}
+	g := &guard{deadline: time.Now().Add(MaxRenderTime)}
+	p.guard.g = g
 	ctx := exec.NewContext(map[string]any{guardKey: g})
 	for k, v := range vars {
 		ctx.Set(k, v)
 	}
 	out := &limitedWriter{g: g}
-	err = func() (err error) {
+	panicked := false
+	err := func() (err error) {
 		// gonja panics on some input ("a" * -1): an error, not a crash.
 		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("the template failed: %v", p)
+			if r := recover(); r != nil {
+				panicked = true
+				err = fmt.Errorf("the template failed: %v", r)
 			}
 		}()
-		return tmpl.Execute(out, ctx)
+		return p.tmpl.Execute(out, ctx)
 	}()
+	p.guard.g = nil
+	if !panicked {
+		// A rendering cut short by a panic may leave gonja's state half
+		// changed: that copy is dropped.
+		t.mu.Lock()
+		t.idle = append(t.idle, p)
+		t.mu.Unlock()
+	}
 	if over := g.first(); over != nil {
 		// The limit's own words, not gonja's chain of wrappers (one per
 		// nested call, thousands of times the same line).

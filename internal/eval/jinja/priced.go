@@ -222,10 +222,14 @@ var strPrices = map[string]func(self string, p *exec.VarArgs) int{
 
 func widthCost(s string, p *exec.VarArgs) int { return add(len(s), number(arg(p, 0, "width"))) }
 
+// guardRef is the guard of the rendering under way with one parsed copy
+// of a template (a method gets no evaluator, so no context to find the
+// rendering's guard in).
+type guardRef struct{ g *guard }
+
 // pricedMethods is gonja's methods with the string, list and dict ones
-// priced against g (a method gets no evaluator, so no context to find
-// the rendering's guard in: each rendering has its own).
-func pricedMethods(g *guard) exec.Methods {
+// priced against the guard g holds when they run.
+func pricedMethods(g *guardRef) exec.Methods {
 	base := gonja.DefaultEnvironment.Methods
 	m := base
 	m.Str = priceMethods(base.Str, "str", g, func(self string, n string, p *exec.VarArgs) int {
@@ -257,13 +261,13 @@ func pricedMethods(g *guard) exec.Methods {
 	return m
 }
 
-func priceMethods[I any](set *exec.MethodSet[I], kind string, g *guard, price func(self I, name string, p *exec.VarArgs) int) *exec.MethodSet[I] {
+func priceMethods[I any](set *exec.MethodSet[I], kind string, g *guardRef, price func(self I, name string, p *exec.VarArgs) int) *exec.MethodSet[I] {
 	out := map[string]exec.Method[I]{}
 	for _, n := range setNames(set, "methods") {
 		method, _ := set.Get(n)
 		what := kind + "." + n + "()"
 		out[n] = func(self I, selfValue *exec.Value, p *exec.VarArgs) (any, error) {
-			if err := g.build(what, price(self, n, p)); err != nil {
+			if err := g.g.build(what, price(self, n, p)); err != nil {
 				return nil, err
 			}
 			return method(self, selfValue, p)

@@ -75,14 +75,7 @@ func (p *player) confirm(ctx context.Context, session string, n int) error {
 			return fmt.Errorf("answering the confirmation request: %w", err)
 		}
 		turn.Events = append(turn.Events, events...)
-		if len(events) > 0 {
-			p.events = append(p.events, api.Event{Author: "user", InvocationID: events[0].InvocationID, Content: msg})
-		}
-		for _, ev := range events {
-			if !ev.Partial {
-				p.events = append(p.events, ev)
-			}
-		}
+		p.heard(msg, events)
 	}
 }
 

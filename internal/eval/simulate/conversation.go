@@ -111,8 +111,9 @@ type player struct {
 	c    *Case
 	t    *Transcript
 	user *prompter
-	// events is the history: user events and the agent's, in order.
-	events []api.Event
+	// history is what the simulated user has read: user events and the
+	// agent's, in order.
+	history history
 	// onTurn reports progress: the number of user turns sent.
 	onTurn func(int)
 }
@@ -132,7 +133,7 @@ func (p *player) play(ctx context.Context) {
 			persona = sp.TemplateVar()
 		}
 		var err error
-		if p.user, err = newPrompter(p.r.cfg.CustomInstructions, p.r.cfg.File, persona, p.c.Scenario.ConversationPlan); err != nil {
+		if p.user, err = newPrompter(&p.r.templates, p.r.cfg.CustomInstructions, p.r.cfg.File, persona, p.c.Scenario.ConversationPlan); err != nil {
 			p.fail(StatusFailed, err)
 			return
 		}
@@ -198,7 +199,7 @@ func (p *player) next(ctx context.Context, n int) (*genai.Content, Status, error
 			return nil, StatusFailed, errors.New("the starting prompt is empty")
 		}
 	} else {
-		prompt, err := p.user.render(renderHistory(p.events, p.r.cfg.IncludeFunctionCalls))
+		prompt, err := p.user.render(p.history.String())
 		if err != nil {
 			return nil, StatusFailed, err
 		}
@@ -228,9 +229,7 @@ func (p *player) next(ctx context.Context, n int) (*genai.Content, Status, error
 	return &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: text}}}, "", nil
 }
 
-// send runs the agent on msg and adds the turn to the history, with the
-// user's event first (as ADK's driver inserts it, under the agent's
-// invocation id).
+// send runs the agent on msg and adds the turn to the history.
 func (p *player) send(ctx context.Context, session string, msg *genai.Content, userElapsed time.Duration) error {
 	start := time.Now()
 	events, err := p.r.server.Run(ctx, api.RunRequest{AppName: p.r.app, UserID: p.c.Input.UserID, SessionID: session, NewMessage: msg})
@@ -239,19 +238,29 @@ func (p *player) send(ctx context.Context, session string, msg *genai.Content, u
 	if err != nil {
 		return err
 	}
-	if len(events) == 0 {
-		return nil // ADK: a user turn the agent did not answer leaves no trace
-	}
-	p.events = append(p.events, api.Event{Author: "user", InvocationID: events[0].InvocationID, Content: msg})
+	p.heard(msg, events)
 	for _, ev := range events {
-		if !ev.Partial {
-			p.events = append(p.events, ev)
-		}
 		if p.t.AgentName == "" && ev.Author != "user" {
 			p.t.AgentName = ev.Author
 		}
 	}
 	return nil
+}
+
+// heard adds the user's message msg and the agent's events in answer to
+// the history, the user's event first (as ADK's driver inserts it, under
+// the agent's invocation id). A message the agent did not answer leaves
+// no trace, as in ADK.
+func (p *player) heard(msg *genai.Content, events []api.Event) {
+	if len(events) == 0 {
+		return
+	}
+	p.history.add(api.Event{Author: "user", InvocationID: events[0].InvocationID, Content: msg})
+	for _, ev := range events {
+		if !ev.Partial {
+			p.history.add(ev)
+		}
+	}
 }
 
 // SessionID is the session a case's conversation runs in: named after

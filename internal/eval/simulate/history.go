@@ -12,51 +12,81 @@ import (
 	"github.com/adkproxy/adkproxy/internal/pyjson"
 )
 
-// renderHistory renders events in order: "<author>: <text>" per non-thought
-// text part, and with functionCalls also "<author> called tool '<name>'
-// with args: <args>" and "Tool '<name>' returned: <response>", the values
-// as Python's repr of the dicts ADK holds (pyjson.Repr): read from the
-// event as the server sent it, so keys keep their recorded order.
-func renderHistory(events []api.Event, functionCalls bool) string {
-	var entries []string
-	for _, ev := range events {
-		for _, p := range eventParts(ev) {
-			text, _ := p.Val("text").(string)
-			call, response := partField(p, "functionCall", "function_call"), partField(p, "functionResponse", "function_response")
-			switch {
-			case text != "" && !truthy(p.Val("thought")):
-				entries = append(entries, ev.Author+": "+text)
-			case functionCalls && call != nil:
-				entries = append(entries, ev.Author+" called tool '"+pyStr(call.Val("name"))+"' with args: "+pyjson.Repr(call.Val("args")))
-			case functionCalls && response != nil:
-				entries = append(entries, "Tool '"+pyStr(response.Val("name"))+"' returned: "+pyjson.Repr(response.Val("response")))
-			}
+// history is the conversation so far as the simulated user reads it:
+// "<author>: <text>" per non-thought text part, and with functionCalls
+// also "<author> called tool '<name>' with args: <args>" and "Tool
+// '<name>' returned: <response>", the values as Python's repr of the
+// dicts ADK holds (pyjson.Repr), read from each event's content as the
+// server sent it, so keys keep their recorded order. Events never change,
+// so each is read and rendered once, when a prompt first needs it: not
+// again every turn, and never for a conversation that renders no prompt
+// (a static one) or after its last prompt.
+type history struct {
+	functionCalls bool
+	unread        []api.Event
+	entries       []string
+}
+
+// add puts ev after the events so far.
+func (h *history) add(ev api.Event) { h.unread = append(h.unread, ev) }
+
+// String is the history in the prompt: its entries, blank-line separated.
+func (h *history) String() string {
+	for _, ev := range h.unread {
+		h.render(ev)
+	}
+	h.unread = h.unread[:0]
+	return strings.Join(h.entries, "\n\n")
+}
+
+// render adds ev's entries.
+func (h *history) render(ev api.Event) {
+	for _, p := range eventParts(ev) {
+		text, _ := p.Val("text").(string)
+		call, response := partField(p, "functionCall", "function_call"), partField(p, "functionResponse", "function_response")
+		switch {
+		case text != "" && !truthy(p.Val("thought")):
+			h.entries = append(h.entries, ev.Author+": "+text)
+		case h.functionCalls && call != nil:
+			h.entries = append(h.entries, ev.Author+" called tool '"+pyStr(call.Val("name"))+"' with args: "+pyjson.Repr(call.Val("args")))
+		case h.functionCalls && response != nil:
+			h.entries = append(h.entries, "Tool '"+pyStr(response.Val("name"))+"' returned: "+pyjson.Repr(response.Val("response")))
 		}
 	}
-	return strings.Join(entries, "\n\n")
 }
 
 // eventParts are the parts of ev's content, objects keeping their keys in
 // the order the server wrote them (an event adkproxy made itself is
-// written out first).
+// written out first). Only the content is read in order: the rest of an
+// event (usage, actions) is no part of the history.
 func eventParts(ev api.Event) []*pyjson.Object {
-	data, err := json.Marshal(ev)
+	var content []byte
+	if ev.Raw != nil {
+		var e struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(ev.Raw, &e); err != nil {
+			return nil
+		}
+		content = e.Content
+	} else if ev.Content != nil {
+		var err error
+		if content, err = json.Marshal(ev.Content); err != nil {
+			return nil
+		}
+	}
+	if len(content) == 0 {
+		return nil
+	}
+	v, err := pyjson.Decode("event content", content)
 	if err != nil {
 		return nil
 	}
-	v, err := pyjson.Decode("event", data)
-	if err != nil {
+	c, _ := v.V.(*pyjson.Object)
+	if c == nil {
 		return nil
 	}
-	top, _ := v.V.(*pyjson.Object)
-	if top == nil {
-		return nil
-	}
-	content, _ := top.Val("content").(*pyjson.Object)
-	if content == nil {
-		return nil
-	}
-	list, _ := content.Val("parts").([]any)
+	list, _ := c.Val("parts").([]any)
 	var parts []*pyjson.Object
 	for _, p := range list {
 		if o, ok := p.(*pyjson.Object); ok {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/tokens"
@@ -80,10 +81,36 @@ type prompter struct {
 	plan    string
 }
 
-// newPrompter parses the template the case calls for: custom instructions
-// when given, else the persona or the default template. persona is
-// scenarios.Persona.TemplateVar: texts as written, as ADK passes them.
-func newPrompter(custom, file string, persona map[string]any, plan string) (*prompter, error) {
+// templates are the prompt templates parsed so far, by source: a run's
+// conversations share the few it uses (a jinja.Template renders for many
+// at once).
+type templates struct {
+	mu     sync.Mutex
+	parsed map[string]*jinja.Template
+}
+
+func (ts *templates) parse(src string) (*jinja.Template, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.parsed[src]; t != nil {
+		return t, nil
+	}
+	t, err := jinja.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	if ts.parsed == nil {
+		ts.parsed = map[string]*jinja.Template{}
+	}
+	ts.parsed[src] = t
+	return t, nil
+}
+
+// newPrompter takes the template the case calls for from ts: custom
+// instructions when given, else the persona or the default template.
+// persona is scenarios.Persona.TemplateVar: texts as written, as ADK
+// passes them.
+func newPrompter(ts *templates, custom, file string, persona map[string]any, plan string) (*prompter, error) {
 	src, where := defaultPrompt, "the simulated user's prompt template"
 	switch {
 	case custom != "":
@@ -94,7 +121,7 @@ func newPrompter(custom, file string, persona map[string]any, plan string) (*pro
 	case persona != nil:
 		src = personaPrompt
 	}
-	t, err := jinja.Parse(src)
+	t, err := ts.parse(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}

@@ -58,6 +58,8 @@ type Runner struct {
 	stats  func() proxy.Stats
 	prog   *progress
 	report *api.ConfirmationReporter
+	// templates are the simulated user's prompt templates, parsed once.
+	templates templates
 }
 
 // New checks the options: the model configuration must read as a
@@ -131,7 +133,7 @@ func (r *Runner) play(ctx context.Context, c *Case, i int) *Transcript {
 	if r.model != nil {
 		t.UserModel = r.model.model
 	}
-	p := &player{r: r, c: c, t: t, onTurn: func(n int) { r.prog.turn(i, n) }}
+	p := &player{r: r, c: c, t: t, history: history{functionCalls: r.cfg.IncludeFunctionCalls}, onTurn: func(n int) { r.prog.turn(i, n) }}
 	p.play(ctx)
 	r.prog.done(i)
 	return t
