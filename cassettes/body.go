@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -65,7 +66,9 @@ func decodeBody(value, encoding string) ([]byte, error) {
 	case encodingJSON:
 		var out bytes.Buffer
 		out.Grow(len(value) + 1)
-		if err := compactJSON(&out, []byte(value)); err != nil {
+		// Only read: a copy of value was a third of this.
+		src := unsafe.Slice(unsafe.StringData(value), len(value))
+		if err := compactJSON(&out, src); err != nil {
 			return nil, fmt.Errorf("body_encoding is json but the body is not JSON: %v", err)
 		}
 		if len(value) > 0 && value[len(value)-1] == '\n' {

@@ -185,6 +185,7 @@ func (r *Redactor) KeepHeader(name string) error {
 		r.kept = map[string]bool{}
 	}
 	r.kept[canonical] = true
+	r.headers.forget()
 	return nil
 }
 

@@ -5,6 +5,7 @@ package cassettes
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 )
@@ -136,7 +137,17 @@ func (l *literal) value() (v string, ok bool) {
 // literal: printable characters and tabs, none that YAML takes for a line
 // break (CR, NEL, LS, PS) and no byte order mark.
 func literalText(b []byte) bool {
-	for i := 0; i < len(b); {
+	i := 0
+	// Eight bytes at a time while all are printable ASCII (most of a body).
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		// A byte below 0x20 or above 0x7e, or 0x7f itself, sets its high bit here.
+		if ((w-ones*0x20)|(w+ones)|w)&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) {
 		c := b[i]
 		if c >= 0x20 && c < 0x7f || c == '\t' {
 			i++

@@ -174,7 +174,7 @@ func (r reader) str(n *yaml.Node, what string) (string, error) {
 	if n == nil {
 		return "", nil
 	}
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+	if !isString(n) {
 		return "", r.errorf(n, "%s must be a string", what)
 	}
 	return n.Value, nil

@@ -50,6 +50,7 @@ type Redactor struct {
 	index   *needleIndex      // which needles a body holds, in one pass (needles.go)
 	kept    map[string]bool   // headers stored as they are (KeepHeader)
 	memo    cleanMemo         // bodies Bytes found clean with these needles (cleanmemo.go)
+	headers learnNames        // which header names carry credentials to learn (learnnames.go)
 }
 
 type needle struct {
@@ -93,11 +94,15 @@ func isCredentialParam(name string) bool {
 func (r *Redactor) Learn(h http.Header, rawQuery string) {
 	var found [][2]string
 	for name, values := range h {
-		if slices.Contains(droppedHeaders, http.CanonicalHeaderKey(name)) || !r.dropsHeader(name) {
+		if !r.learnsFrom(name) {
 			continue
 		}
 		for _, v := range values {
-			found = append(found, [2]string{withoutScheme(v), "the " + http.CanonicalHeaderKey(name) + " header"})
+			// Every request of a client carries the same key: a value
+			// already known costs a lookup, not a label and a list.
+			if v = withoutScheme(v); !r.knows(v) {
+				found = append(found, [2]string{v, "the " + http.CanonicalHeaderKey(name) + " header"})
+			}
 		}
 	}
 	// Pairs are read the way Query removes them: split on "&" only (so a
@@ -115,6 +120,14 @@ func (r *Redactor) Learn(h http.Header, rawQuery string) {
 		}
 	}
 	r.learn(found)
+}
+
+// knows reports whether v is a secret already remembered.
+func (r *Redactor) knows(v string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, known := r.secrets[v]
+	return known
 }
 
 // learn remembers the (value, label) pairs worth remembering.
@@ -433,7 +446,11 @@ func (r *Redactor) String(s string) string {
 	if none { // no secret known: spare every request a copy of its path
 		return s
 	}
-	return string(r.Bytes([]byte(s)))
+	b := []byte(s)
+	if out := r.Bytes(b); len(out) != len(b) || len(b) > 0 && &out[0] != &b[0] {
+		return string(out)
+	}
+	return s // nothing scrubbed (Bytes gave b back): spare a second copy
 }
 
 // Query removes credential parameters from a raw query string, keeping the
@@ -442,13 +459,25 @@ func (r *Redactor) Query(rawQuery string) string {
 	if rawQuery == "" {
 		return ""
 	}
-	kept := make([]string, 0, 4)
-	for _, pair := range strings.Split(rawQuery, "&") {
+	credential := func(pair string) bool {
 		name, _, _ := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(name); err == nil && isCredentialParam(n) {
-			continue
+		n, err := url.QueryUnescape(name)
+		return err == nil && isCredentialParam(n)
+	}
+	// Most queries (alt=sse on every stream) carry no credential: they
+	// are scrubbed as they are, not split and joined again.
+	dropped := false
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		dropped = dropped || credential(pair)
+	}
+	if !dropped {
+		return r.String(rawQuery)
+	}
+	kept := make([]string, 0, 4)
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if !credential(pair) {
+			kept = append(kept, pair)
 		}
-		kept = append(kept, pair)
 	}
 	return r.String(strings.Join(kept, "&"))
 }

@@ -87,26 +87,55 @@ func appendJSONString(buf []byte, s string) []byte { return appendQuoted(buf, s)
 // string would give it.
 func appendQuoted[T string | []byte](buf []byte, s T) []byte {
 	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
+	for {
+		n := plainPrefix(s)
+		buf = append(buf, s[:n]...)
+		if s = s[n:]; len(s) == 0 {
+			return append(buf, '"')
 		}
 		// At most UTFMax bytes converted: a small string, made on the stack.
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		if c >= utf8.RuneSelf && (r != utf8.RuneError || size > 1) {
-			i += size // valid UTF-8 is copied as it is
+		r, size := utf8.DecodeRuneInString(string(s[:min(utf8.UTFMax, len(s))]))
+		buf = appendEscapedRune(buf, r)
+		s = s[size:]
+	}
+}
+
+// plainPrefix is the length of the longest prefix of s that is the same
+// bytes inside a JSON string and in its canonical form: valid UTF-8
+// without quotes, backslashes or control characters. Plain ASCII is
+// checked eight bytes at a time.
+func plainPrefix[T string | []byte](s T) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for i < len(s) {
+		if i+8 <= len(s) {
+			b := s[i : i+8] // one load, no bounds checks
+			w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			quote, backslash := w^(ones*'"'), w^(ones*'\\')
+			// Flags a byte below 0x20, a quote or a backslash (XOR zero),
+			// and any byte with the high bit; the bytes then go one by one.
+			special := (w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash | w
+			if special&highs == 0 {
+				i += 8
+				continue
+			}
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r == utf8.RuneError && size == 1 {
+				return i // invalid UTF-8: U+FFFD in the canonical form
+			}
+			i += size
 			continue
 		}
-		buf = append(buf, s[start:i]...)
-		buf = appendEscapedRune(buf, r)
-		i += size
-		start = i
+		if c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+		i++
 	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
+	return i
 }
 
 // appendEscapedRune writes r as it goes inside a JSON string.

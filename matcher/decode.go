@@ -58,6 +58,9 @@ func (s *scan) tree() (any, bool) {
 }
 
 func (s *scan) strTree() (string, bool) {
+	if raw, ok := s.plainString(); ok {
+		return string(raw[1 : len(raw)-1]), true // its bytes are its value: copied once
+	}
 	str, ok := s.str(s.strBuf[:0])
 	s.strBuf = str[:0]
 	return string(str), ok

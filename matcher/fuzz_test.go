@@ -107,7 +107,9 @@ func FuzzDiffJSON(f *testing.F) {
 // as escaping the string rune by rune (invalid UTF-8 as U+FFFD), for a
 // string and for its bytes alike.
 func FuzzQuotedMatchesRunes(f *testing.F) {
-	for _, s := range []string{"", "plain text", "a\"b\\c\nd\re\tf\x01", "é☃😀", "\xff\xfe", "\xed\xa0\x80", "\xe2\x82", "ok\xf0\x9f\x98", "\uFFFD"} {
+	for _, s := range []string{"", "plain text", "a\"b\\c\nd\re\tf\x01", "é☃😀", "\xff\xfe", "\xed\xa0\x80", "\xe2\x82", "ok\xf0\x9f\x98", "\uFFFD",
+		// eight bytes at a time: each kind of byte that stops a plain run, in a word and past one
+		"a plain run longer than a word", "0123456\"89", "01234567\\9abcdef", "01234567890123\x1f5", "0123456789é123456789", "012345678\xff0123456789", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f ~"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

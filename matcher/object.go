@@ -15,7 +15,14 @@ import (
 // read is shared through an internal package so it stays out of this API.
 func init() {
 	bodyread.Read = func(m any, body []byte) (bodyread.Object, bool) {
-		o, ok := m.(*Matcher).readObject(body)
+		o, ok := m.(*Matcher).readObject(body, false)
+		if !ok {
+			return nil, false
+		}
+		return o, true
+	}
+	bodyread.ReadBriefly = func(m any, body []byte) (bodyread.Object, bool) {
+		o, ok := m.(*Matcher).readObject(body, true)
 		if !ok {
 			return nil, false
 		}
@@ -33,6 +40,13 @@ type object struct {
 	canon   []byte
 	members []objectMember // in key order, as in canon
 	elems   []span         // of the array members, relative to their member's start
+	// pooled is canon's buffer when the object was read briefly: Release
+	// gives it back to canonPool.
+	pooled *[]byte
+	// Room for the members and elements of a typical request body, so
+	// noting them allocates nothing more.
+	memberRoom [8]objectMember
+	elemRoom   [8]span
 }
 
 type objectMember struct {
@@ -44,8 +58,9 @@ type objectMember struct {
 type span struct{ start, end int }
 
 // readObject reads body as m sees it. ok is false unless body is a single
-// JSON object.
-func (m *Matcher) readObject(body []byte) (o *object, ok bool) {
+// JSON object. A brief object's canonical bytes stay in a pooled buffer
+// until its Release; otherwise they are copied out of it.
+func (m *Matcher) readObject(body []byte, brief bool) (o *object, ok bool) {
 	src, ignore := bytes.Trim(body, " \t\r\n"), m.ignore
 	if len(src) == 0 || src[0] != '{' {
 		return nil, false
@@ -60,15 +75,29 @@ func (m *Matcher) readObject(body []byte) (o *object, ok bool) {
 		src, ignore = AppendCanonical(nil, v), nil
 	}
 	o = &object{}
+	o.members, o.elems = o.memberRoom[:0], o.elemRoom[:0]
 	buf := canonPool.Get().(*[]byte)
-	defer canonPool.Put(buf)
 	canon, ok := scanCanonical((*buf)[:0], src, ignore, o)
 	*buf = canon[:0]
 	if !ok {
+		canonPool.Put(buf)
 		return nil, false
 	}
+	if brief {
+		o.canon, o.pooled = canon, buf
+		return o, true
+	}
 	o.canon = bytes.Clone(canon)
+	canonPool.Put(buf)
 	return o, true
+}
+
+// Release gives a brief object's buffer back; see bodyread.Object.
+func (o *object) Release() {
+	if o.pooled != nil {
+		canonPool.Put(o.pooled)
+		o.pooled, o.canon = nil, nil
+	}
 }
 
 // Canonical is the canonical form of the whole object.

@@ -13,7 +13,7 @@ import (
 // and a body that is not one JSON object is refused.
 func checkObject(t *testing.T, m *Matcher, body []byte) {
 	t.Helper()
-	o, ok := m.readObject(body)
+	o, ok := m.readObject(body, false)
 	v, treeOK := m.Parse(body)
 	tree, isObject := v.(map[string]any)
 	if ok != (treeOK && isObject) {
@@ -46,6 +46,20 @@ func checkObject(t *testing.T, m *Matcher, body []byte) {
 	if o.Member("no such member") != nil || o.Len("no such member") != 0 {
 		t.Fatalf("%q: a member that is not there was found", body)
 	}
+	// A brief read finds the same, in the read's own buffer.
+	b, ok := m.readObject(body, true)
+	if !ok || !bytes.Equal(b.canon, o.canon) || !slices.Equal(b.members, o.members) || !slices.Equal(b.elems, o.elems) {
+		t.Fatalf("%q: a brief read differs from a kept one", body)
+	}
+	b.Release()
+	b.Release() // twice is harmless
+	if b.canon != nil {
+		t.Fatalf("%q: a released object still holds the read's buffer", body)
+	}
+	o.Release() // a kept object's bytes stay
+	if !bytes.Equal(o.canon, AppendCanonical(nil, tree)) {
+		t.Fatalf("%q: releasing a kept object changed it", body)
+	}
 }
 
 var objectSeeds = []string{
@@ -70,7 +84,7 @@ func TestReadObject(t *testing.T) {
 			checkObject(t, m, []byte(s))
 		}
 	}
-	o, _ := Default().readObject([]byte(`{"b":[1, {"y":2,"x":1}],"a":"q"}`))
+	o, _ := Default().readObject([]byte(`{"b":[1, {"y":2,"x":1}],"a":"q"}`), false)
 	if got := o.Element("b", 1); string(got) != `{"x":1,"y":2}` {
 		t.Fatalf("element: %q", got)
 	}

@@ -125,6 +125,9 @@ func (s *scan) value(dst []byte, active []pathState) ([]byte, bool) {
 	case c == '[':
 		return s.array(dst, active)
 	case c == '"':
+		if raw, ok := s.plainString(); ok {
+			return append(dst, raw...), true // nothing to decode, nothing to escape
+		}
 		str, ok := s.str(s.strBuf[:0])
 		if !ok {
 			return dst, false
@@ -163,14 +166,24 @@ type member struct {
 	elems0, elems1   int // its elements in s.obj.elems (top level, ReadObject)
 }
 
+// object writes the object at s.pos in canonical form. Its bookkeeping
+// is undone here rather than deferred: with as many returns as
+// objectMembers has, deferred calls would not be inlined, and every
+// object of every body paid for them.
 func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 	if s.depth++; s.depth > maxDepth {
 		return dst, false
 	}
-	defer func() { s.depth-- }()
+	firstMember, keysBase := len(s.members), len(s.keys)
+	dst, ok := s.objectMembers(dst, active)
+	s.members, s.keys = s.members[:firstMember], s.keys[:keysBase]
+	s.depth--
+	return dst, ok
+}
+
+func (s *scan) objectMembers(dst []byte, active []pathState) ([]byte, bool) {
 	s.pos++ // {
-	base, firstMember, keysBase := len(dst), len(s.members), len(s.keys)
-	defer func() { s.members, s.keys = s.members[:firstMember], s.keys[:keysBase] }()
+	base, firstMember := len(dst), len(s.members)
 	s.skipSpace()
 	if s.pos < len(s.src) && s.src[s.pos] == '}' {
 		s.pos++
@@ -234,12 +247,27 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 		dst = appendJSONBytes(dst, keyOf(m))
 		dst = append(dst, ':')
 		if s.obj != nil && s.depth == 1 {
-			s.obj.members = append(s.obj.members, objectMember{key: string(keyOf(m)),
+			s.obj.members = append(s.obj.members, objectMember{key: memberName(keyOf(m)),
 				start: len(dst), end: len(dst) + m.end - m.start, elems0: m.elems0, elems1: m.elems1})
 		}
 		dst = append(dst, s.scratch[m.start-base:m.end-base]...)
 	}
 	return append(dst, '}'), true
+}
+
+// requestMembers are the top-level members of the bodies readObject reads
+// most: their names are noted without a copy.
+var requestMembers = [...]string{"contents", "systemInstruction", "tools", "toolConfig", "generationConfig",
+	"safetySettings", "labels", "cachedContent"}
+
+// memberName is key as a string, one of requestMembers when it is one.
+func memberName(key []byte) string {
+	for _, name := range requestMembers {
+		if string(key) == name {
+			return name
+		}
+	}
+	return string(key)
 }
 
 // elemCount is how many top-level array elements readObject has noted.
@@ -254,7 +282,12 @@ func (s *scan) array(dst []byte, active []pathState) ([]byte, bool) {
 	if s.depth++; s.depth > maxDepth {
 		return dst, false
 	}
-	defer func() { s.depth-- }()
+	dst, ok := s.elements(dst, active)
+	s.depth--
+	return dst, ok
+}
+
+func (s *scan) elements(dst []byte, active []pathState) ([]byte, bool) {
 	s.pos++ // [
 	open := len(dst)
 	noteElems := s.obj != nil && s.depth == 2 // a member of the object readObject reads
@@ -364,21 +397,31 @@ func (s *scan) str(buf []byte) ([]byte, bool) {
 			}
 		case c < 0x20:
 			return buf, false
-		case c < utf8.RuneSelf:
-			// A run of plain ASCII (most of any body) is copied whole.
-			end := s.pos + 1
-			for end < len(s.src) && s.src[end] >= 0x20 && s.src[end] < utf8.RuneSelf && s.src[end] != '"' && s.src[end] != '\\' {
-				end++
-			}
-			buf = append(buf, s.src[s.pos:end]...)
-			s.pos = end
 		default:
+			// A run of plain text (most of any body) is copied whole.
+			if n := plainPrefix(s.src[s.pos:]); n > 0 {
+				buf = append(buf, s.src[s.pos:s.pos+n]...)
+				s.pos += n
+				continue
+			}
 			r, size := utf8.DecodeRune(s.src[s.pos:])
 			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes
 			s.pos += size
 		}
 	}
 	return buf, false
+}
+
+// plainString is the JSON string at s.pos, quotes included, when it is
+// its own canonical form and decodes to its bytes (no escapes, valid
+// UTF-8), moving past it; else ok is false and s.pos stays.
+func (s *scan) plainString() (raw []byte, ok bool) {
+	end := s.pos + 1 + plainPrefix(s.src[s.pos+1:])
+	if end >= len(s.src) || s.src[end] != '"' {
+		return nil, false
+	}
+	raw, s.pos = s.src[s.pos:end+1], end+1
+	return raw, true
 }
 
 func (s *scan) hex4() (rune, bool) {

@@ -71,11 +71,12 @@ func (r *refusedSaves) failure() error {
 	return fmt.Errorf("%w: BeforeSave failed on %d exchange(s), answered but not recorded; the first: %w", ErrRunFailed, r.n, r.first)
 }
 
-// serveRecorded answers with a recording, through Config.BeforeReplay when
-// there is one. The hook edits a copy: the cassette is never changed.
-func (s *Server) serveRecorded(w http.ResponseWriter, r *http.Request, x *cassettes.Exchange) {
+// serveRecorded answers with the recording e, through Config.BeforeReplay
+// when there is one. The hook edits a copy: the cassette is never changed.
+func (s *Server) serveRecorded(w http.ResponseWriter, r *http.Request, e *entry) {
+	x := e.x
 	if s.cfg.BeforeReplay == nil {
-		s.serve(w, r, &x.Response)
+		s.serveAnswer(w, r, &x.Response, e.answerHead())
 		return
 	}
 	c := cloneExchange(x)

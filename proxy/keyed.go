@@ -149,7 +149,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	}
 	hold(r, before)
 	s.report.add(o)
-	s.serveRecorded(w, r, e.x)
+	s.serveRecorded(w, r, e)
 	t.mu.Lock()
 	k.order.done(e)
 	t.mu.Unlock()

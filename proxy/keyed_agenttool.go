@@ -61,7 +61,7 @@ func (tr toolResults) addRequest(body []byte) {
 func (tr toolResults) agentToolAnswer(call *conversation.Call, agent, path string) (resp *cassettes.Response, ok bool) {
 	args := call.TaskArgs
 	if args == "" {
-		args = call.AgentToolArgs
+		args = call.AgentToolArgs()
 	}
 	if args == "" || agent == "" {
 		return nil, false

@@ -51,27 +51,38 @@ func (l *Limits) setDefaults() {
 	}
 }
 
-// bodyDeadline starts the clock on reading a request's body; the returned
-// function stops it once the body is in, so the connection's background
-// read (which watches for the client going away) has no deadline.
-func (s *Server) bodyDeadline(w http.ResponseWriter) (done func()) {
-	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(s.cfg.Limits.ReadTimeout)) != nil {
-		return func() {} // a writer without deadlines (tests' recorders)
-	}
-	return func() { rc.SetReadDeadline(time.Time{}) }
+// armReadDeadline starts the clock on reading a request's body. It says
+// whether the writer has deadlines (tests' recorders have none); if so,
+// liftReadDeadline must follow once the body is in, so the connection's
+// background read (which watches for the client going away) has none.
+// Arming and lifting build no closure and no controller on the heap:
+// every replayed request does both.
+func (s *Server) armReadDeadline(w http.ResponseWriter) bool {
+	return http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.Limits.ReadTimeout)) == nil
 }
 
-// writeDeadline bounds the writing of a non-streaming answer; the
-// returned function flushes it and lifts the deadline, which would
-// otherwise carry over to the connection's next request.
-func (s *Server) writeDeadline(w http.ResponseWriter) (done func()) {
+func liftReadDeadline(w http.ResponseWriter) {
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+}
+
+// armWriteDeadline bounds the writing of a non-streaming answer; when it
+// says the writer has deadlines, liftWriteDeadline must follow the writing.
+func (s *Server) armWriteDeadline(w http.ResponseWriter) bool {
+	return http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.Limits.WriteTimeout)) == nil
+}
+
+// liftWriteDeadline flushes the answer and lifts the write deadline, which
+// would otherwise carry over to the connection's next request.
+func liftWriteDeadline(w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
-	if rc.SetWriteDeadline(time.Now().Add(s.cfg.Limits.WriteTimeout)) != nil {
+	rc.Flush()
+	rc.SetWriteDeadline(time.Time{})
+}
+
+// writeDeadline is armWriteDeadline with its lifting as a function.
+func (s *Server) writeDeadline(w http.ResponseWriter) (done func()) {
+	if !s.armWriteDeadline(w) {
 		return func() {}
 	}
-	return func() {
-		rc.Flush()
-		rc.SetWriteDeadline(time.Time{})
-	}
+	return func() { liftWriteDeadline(w) }
 }

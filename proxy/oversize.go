@@ -43,13 +43,23 @@ func (c *capReader) Read(p []byte) (int, error) {
 // is read into one buffer of that size; an undeclared one in chunks joined
 // once, so the peak is twice the body rather than io.ReadAll's growth. When
 // the answer is larger, over is set and head holds what was read so far
-// (nothing when the declared length already said so).
-func readAnswer(body io.Reader, declared, limit int64) (data []byte, over bool, err error) {
+// (nothing when the declared length already said so). With recycled, a
+// declared length is read into a recycled buffer, which the caller gives
+// back (releaseBody) once nothing refers to the answer.
+func readAnswer(body io.Reader, declared, limit int64, recycled bool) (data []byte, over bool, err error) {
 	if declared > limit {
 		return nil, true, nil
 	}
 	if declared >= 0 {
-		data = make([]byte, declared)
+		var p *[]byte
+		if recycled {
+			p, _ = requestBodies.Get().(*[]byte)
+		}
+		if p != nil && int64(cap(*p)) >= declared {
+			data = (*p)[:declared]
+		} else {
+			data = make([]byte, declared)
+		}
 		n, err := io.ReadFull(body, data)
 		return data[:n], false, err
 	}

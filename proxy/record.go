@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,7 +27,9 @@ import (
 // tool calls in its answer are registered before the client can act on
 // them, so a sub-agent they start is placed in the same invocation.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body []byte, stored cassettes.Request) {
-	s.storeHeaders(&stored, r)
+	if t.persist {
+		s.storeHeaders(&stored, r) // passthrough keeps none
+	}
 	out, err := s.upstreamRequest(r, body)
 	if err != nil {
 		s.report.failed()
@@ -39,7 +42,11 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	analysed := make(chan *analysis, 1)
 	analyse(func() {
 		a := &analysis{path: stored.Path, body: stored.Body}
-		a.call, a.read, a.ok = conversation.AnalyzeRead(s.m, stored.Path, stored.Body)
+		if t.persist {
+			a.call, a.read, a.ok = conversation.AnalyzeRead(s.m, stored.Path, stored.Body)
+		} else {
+			a.call, a.ok = conversation.Analyze(s.m, stored.Path, stored.Body) // no fingerprint: nothing is kept
+		}
 		a.model = a.ok
 		if !a.ok {
 			a.call, a.ok = t.org.AnalyzeInteraction(stored.Path, stored.Body)
@@ -108,15 +115,15 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	defer resp.Body.Close()
 	s.uploads.handOut(resp.Header, s.cfg.Redactor)
 
-	x := &cassettes.Exchange{Request: stored, Response: cassettes.Response{
-		Status: resp.StatusCode,
-		Header: withoutHeaders(resp.Header, unstoredResponseHeaders...),
-	}}
+	// The client sees the headers a replay will give it, so a recording
+	// run and a replay run look the same from the agent's side. The two
+	// share their values: setting a header replaces its slice, and what is
+	// kept is scrubbed into new ones (keep).
+	header := withoutHeaders(resp.Header, unstoredResponseHeaders...)
+	x := &cassettes.Exchange{Request: stored, Response: cassettes.Response{Status: resp.StatusCode, Header: header}}
 	token, analysed := place(x)
 	seen := func(payload []byte) { t.org.Calls(token, conversation.ResponseCalls(payload)) }
-	// The client sees the headers a replay will give it, so a recording
-	// run and a replay run look the same from the agent's side.
-	copyHeaders(w.Header(), withoutHeaders(resp.Header, unstoredResponseHeaders...))
+	copyHeaders(w.Header(), header)
 	pointHere(w.Header(), r)
 	if isEventStream(resp.Header) {
 		readErr := s.teeEvents(w, resp, &x.Response, start, seen)
@@ -136,7 +143,8 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		}
 		return
 	}
-	data, over, readErr := readAnswer(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+	// Passthrough keeps no answer: its buffer is recycled once written.
+	data, over, readErr := readAnswer(resp.Body, resp.ContentLength, s.cfg.MaxBody, !t.persist)
 	if over {
 		t.org.Abandon(token)
 		s.forwardOversized(w, resp, data, t, &stored)
@@ -156,6 +164,9 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 	w.WriteHeader(resp.StatusCode)
 	w.Write(data)
 	doneWriting()
+	if !t.persist {
+		releaseBody(data)
+	}
 	if readErr != nil {
 		panic(http.ErrAbortHandler)
 	}
@@ -169,7 +180,9 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	t.org.Interacted(x)
 	s.fileConfirmations(t, x)
-	s.cfg.Redactor.Exchange(x)
+	if t.persist {
+		s.cfg.Redactor.Exchange(x) // passthrough writes nothing: nothing to scrub
+	}
 	if !s.beforeSave(t, x, stored) {
 		return
 	}
@@ -188,8 +201,10 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 		kind = matcher.OutcomeForwarded
 	}
 	s.report.add(outcomeFor(kind, t.name, stored, x.Place))
-	s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,
-		"status", x.Response.Status, "end", x.Response.End)
+	if s.log.Enabled(context.Background(), slog.LevelDebug) { // spares every call boxing the attributes
+		s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,
+			"status", x.Response.Status, "end", x.Response.End)
+	}
 }
 
 // teeEvents copies an SSE body event by event.

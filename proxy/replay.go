@@ -68,7 +68,7 @@ func (s *Server) differs(w http.ResponseWriter, r *http.Request, t *tape, e *ent
 		s.report.add(o)
 		s.log.Warn("request differs from the recording; served the recording (lenient)", "cassette", t.name, "detail", msg)
 		t.answered(e)
-		s.serveRecorded(w, r, e.x)
+		s.serveRecorded(w, r, e)
 		return
 	}
 	t.markContested(e)
@@ -81,7 +81,7 @@ func (s *Server) replayed(w http.ResponseWriter, r *http.Request, name string, e
 	if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares every request boxing the attributes
 		s.log.Debug("replayed", "cassette", name, "method", e.x.Request.Method, "path", e.x.Request.Path, "host", e.x.Request.Host)
 	}
-	s.serveRecorded(w, r, e.x)
+	s.serveRecorded(w, r, e)
 	releaseBody(body) // answered from the recording: nothing keeps the request
 }
 
@@ -118,14 +118,18 @@ func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 }
 
 // serve writes a recorded response: same status, headers and bytes, and a
-// broken connection where the recording had one. A stream goes out as fast
-// as the connection takes it: with nothing to wait for, flushing each event
-// on its own would only add writes, and the client reads the same bytes.
-// With ReplayTiming each event is flushed, then the next one waited for.
+// broken connection where the recording had one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.Response) {
-	h := w.Header()
-	copyHeaders(h, resp.Header)
-	pointHere(h, r)
+	s.serveAnswer(w, r, resp, newAnswerHead(resp))
+}
+
+// serveAnswer is serve with resp's header block worked out already. A
+// stream goes out as fast as the connection takes it: with nothing to wait
+// for, flushing each event on its own would only add writes, and the
+// client reads the same bytes. With ReplayTiming each event is flushed,
+// then the next one waited for.
+func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request, resp *cassettes.Response, head *answerHead) {
+	head.set(w.Header(), r)
 	ctx := r.Context()
 	flusher, _ := w.(http.Flusher)
 	if resp.Streamed() {
@@ -147,13 +151,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, resp *cassettes.R
 		if s.cfg.ReplayTiming && s.cfg.Clock.Sleep(ctx, resp.Latency) != nil {
 			return
 		}
-		if resp.End != cassettes.EndReset {
-			h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
-		}
-		doneWriting := s.writeDeadline(w)
+		armed := s.armWriteDeadline(w)
 		w.WriteHeader(resp.Status)
 		w.Write(resp.Body)
-		doneWriting()
+		if armed {
+			liftWriteDeadline(w)
+		}
 	}
 	if resp.End == cassettes.EndReset {
 		if flusher != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
@@ -38,9 +39,14 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 }
 func (w *discardWriter) Flush() {}
 
+// Deadlines are accepted, as net/http's writer accepts them, so the
+// handler takes the path it takes when served.
+func (w *discardWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *discardWriter) SetWriteDeadline(time.Time) error { return nil }
+
 // benchServer replays xs (placed as a recording would place them) with
 // --allow-repeats, as `make bench` runs it; opts adjust the configuration.
-func benchServer(b *testing.B, xs []*cassettes.Exchange, opts ...func(*proxy.Config)) *proxy.Server {
+func benchServer(b testing.TB, xs []*cassettes.Exchange, opts ...func(*proxy.Config)) *proxy.Server {
 	b.Helper()
 	dir := b.TempDir()
 	conversation.Organize(matcher.Default(), xs)

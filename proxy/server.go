@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -76,13 +77,40 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, c := range loaded {
-		s.logWarnings(c)
-		t := newTape(name, c.File, s.m, c.Exchanges)
+	for name, t := range tapesOf(loaded, s.m) {
+		s.logWarnings(loaded[name])
 		t.role = cfg.roleFor(true)
 		s.tapes[name] = t
 	}
 	return s, nil
+}
+
+// tapesOf indexes loaded cassettes on every core: a suite's hundreds of
+// small cassettes are each too small to fingerprint in parallel, and one
+// after another they were a fifth of start-up.
+func tapesOf(loaded map[string]*cassettes.Cassette, m *matcher.Matcher) map[string]*tape {
+	names := slices.Sorted(maps.Keys(loaded))
+	tapes := make([]*tape, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			for i := range next {
+				c := loaded[names[i]]
+				tapes[i] = newTape(names[i], c.File, m, c.Exchanges)
+			}
+		})
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make(map[string]*tape, len(names))
+	for i, name := range names {
+		out[name] = tapes[i]
+	}
+	return out
 }
 
 // Err returns the first cassette that could not be read while serving.
@@ -259,8 +287,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path strin
 	if !ok {
 		return "", "", nil, nil, false // the client went away while waiting
 	}
-	doneReading := s.bodyDeadline(w)
-	body, err = readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
+	armed := s.armReadDeadline(w)
+	// A declared length within the limit is enforced by net/http: only a
+	// body of unknown length needs cutting off at the limit.
+	src := r.Body
+	if r.ContentLength < 0 {
+		src = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	}
+	body, err = readBody(src, r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		leave()
 		w.Header().Set("Connection", "close") // rather than wait for the rest of the body
@@ -274,7 +308,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path strin
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
 		return "", "", nil, nil, false
 	}
-	doneReading()
+	if armed {
+		liftReadDeadline(w)
+	}
 	return name, path, body, leave, true
 }
 

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/conversation"
@@ -72,6 +73,9 @@ type entry struct {
 	// names: its response holds server-made names, learnt by the run
 	// when it is served; most answers hold none and are not scanned.
 	names bool
+	// head is the answer's header block once it has been served
+	// (answerhead.go).
+	head atomic.Pointer[answerHead]
 }
 
 func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Exchange) *tape {

@@ -109,6 +109,9 @@ func (u *uploads) handOut(h http.Header, red *cassettes.Redactor) {
 func (u *uploads) origin(path, query string) (string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if len(u.origins) == 0 {
+		return "", false // no upload under way: every forwarded call asks
+	}
 	o, ok := u.origins[uploadKey(path, query)]
 	return o, ok
 }
@@ -144,6 +147,9 @@ var errUpload = errors.New("upload chunks do not fit together")
 // can only be a miss, and are not kept.
 func (u *uploads) assemble(cassette string, r *http.Request, req cassettes.Request, limit int64, known func(path, query string) bool) (cassettes.Request, error) {
 	words := uploadCommand(r.Header)
+	if len(words) == 0 { // not an upload chunk: every model call
+		return req, nil
+	}
 	key := cassette + "\x00" + uploadKey(req.Path, req.Query)
 	if hasWord(words, "cancel") {
 		u.mu.Lock()

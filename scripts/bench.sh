@@ -13,7 +13,8 @@
 # Knobs (environment): BENCH_REPS=3  BENCH_N=20000  BENCH_WARMUP=2000  BENCH_REC_N=2000
 #                      BENCH_BIG=100000  BENCH_OUT=BENCHMARKS.md  BENCH_WORK=bench/.work
 # Needs Go, Node.js 20+ and npm (the peers proxay and talkback are installed with `npm ci` from
-# bench/peers/package-lock.json), and ../shared/fixtures/gemini-traffic for the realistic cassettes.
+# bench/peers/package-lock.json, and ADK-JS's API server from e2e/adkserver's when it is missing),
+# and ../shared/fixtures/gemini-traffic for the realistic cassettes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -122,6 +123,12 @@ log "building"
 go build -o "$BIN/adkproxy" ./cmd/adkproxy
 log "installing the peers (npm ci in bench/peers)"
 (cd bench/peers && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+# simulate's floor is against ADK-JS's API server (docs/performance.md, "simulate against a static eval
+# set"): a clean clone has no e2e/adkserver/node_modules until `make npm-deps`, so install it here.
+if [ ! -d e2e/adkserver/node_modules ]; then
+	log "installing ADK-JS's API server (npm ci in e2e/adkserver)"
+	(cd e2e/adkserver && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || log "npm ci in e2e/adkserver failed: simulate falls back to the in-process server, its floor not judged"
+fi
 [[ -d $FIXTURES ]] || { echo "bench: $FIXTURES is missing (set BENCH_FIXTURES)" >&2; exit 1; }
 
 log "writing cassettes and tapes"
@@ -304,7 +311,7 @@ go test -run '^$' -bench 'ReplayJSON|ReplaySSE|NewReplay|Record|InterceptedRepla
 go test -run '^$' -bench 'Start' -benchmem -count "$REPS" ./adkproxytest >>"$WORK/gobench.txt"
 (cd bench && go test -run '^$' -bench 'LiveReplay' -count "$REPS" ./live) >>"$WORK/gobench.txt"
 log "simulate: 100 replayed scenarios × 5 turns against ADK-JS's API server, and the same turns from a static eval set"
-if [ -d e2e/adkserver/node_modules ]; then SIMSERVER=adkjs; else SIMSERVER=fake; fi
+if [ -d e2e/adkserver/node_modules ]; then SIMSERVER=adkjs; else SIMSERVER=fake; log "simulate: no ADK-JS, the in-process server instead"; fi
 (cd bench && go run ./simulate -adkproxy "$BIN/adkproxy" -server "$SIMSERVER" -reps "$REPS" -results "$RESULTS") >>"$LOGS/simulate.log" 2>&1
 go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./internal/report/rundiff >>"$WORK/gobench.txt"

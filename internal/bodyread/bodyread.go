@@ -25,8 +25,17 @@ type Object interface {
 	// Fingerprint is the matcher's fingerprint of req, whose body is the
 	// one the object was read from, without reading the body again.
 	Fingerprint(req *cassettes.Request) [16]byte
+	// Release hands the bytes of an object ReadBriefly made back for a
+	// later read to reuse; the object and every part of it must not be
+	// used after. For an object Read made it does nothing.
+	Release()
 }
 
 // Read reads body as the matcher m (a *matcher.Matcher) sees it; ok is
 // false unless body is a single JSON object. Set by package matcher.
 var Read func(m any, body []byte) (o Object, ok bool)
+
+// ReadBriefly is Read for a caller that keeps nothing of o past calling
+// o.Release: the canonical bytes are then not copied out of the read's
+// buffer, which the next read reuses.
+var ReadBriefly func(m any, body []byte) (o Object, ok bool)

@@ -45,11 +45,6 @@ type Call struct {
 	// hands a delegated task agent its caller's function-call arguments
 	// this way. Whether it is one depends on a pending call (see Organizer).
 	TaskArgs string
-	// AgentToolArgs is set when the only user message is text: the
-	// arguments ({"request": text}) with which an agent used as a tool
-	// (ADK's AgentTool) is handed its task when it has no input schema.
-	// Whether it is one depends on a pending call of the agent's name.
-	AgentToolArgs string
 	// AnswersTool is set when the newest content is a user turn made only
 	// of function responses: the agent's next step after a tool, or a
 	// user answering a long-running tool.
@@ -100,8 +95,17 @@ const contextRelay = "For context:"
 // (countTokens, embeddings, listing models...) or a body that is not a JSON
 // object.
 func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
-	c, _, ok := AnalyzeRead(m, path, body)
-	return c, ok
+	model, ok := modelCallModel(path)
+	if !ok {
+		return nil, false
+	}
+	req, ok := bodyread.ReadBriefly(m, body)
+	if !ok {
+		return nil, false
+	}
+	c := analyze(model, req) // the call keeps nothing of the read
+	req.Release()
+	return c, true
 }
 
 // AnalyzeRead is Analyze that also hands back the body as it was read,
@@ -116,8 +120,13 @@ func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, bodyread.
 	if !ok {
 		return nil, nil, false
 	}
-	// The keys hash canonical bytes found in the one read; only the turns
-	// (and, for the agent's name, the labels and instruction) are decoded.
+	return analyze(model, req), req, true
+}
+
+// analyze reads the call of model from its body, read once. The keys hash
+// canonical bytes found in the read; only the turns (and, for the agent's
+// name, the labels and instruction) are decoded.
+func analyze(model string, req bodyread.Object) *Call {
 	contents, _ := req.Tree("contents").([]any)
 	c := &Call{Model: model, UserTurn: -1}
 	c.AgentKey = hashParts(c.Model, req.Member("systemInstruction"), req.Member("tools"))
@@ -136,17 +145,27 @@ func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, bodyread.
 				c.TaskArgs = canonical(args)
 			}
 		}
-		if c.TaskArgs == "" {
-			// canonical(map[string]any{"request": c.UserText}), written directly
-			c.AgentToolArgs = string(append(matcher.AppendCanonical([]byte(`{"request":`), c.UserText), '}'))
-		}
 	}
 	c.AnswersTool = len(contents) > 0 && onlyFunctionResponses(contents[len(contents)-1])
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
 	c.Step = len(contents) - c.UserTurn - 1
 	c.Key = historyKey(c.AgentKey, req, c.UserTurn+1)
-	return c, req, true
+	return c
+}
+
+// AgentToolArgs is, when the only user message is text, the arguments
+// ({"request": text}) with which an agent used as a tool (ADK's AgentTool)
+// is handed its task when it has no input schema, else "". Whether it is
+// one depends on a pending call of the agent's name. It is written out
+// only when asked: a first turn is often kilobytes, and most calls have
+// no pending call to compare it with.
+func (c *Call) AgentToolArgs() string {
+	if c.UserTurn != 0 || len(c.EarlierUserTexts) > 0 || c.TaskArgs != "" {
+		return ""
+	}
+	// canonical(map[string]any{"request": c.UserText}), written directly
+	return string(append(matcher.AppendCanonical([]byte(`{"request":`), c.UserText), '}'))
 }
 
 // parseObject is matcher.ParseJSON of text when it can be a JSON object;

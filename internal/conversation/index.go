@@ -5,8 +5,8 @@ package conversation
 
 import (
 	"container/heap"
-	"strconv"
-	"strings"
+	"encoding/binary"
+	"hash/maphash"
 )
 
 // openIndex answers the Organizer's four questions (see Organizer) from
@@ -29,23 +29,29 @@ type openIndex struct {
 	// latest invocation has that text and no step by that agent; lastIs
 	// lists the sessions whose latest invocation came to have the text.
 	joinable map[agentTurn]*firstOf[*orgSession]
-	agents   map[string][]string // turn key -> agents with a queue
-	lastIs   map[string][]*orgSession
+	agents   map[textsKey][]string // turn key -> agents with a queue
+	lastIs   map[textsKey][]*orgSession
 	// Rule 4: sessions by the user texts of all their invocations.
-	bySeq map[string]*firstOf[*orgSession]
+	bySeq map[textsKey]*firstOf[*orgSession]
 }
 
 func newOpenIndex() openIndex {
 	return openIndex{free: map[string]*firstOf[*orgInvocation]{}, slots: map[string][]string{},
 		holders: map[string][]*orgInvocation{}, pending: map[string]*firstOf[*orgInvocation]{},
-		joinable: map[agentTurn]*firstOf[*orgSession]{}, agents: map[string][]string{},
-		lastIs: map[string][]*orgSession{}, bySeq: map[string]*firstOf[*orgSession]{}}
+		joinable: map[agentTurn]*firstOf[*orgSession]{}, agents: map[textsKey][]string{},
+		lastIs: map[textsKey][]*orgSession{}, bySeq: map[textsKey]*firstOf[*orgSession]{}}
 }
 
 // --- rule 1: the agent's next step --------------------------------------
 
 // continuing is the earliest invocation holding key with slot free.
 func (x *openIndex) continuing(key, slot string) *orgInvocation {
+	if x.free[slot] == nil && len(x.holders[key]) == 0 {
+		// No invocation ever held key (a new conversation's first call):
+		// there is nothing to queue, and a queue started later begins
+		// from the holders then.
+		return nil
+	}
 	q := x.slotQueue(key, slot)
 	inv, _ := q.first(func(inv *orgInvocation) bool {
 		return inv.keys[key] > 0 && inv.taken[slot] == 0 && !inv.handedOver[key]
@@ -170,6 +176,9 @@ func (x *openIndex) joining(user string, earlier []string, agent string) *orgSes
 	turn := turnKey(user, earlier)
 	key := agentTurn{turn, agent}
 	q := x.joinable[key]
+	if q == nil && len(x.lastIs[turn]) == 0 {
+		return nil // no session came to this turn (a new conversation): nothing to queue yet
+	}
 	if q == nil {
 		q = newFirstOf(sessionBefore)
 		for _, s := range x.lastIs[turn] {
@@ -204,7 +213,7 @@ func (x *openIndex) turnChanged(s *orgSession, appended bool) {
 	// tool) is no user turn in the history later calls carry.
 	if appended {
 		if u := s.last().user; u != "" {
-			s.seq += seqKey([]string{u})
+			s.seq = s.seq.then(u)
 		}
 	} else {
 		var texts []string
@@ -233,28 +242,51 @@ func (x *openIndex) turnChanged(s *orgSession, appended bool) {
 
 func (s *orgSession) last() *orgInvocation { return s.invocations[len(s.invocations)-1] }
 
-// seqKey encodes a list of texts one to one (each length-prefixed).
-func seqKey(texts []string) string {
-	var b strings.Builder
-	n := 0
-	for _, t := range texts {
-		n += len(t) + 8
+// textsKey identifies a list of texts (a turn's user text and earlier
+// ones; a session's user texts) by a 128-bit hash of them in order. The
+// index keys its maps by it rather than by the texts themselves: a first
+// turn is often kilobytes, and a new session's call would copy it into
+// several keys and hash it again in every map it enters.
+type textsKey struct{ a, b uint64 }
+
+// textsSeeds are the key's two hashes' seeds: the keys live only in this
+// process's memory, so each process picks its own.
+var textsSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// then is the key of k's texts followed by text.
+func (k textsKey) then(text string) textsKey {
+	var prev [16]byte
+	binary.LittleEndian.PutUint64(prev[:8], k.a)
+	binary.LittleEndian.PutUint64(prev[8:], k.b)
+	var h maphash.Hash
+	sum := func(seed maphash.Seed) uint64 {
+		h.SetSeed(seed)
+		h.Write(prev[:])
+		h.WriteString(text)
+		return h.Sum64()
 	}
-	b.Grow(n) // one allocation, however long the texts
-	for _, t := range texts {
-		b.WriteString(strconv.Itoa(len(t)))
-		b.WriteByte(':')
-		b.WriteString(t)
-	}
-	return b.String()
+	return textsKey{sum(textsSeeds[0]), sum(textsSeeds[1])}
 }
 
-func turnKey(user string, earlier []string) string {
-	return seqKey(append([]string{user}, earlier...))
+// seqKey is the key of a list of texts.
+func seqKey(texts []string) textsKey {
+	var k textsKey
+	for _, t := range texts {
+		k = k.then(t)
+	}
+	return k
+}
+
+// turnKey is the key of a turn: its earlier user texts, then its own.
+func turnKey(user string, earlier []string) textsKey {
+	return seqKey(earlier).then(user)
 }
 
 // agentTurn keys rule 3's queues: a turn (turnKey) and an agent.
-type agentTurn struct{ turn, agent string }
+type agentTurn struct {
+	turn  textsKey
+	agent string
+}
 
 // --- queues in file order ---------------------------------------------------
 

@@ -7,6 +7,7 @@ package conversation
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -22,6 +23,12 @@ import (
 // never answered starts a new session.
 
 var interactionsPath = regexp.MustCompile(`^/v1[a-z0-9]*/(?:projects/[^/]+/locations/[^/]+/)?interactions$`)
+
+// isInteractionsPath: every answered call asks, so the suffix every
+// match ends with is checked before the expression.
+func isInteractionsPath(path string) bool {
+	return strings.HasSuffix(path, "/interactions") && interactionsPath.MatchString(path)
+}
 
 // chainTurn is where an interaction stands in its chain.
 type chainTurn struct {
@@ -50,7 +57,7 @@ type interactionRequest struct {
 // its history taken from the chain it continues. ok is false for any
 // other request.
 func (o *Organizer) AnalyzeInteraction(path string, body []byte) (*Call, bool) {
-	if !interactionsPath.MatchString(path) {
+	if !isInteractionsPath(path) {
 		return nil, false
 	}
 	var req interactionRequest
@@ -74,7 +81,7 @@ func (o *Organizer) AnalyzeInteraction(path string, body []byte) (*Call, bool) {
 // Interacted notes the interaction an answered create call made, so the
 // calls that continue its chain are placed after it.
 func (o *Organizer) Interacted(x *cassettes.Exchange) {
-	if !interactionsPath.MatchString(x.Request.Path) || x.Response.Status != 200 {
+	if !isInteractionsPath(x.Request.Path) || x.Response.Status != 200 {
 		return
 	}
 	var req interactionRequest

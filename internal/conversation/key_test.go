@@ -42,8 +42,8 @@ func TestKeysAreHashesOfTheCanonicalForms(t *testing.T) {
 				t.Errorf("%s: key %s, want %s (user turn %d)", body, c.Key, want, c.UserTurn)
 			}
 			if c.UserTurn == 0 {
-				if want := canonical(map[string]any{"request": c.UserText}); c.AgentToolArgs != want {
-					t.Errorf("%s: agent tool args %s, want %s", body, c.AgentToolArgs, want)
+				if want := canonical(map[string]any{"request": c.UserText}); c.AgentToolArgs() != want {
+					t.Errorf("%s: agent tool args %s, want %s", body, c.AgentToolArgs(), want)
 				}
 			}
 		}

@@ -59,7 +59,7 @@ type Organizer struct {
 type orgSession struct {
 	id          int
 	invocations []*orgInvocation
-	seq         string // its invocations' user texts, as seqKey
+	seq         textsKey // its invocations' user texts, as seqKey
 }
 
 type orgInvocation struct {
@@ -68,7 +68,7 @@ type orgInvocation struct {
 	tag     string
 	user    string
 	earlier []string
-	turn    string         // user and earlier, as turnKey (index.go)
+	turn    textsKey       // user and earlier, as turnKey (index.go)
 	taken   map[string]int // Call.Slot -> steps holding it
 	agents  map[string]int // AgentKey -> steps it holds here
 	keys    map[string]int // Call.Key -> steps it holds here
@@ -80,7 +80,7 @@ type orgInvocation struct {
 	// one after another across its agents, in the order they were placed.
 	nextStep int
 	// retried are the numbers of failed steps by Call.Slot: their retry
-	// takes the same number.
+	// takes the same number. Made at the first failure (retry).
 	retried map[string]int
 }
 
@@ -95,11 +95,20 @@ func (inv *orgInvocation) stepNumber(slot string) int {
 	return inv.nextStep - 1
 }
 
+// retry notes that the step numbered step at slot failed: its retry
+// takes the number.
+func (inv *orgInvocation) retry(slot string, step int) {
+	if inv.retried == nil {
+		inv.retried = map[string]int{}
+	}
+	inv.retried[slot] = step
+}
+
 // restoreStep counts a step read back from a cassette, failed or not.
 func (inv *orgInvocation) restoreStep(slot string, step int, failed bool) {
 	inv.nextStep = max(inv.nextStep, step+1)
 	if failed {
-		inv.retried[slot] = step
+		inv.retry(slot, step)
 	} else {
 		delete(inv.retried, slot)
 	}
@@ -179,8 +188,10 @@ func (o *Organizer) Restore(c *Call, x *cassettes.Exchange) {
 	inv.restoreStep(c.Slot(), p.Step, failed(&x.Response))
 	if c.TaskArgs != "" { // a delegated task consumed its caller's call
 		inv.removePending(c.TaskArgs, "")
-	} else if c.AgentToolArgs != "" && inv.pendingIndex(c.AgentToolArgs, p.Agent) >= 0 {
-		inv.removePending(c.AgentToolArgs, p.Agent)
+	} else if len(inv.pending) > 0 {
+		if args := c.AgentToolArgs(); args != "" && inv.pendingIndex(args, p.Agent) >= 0 {
+			inv.removePending(args, p.Agent)
+		}
 	}
 	o.index.addPending(inv, calls)
 	o.tools.placed(inv, c, p)
@@ -237,9 +248,11 @@ func (o *Organizer) find(c *Call, tag, slot string) (*orgInvocation, string) {
 			return inv, name
 		}
 	}
-	if c.AgentToolArgs != "" && c.AgentName != "" { // rule 2, an agent used as a tool
-		if inv, name := o.index.consume(c.AgentToolArgs, c.AgentName); inv != nil {
-			return inv, name
+	if c.AgentName != "" && len(o.index.pending) > 0 { // rule 2, an agent used as a tool
+		if args := c.AgentToolArgs(); args != "" {
+			if inv, name := o.index.consume(args, c.AgentName); inv != nil {
+				return inv, name
+			}
 		}
 	}
 	if c.UserTurn < 0 {
@@ -290,7 +303,7 @@ func (o *Organizer) resume(held *orgInvocation, c *Call, tag string) *orgInvocat
 
 func newInvocation(s *orgSession, user string, earlier []string, tag string) *orgInvocation {
 	return &orgInvocation{session: s, id: len(s.invocations) + 1, tag: tag, user: user, earlier: earlier, turn: turnKey(user, earlier),
-		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}, retried: map[string]int{}}
+		taken: map[string]int{}, agents: map[string]int{}, keys: map[string]int{}}
 }
 
 // Calls records the function calls a placed step's response made, so a
@@ -326,7 +339,7 @@ func (o *Organizer) Abandon(t Token) {
 	if t.inv.taken[t.slot] > 0 {
 		o.index.untake(t.inv, t.call.Key, t.slot, t.agent)
 	}
-	t.inv.retried[t.slot] = t.place.Step
+	t.inv.retry(t.slot, t.place.Step)
 	o.mu.Unlock()
 }
 
@@ -346,7 +359,7 @@ func (o *Organizer) Supersede(c *Call, p cassettes.Place) {
 	inv, slot := s.invocations[p.Invocation-1], c.Slot()
 	if inv.taken[slot] > 0 {
 		o.index.untake(inv, c.Key, slot, c.AgentKey)
-		inv.retried[slot] = p.Step
+		inv.retry(slot, p.Step)
 	}
 }
 

@@ -28,11 +28,12 @@ type Template struct {
 	idle []*parsed
 }
 
-// parsed is one parsed copy of a Template and the budget its priced
-// methods charge.
+// parsed is one parsed copy of a Template, the budget its priced methods
+// charge, and the texts render_string_filter parsed while rendering it.
 type parsed struct {
 	tmpl  *exec.Template
 	guard guardRef
+	texts texts
 }
 
 // Parse parses src; the error says it is not a valid Jinja template.
@@ -111,7 +112,7 @@ func Execute(t *Template, vars map[string]any) (string, error) {
 	}
 	g := &guard{deadline: time.Now().Add(MaxRenderTime)}
 	p.guard.g = g
-	ctx := exec.NewContext(map[string]any{guardKey: g})
+	ctx := exec.NewContext(map[string]any{guardKey: g, textsKey: &p.texts})
 	for k, v := range vars {
 		ctx.Set(k, v)
 	}

@@ -3,6 +3,7 @@ package jinja_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -107,5 +108,50 @@ func TestExecuteDoesNotReparse(t *testing.T) {
 	// Before, each rendering parsed the template afresh: more than a parse.
 	if execute > parse/4 {
 		t.Errorf("a rendering allocates %.0f times, a parse %.0f: the rendering parses again", execute, parse)
+	}
+}
+
+// The texts render_string_filter renders (a persona's behaviors, every
+// turn) are parsed once per parsed template, and rendered with each
+// rendering's own variables.
+func TestRenderStringFilterParsesATextOnce(t *testing.T) {
+	src := `{% for b in bs %}[{{ b | render_string_filter }}]{% endfor %}`
+	texts := []any{"Stop with {{ stop_signal }}.", "{% if stop_signal %}Then {{ stop_signal|upper }}{% endif %}", "plain", "{{ stop_signal ~ stop_signal }}"}
+	tmpl, err := jinja.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stop := range []string{"</a>", "</b>", ""} {
+		vars := map[string]any{"bs": texts, "stop_signal": stop}
+		want, err := jinja.Render(src, vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := jinja.Execute(tmpl, vars); err != nil || got != want {
+			t.Errorf("stop_signal %q: %q, %v; want %q", stop, got, err, want)
+		}
+	}
+	if raceEnabled {
+		return // allocation counts differ under the race detector
+	}
+	vars := map[string]any{"bs": texts, "stop_signal": "</a>"}
+	fresh, err := jinja.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := jinja.Execute(fresh, vars); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	first := float64(after.Mallocs - before.Mallocs)
+	again := testing.AllocsPerRun(20, func() {
+		if _, err := jinja.Execute(fresh, vars); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if again > first/2 {
+		t.Errorf("a rendering allocates %.0f times, the first %.0f: the texts are parsed again", again, first)
 	}
 }
