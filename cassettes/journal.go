@@ -75,6 +75,8 @@ type Journal struct {
 	scan       *Redactor
 	flagAt     int64 // offset of the completeness digit
 	incomplete bool
+	end        int64 // where the next record goes: the records' end
+	ready      int64 // the file's size: zeros from end to here (journal_prewrite.go)
 
 	queue groupQueue // records waiting for the committer (journal_group.go)
 }
@@ -107,21 +109,23 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 	}
 	quoted, _ := json.Marshal(name)
 	prefix := fmt.Sprintf("%s %s %s", journalMagic, mode, completeField)
-	if _, err := fmt.Fprintf(f, "%s1 %s %s\n", prefix, base, quoted); err != nil {
+	header, err := fmt.Fprintf(f, "%s1 %s %s\n", prefix, base, quoted)
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
+	j := &Journal{f: f, path: jp, scan: r, flagAt: int64(len(prefix)), end: int64(header)}
+	j.prewrite() // synced with the header: the first records are data-only
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	syncDir(filepath.Dir(jp))
-	info, err := f.Stat()
-	if err != nil {
+	if j.info, err = f.Stat(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
-	return &Journal{f: f, info: info, path: jp, scan: r, flagAt: int64(len(prefix))}, nil
+	return j, nil
 }
 
 // Append writes one exchange and syncs it to disk before returning;
@@ -274,7 +278,8 @@ func (j *Journal) reopen() error {
 	if j.f != nil {
 		return nil
 	}
-	// Not O_APPEND, which would rule out marking it incomplete with WriteAt.
+	// Not O_APPEND: records go at j.end, before the prewritten tail, and
+	// the completeness flag is overwritten in place.
 	f, err := os.OpenFile(j.path, os.O_WRONLY|oNoFollow, 0)
 	if err != nil {
 		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
@@ -282,10 +287,6 @@ func (j *Journal) reopen() error {
 	if info, err := f.Stat(); err != nil || !os.SameFile(info, j.info) {
 		f.Close()
 		return fmt.Errorf("%w: journal %s was replaced while recording", ErrWrite, j.path)
-	}
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		f.Close()
-		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
 	}
 	j.f = f
 	return nil
@@ -346,9 +347,12 @@ func readJournal(path string) (*journalState, error) {
 // readRecords reads the records after a journal's header: the exchanges
 // they hold, Live connections put together from their records (see
 // liveRecord), and how many bytes at the end are not a whole record (the
-// write a crash interrupted), which are ignored.
+// write a crash interrupted), which are ignored. Zeros at the end are the
+// prewritten tail (journal_prewrite.go), not part of any record: a record
+// ends in a newline.
 func readRecords(rest []byte) (xs []*Exchange, torn int) {
 	var lives liveFold
+	rest = bytes.TrimRight(rest, "\x00")
 	for len(rest) > 0 {
 		payload, n, ok := nextRecord(rest)
 		if ok && isLiveRecord(payload) {

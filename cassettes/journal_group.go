@@ -7,9 +7,10 @@ package cassettes
 import (
 	"fmt"
 	"hash/crc32"
-	"os"
+	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/adkproxy/adkproxy/internal/syncstat"
 )
@@ -133,8 +134,8 @@ func (j *Journal) flush() {
 	q.next = nil
 	q.mu.Unlock()
 	j.mu.Lock()
-	g.err = j.writeSynced(func(f *os.File) error {
-		_, err := f.Write(g.buf)
+	g.err = j.writeSynced(func(w io.Writer) error {
+		_, err := w.Write(g.buf)
 		return err
 	})
 	j.mu.Unlock()
@@ -146,17 +147,24 @@ func (j *Journal) flush() {
 	}
 }
 
-// writeSynced reopens the file, writes to it with write and syncs it; on
-// failure the journal is marked incomplete. j.mu is held.
-func (j *Journal) writeSynced(write func(f *os.File) error) error {
+// writeSynced reopens the file, writes records at its end with write,
+// prewrites zeros after them if they ran past the last ones, and syncs the
+// file's data (one fdatasync on Linux); on failure the journal is marked
+// incomplete. j.mu is held.
+func (j *Journal) writeSynced(write func(w io.Writer) error) error {
 	if err := j.reopen(); err != nil {
 		j.markIncompleteLocked()
 		return err
 	}
-	err := write(j.f)
+	w := io.NewOffsetWriter(j.f, j.end)
+	err := write(w)
+	n, _ := w.Seek(0, io.SeekCurrent) // bytes written: they stay, whole record or not
+	j.end += n
 	if err == nil {
-		err = j.f.Sync()
-		syncstat.JournalSynced()
+		j.prewrite()
+		began := time.Now()
+		err = syncData(j.f)
+		syncstat.JournalSynced(time.Since(began))
 	}
 	if err != nil {
 		j.markIncompleteLocked()

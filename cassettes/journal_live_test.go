@@ -137,10 +137,11 @@ func TestLiveFramesRecordsOutOfOrderArePassedOver(t *testing.T) {
 func TestLiveJournalCutAnywhereLoadsWhatCameBefore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	j, _ := OpenJournal(path, "c", true, nil)
-	var ends []int // journal size after each record
+	var ends []int // end of the journal's records after each one
 	size := func() int {
-		info, _ := os.Stat(JournalPath(path))
-		return int(info.Size())
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return int(j.end)
 	}
 	header := size()
 	j.AppendLiveFrames("a", liveHead(), 0, liveFrames(0, 2))
@@ -152,34 +153,46 @@ func TestLiveJournalCutAnywhereLoadsWhatCameBefore(t *testing.T) {
 	j.AppendLiveFrames("a", nil, 3, liveFrames(3, 5))
 	ends = append(ends, size())
 	j.Close()
-	data, _ := os.ReadFile(JournalPath(path))
+	data := journalRecords(t, JournalPath(path))
+	if len(data) != ends[len(ends)-1] {
+		t.Fatalf("the records end at %d, the journal's data at %d", ends[len(ends)-1], len(data))
+	}
 	wantFrames := []string{"", `{"n":0}{"n":1}`, `{"n":0}{"n":1}{"n":2}`, `{"n":0}{"n":1}{"n":2}`, `{"n":0}{"n":1}{"n":2}{"n":3}{"n":4}`}
 	for cut := header; cut <= len(data); cut++ {
 		whole := 0
 		for whole < len(ends) && ends[whole] <= cut {
 			whole++
 		}
-		os.WriteFile(JournalPath(path), data[:cut], 0o644)
-		c, err := Load(path)
-		if err != nil {
-			t.Fatalf("cut at %d: %v", cut, err)
+		for _, torn := range cutJournal(data, cut) {
+			os.WriteFile(JournalPath(path), torn, 0o644)
+			checkCut(t, path, cut, whole, wantFrames)
 		}
-		var live *Exchange
-		http := 0
-		for _, x := range c.Exchanges {
-			if x.IsLive() {
-				live = x
-			} else {
-				http++
-			}
+	}
+}
+
+// checkCut loads the journal cut at cut, holding whole records: the frames
+// of those records, and the exchange once its record is whole.
+func checkCut(t *testing.T, path string, cut, whole int, wantFrames []string) {
+	t.Helper()
+	c, err := Load(path)
+	if err != nil {
+		t.Fatalf("cut at %d: %v", cut, err)
+	}
+	var live *Exchange
+	http := 0
+	for _, x := range c.Exchanges {
+		if x.IsLive() {
+			live = x
+		} else {
+			http++
 		}
-		got := ""
-		if live != nil {
-			got = frameNumbers(live)
-		}
-		if got != wantFrames[whole] || (http == 1) != (whole >= 3) {
-			t.Fatalf("cut at %d (%d whole records): frames %s and %d exchanges, want %s", cut, whole, got, http, wantFrames[whole])
-		}
+	}
+	got := ""
+	if live != nil {
+		got = frameNumbers(live)
+	}
+	if got != wantFrames[whole] || (http == 1) != (whole >= 3) {
+		t.Fatalf("cut at %d (%d whole records): frames %s and %d exchanges, want %s", cut, whole, got, http, wantFrames[whole])
 	}
 }
 
@@ -201,6 +214,9 @@ func FuzzJournalRecords(f *testing.F) {
 	add(`{"LiveID":"a","Start":{"Live":null},"Frames":[]}`)
 	f.Add(seed)
 	f.Add(seed[:len(seed)/2])
+	zeros := make([]byte, 64) // a prewritten tail, after whole records and after a cut one
+	f.Add(append(append([]byte{}, seed...), zeros...))
+	f.Add(append(append([]byte{}, seed[:len(seed)/2]...), zeros...))
 	f.Add([]byte("12 00000000\n{\"LiveID\":1}\n"))
 	f.Add([]byte(`{"LiveID":"a","Start":{},"Frames":[{}]}` + "\n" + `{"LiveID":"a","From":1,"Frames":[{"Data":"e30="}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -218,7 +234,7 @@ func FuzzJournalRecords(f *testing.F) {
 func checkRecords(t *testing.T, data []byte) {
 	{
 		xs, torn := readRecords(data)
-		if torn < 0 || torn > len(data) {
+		if torn < 0 || torn > len(bytes.TrimRight(data, "\x00")) {
 			t.Fatalf("torn %d of %d bytes", torn, len(data))
 		}
 		for _, x := range xs {
@@ -226,7 +242,8 @@ func checkRecords(t *testing.T, data []byte) {
 				t.Fatalf("read %+v", x)
 			}
 		}
-		again, tornAgain := readRecords(data[:len(data)-torn])
+		whole := len(bytes.TrimRight(data, "\x00")) - torn // the prewritten tail's zeros are not torn
+		again, tornAgain := readRecords(data[:whole])
 		if tornAgain != 0 || len(again) != len(xs) {
 			t.Fatalf("the whole records alone read as %d exchanges (%d torn), with the rest %d", len(again), tornAgain, len(xs))
 		}

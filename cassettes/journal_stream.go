@@ -11,7 +11,6 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"os"
 )
 
 // streamedRecord is the body size from which a record is streamed: below
@@ -54,8 +53,8 @@ func (j *Journal) appendStreamed(x *Exchange) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.writeSynced(func(f *os.File) error {
-		w := bufio.NewWriterSize(f, 256<<10)
+	return j.writeSynced(func(out io.Writer) error {
+		w := bufio.NewWriterSize(out, 256<<10)
 		fmt.Fprintf(w, "%d %08x\n", sum.n, sum.h.Sum32())
 		err := writeRecordJSON(w, x)
 		if err == nil {

@@ -51,14 +51,37 @@ func TestJournalIgnoresATornLastRecord(t *testing.T) {
 	j.Append(journalExchange(2))
 	j.Close()
 	jp := JournalPath(path)
-	data, _ := os.ReadFile(jp)
+	data := journalRecords(t, jp)
 	for cut := len(data) - 1; cut > len(data)-40; cut-- { // the kill interrupted the last write
-		os.WriteFile(jp, data[:cut], 0o644)
-		c, err := Load(path)
-		if err != nil || len(c.Exchanges) != 1 {
-			t.Fatalf("cut at %d: %v, %d exchanges; want the first one back", cut, err, len(c.Exchanges))
+		for _, torn := range cutJournal(data, cut) {
+			os.WriteFile(jp, torn, 0o644)
+			c, err := Load(path)
+			if err != nil || len(c.Exchanges) != 1 {
+				t.Fatalf("cut at %d of %d bytes: %v, %d exchanges; want the first one back", cut, len(torn), err, len(c.Exchanges))
+			}
 		}
 	}
+}
+
+// journalRecords is the journal file at jp up to the end of its records,
+// without the zeros prewritten after them.
+func journalRecords(t *testing.T, jp string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimRight(data, "\x00")
+}
+
+// cutJournal is what a kill during a write at cut leaves of the journal
+// records: the file ending there (a journal without a prewritten tail, as
+// earlier versions wrote), and the bytes after it zeros up to the end of a
+// prewritten tail.
+func cutJournal(records []byte, cut int) [][]byte {
+	zeroed := make([]byte, len(records)+prewriteMin)
+	copy(zeroed, records[:cut])
+	return [][]byte{records[:cut], zeroed}
 }
 
 func TestJournalExtendsOrReplaces(t *testing.T) {
@@ -106,7 +129,7 @@ func TestJournalRefusesSecrets(t *testing.T) {
 	if err := j.Append(x); !errors.Is(err, ErrSecretLeak) {
 		t.Fatalf("err %v, want ErrSecretLeak", err)
 	}
-	data, _ := os.ReadFile(JournalPath(path))
+	data := journalRecords(t, JournalPath(path))
 	if len(data) == 0 || string(data[len(data)-1]) != "\n" || bytes.Contains(data, []byte("s3cret")) {
 		t.Fatalf("journal holds the secret or a partial record: %q", data)
 	}

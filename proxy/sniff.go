@@ -120,13 +120,24 @@ func (s *sniffListener) Close() error {
 	return s.Listener.Close()
 }
 
-// peekedConn reads first what was peeked.
+// peekedConn reads first what was peeked, then from the connection
+// itself: read through the peek's buffer, every request on a kept-alive
+// connection would be copied once more. Reads of a connection never run
+// at once (net/http and crypto/tls each read from one place at a time).
 type peekedConn struct {
 	net.Conn
-	r *bufio.Reader
+	r *bufio.Reader // nil once what it held has been read
 }
 
-func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+func (c *peekedConn) Read(p []byte) (int, error) {
+	if c.r != nil && c.r.Buffered() == 0 {
+		c.r = nil
+	}
+	if c.r == nil {
+		return c.Conn.Read(p)
+	}
+	return c.r.Read(p)
+}
 
 // CloseWrite passes a half-close on to the connection, when it has one.
 func (c *peekedConn) CloseWrite() error {

@@ -1,8 +1,10 @@
 package proxy_test
 
 import (
+	"bufio"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -74,6 +76,51 @@ func TestSniffTLSServesBothOnOnePort(t *testing.T) {
 	got := rawSession(&liveConn{t, conn}, setupFrame, questionFrame, toolFrame)
 	if !strings.Contains(got[len(got)-1], "usageMetadata") {
 		t.Fatalf("the Live session over wss got %q", got)
+	}
+}
+
+// TestSniffTLSKeepAlive: on one kept-alive connection, plain and TLS,
+// requests sent together (so the first read takes more than the first) and
+// then one by one, with a body larger than the first read, are all answered
+// in order: what the listener peeked is read first, then the connection.
+func TestSniffTLSKeepAlive(t *testing.T) {
+	up := testutil.StartCounting(t, &fakegemini.Handler{}, nil)
+	_, port, roots := startSniffing(t, proxy.Config{Mode: proxy.ModeRecord, Dir: testutil.OutDir(t), Upstream: mustURL(t, up.URL)})
+	big := `{"contents":[{"role":"user","parts":[{"text":"` + strings.Repeat("long question ", 1000) + `"}]}]}`
+	post := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", generatePath, len(big), big)
+	get := "GET /v1beta/models HTTP/1.1\r\nHost: x\r\n\r\n"
+	for _, useTLS := range []bool{false, true} {
+		raw, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := raw
+		if useTLS {
+			conn = tls.Client(raw, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"})
+		}
+		conn.SetDeadline(time.Now().Add(30 * time.Second))
+		br := bufio.NewReader(conn)
+		expect := func(what string, n int) {
+			t.Helper()
+			for i := range n {
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatalf("TLS %v, %s, answer %d: %v", useTLS, what, i+1, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("TLS %v, %s, answer %d: status %d", useTLS, what, i+1, resp.StatusCode)
+				}
+			}
+		}
+		io.WriteString(conn, get+post+get) // together
+		expect("sent together", 3)
+		for range 3 { // one by one
+			io.WriteString(conn, post)
+			expect("sent one by one", 1)
+		}
+		conn.Close()
 	}
 }
 

@@ -100,6 +100,17 @@ wait_port() {
 
 loadgen() { "$BIN/loadgen" -out "$RESULTS" "$@"; }
 
+# journal_syncs SET: the journal syncs per exchange (and the mean sync) the recording just stopped
+# logged at exit, as a result line.
+journal_syncs() {
+	local line per ms
+	line=$(grep 'msg="journal syncs"' "$LOGS/record.log" || true)
+	per=$(sed -n 's/.*per_exchange=\([0-9.]*\).*/\1/p' <<<"$line")
+	ms=$(sed -n 's/.*mean_sync_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	[[ -n $per && -n $ms ]] || return 0
+	printf '{"kind":"journal-syncs","tags":{"set":"%s"},"values":{"per_exchange":%s,"mean_sync_ms":%s}}\n' "$1" "$per" "$ms" >>"$RESULTS"
+}
+
 # --- build, install, fixtures ---------------------------------------------------------------------
 rm -rf "$WORK"
 mkdir -p "$WORK" "$BIN" "$LOGS" "$CACHE"
@@ -223,14 +234,18 @@ for ((rep = 1; rep <= REPS; rep++)); do
 				else
 					target=adkproxy-$variant
 					dir=$WORK/record/$variant-$payload-$c-$rep
+					# info: at exit the recording logs its journal syncs per exchange (read below).
 					start record "$BIN/adkproxy" record --mode "$mode" --upstream "http://$STATIC" --cassettes "$dir" \
-						--listen 127.0.0.1:0 --addr-file "$WORK/record.addr" --log-level warn
+						--listen 127.0.0.1:0 --addr-file "$WORK/record.addr" --log-level info
 					wait_addr "$WORK/record.addr" "$PID" record
 					rm -f "$WORK/record.addr"
 				fi
 				loadgen -url "http://$ADDR" -payload $payload -c $c -n "$REC_N" -warmup $((REC_N / 10)) "${args[@]}" \
 					-tags "kind=record,target=$target,payload=$payload,rep=$rep"
 				stop "$PID"
+				if [[ $mode == overwrite ]]; then
+					journal_syncs "$variant-$payload-$c"
+				fi
 			done
 		done
 	done

@@ -96,6 +96,9 @@ func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string 
 		measure("recordrss", map[string]string{"set": fmt.Sprintf("%.0fMiB", mib)}, map[string]float64{
 			"answer_mb": mib, "base_mb": 15, "peak_mb": 15 + mib*(2+adk.addUS/200), "ratio": 2 + adk.addUS/200})
 	}
+	for _, payload := range []string{"json", "sse"} {
+		measure("journal-syncs", map[string]string{"set": "overwrite-" + payload + "-16"}, map[string]float64{"per_exchange": 0.14, "mean_sync_ms": 0.4})
+	}
 	// The simulator layer: 1.05× when the replay floors are met, else 1.3×.
 	simulated := 12.6
 	if adk.addUS > 100 {

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -48,6 +49,7 @@ type reportData struct {
 	RecN, RecWarmup float64
 	Record          []recordRow
 	Keeping         []keepingRow
+	Syncs           []syncRow
 	Journal         []journalRow
 	OW16, PT16      float64 // req/s, JSON at c=16
 	UT1, OW1        float64 // p50 µs, JSON at c=1
@@ -158,6 +160,14 @@ type keepingRow struct {
 }
 
 type journalRow struct{ Append, Handler float64 } // µs
+
+// syncRow is the journal syncs of the overwrite runs (the recording logs
+// them at exit): per exchange, and the mean time of one.
+type syncRow struct {
+	Payload             string
+	C                   int
+	PerExchange, MeanMS float64
+}
 
 type latencyRow struct {
 	Label         string
@@ -407,6 +417,14 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 			d.KeepFloors = append(d.KeepFloors, f)
 			if !f.Met {
 				missed = append(missed, "recording")
+			}
+		}
+	}
+	for _, payload := range payloads {
+		for _, c := range []int{1, 16} {
+			id := fmt.Sprintf("journal-syncs/overwrite-%s-%d", payload, c)
+			if per := r.measure(id, "per_exchange"); !math.IsNaN(per) {
+				d.Syncs = append(d.Syncs, syncRow{Payload: payload, C: c, PerExchange: per, MeanMS: r.measure(id, "mean_sync_ms")})
 			}
 		}
 	}

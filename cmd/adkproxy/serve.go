@@ -109,6 +109,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	defer cancel()
 	httpServer.Shutdown(ctx)
 	flushErr := srv.Close()
+	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
 	empty := nothingReached(c, mode, srv, report, "http://"+addr) // empty.go
