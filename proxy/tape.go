@@ -36,8 +36,16 @@ type tape struct {
 	touched bool
 	org     *conversation.Organizer
 	// Recordings of each fingerprint in recorded order, served first in,
-	// first out so identical requests get their answers in turn.
+	// first out so identical requests get their answers in turn. Filled
+	// when a request first looks a recording up (see queued), never
+	// replaced, so it can be passed around before it is filled.
 	queues map[matcher.Fingerprint][]*entry
+	// unprinted are the loaded recordings whose fingerprint waits for the
+	// first look-up: a command or a --check that only reads the cassette
+	// never needs them, and a replay fingerprints only the cassettes its
+	// requests name.
+	unprinted []*entry
+	filled    bool // queues holds every model recording
 	// asSent finds a recording by its request exactly as sent (see
 	// fingerprint); one recording per hash is enough.
 	asSent map[uint64]*entry
@@ -90,27 +98,46 @@ func newTape(name, path string, m *matcher.Matcher, exchanges []*cassettes.Excha
 		held[i] = t.recorded.Learn(x.Request.Path, &x.Response)
 	}
 	t.entries = make([]*entry, 0, len(exchanges))
-	for i, fp := range fingerprintAll(m, t.recorded, exchanges) {
-		t.add(exchanges[i], fp).names = held[i]
+	for i, x := range exchanges {
+		e := t.add(x, matcher.Fingerprint{})
+		e.names = held[i]
+		if !x.IsTool() && !x.IsLive() {
+			t.unprinted = append(t.unprinted, e)
+		}
 	}
 	return t
 }
 
-// fingerprintAll fingerprints the requests of xs on every core, for
-// start-up with large cassettes.
-func fingerprintAll(m *matcher.Matcher, names *matcher.Names, xs []*cassettes.Exchange) []matcher.Fingerprint {
-	fps := make([]matcher.Fingerprint, len(xs))
-	workers := min(runtime.GOMAXPROCS(0), len(xs)/256+1)
+// queued fingerprints the loaded recordings and queues every model
+// recording by fingerprint in recorded order, once, before the first
+// look-up; callers hold the lock. Recordings kept since loading already
+// have their fingerprint (index) and wait here for their turn in the order.
+func (t *tape) queued() {
+	if t.filled {
+		return
+	}
+	fingerprintAll(t.m, t.recorded, t.unprinted)
+	t.unprinted, t.filled = nil, true
+	for _, e := range t.entries {
+		if !e.x.IsTool() && !e.x.IsLive() {
+			t.queues[e.fp] = append(t.queues[e.fp], e)
+		}
+	}
+}
+
+// fingerprintAll fingerprints the requests of es on every core, for large
+// cassettes.
+func fingerprintAll(m *matcher.Matcher, names *matcher.Names, es []*entry) {
+	workers := min(runtime.GOMAXPROCS(0), len(es)/256+1)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(xs); i += workers {
-				fps[i] = m.Fingerprint(names.Rewrite(&xs[i].Request))
+			for i := w; i < len(es); i += workers {
+				es[i].fp = m.Fingerprint(names.Rewrite(&es[i].x.Request))
 			}
 		})
 	}
 	wg.Wait()
-	return fps
 }
 
 // continueRecording lets new calls group with the recorded ones (record
@@ -155,7 +182,9 @@ func (t *tape) add(x *cassettes.Exchange, fp matcher.Fingerprint) *entry {
 		t.addLive(e)
 		return e
 	}
-	t.queues[e.fp] = append(t.queues[e.fp], e)
+	if t.filled {
+		t.queues[e.fp] = append(t.queues[e.fp], e)
+	}
 	if h := sentHash(&x.Request); t.asSent[h] == nil {
 		t.asSent[h] = e
 	}
@@ -199,6 +228,7 @@ func (t *tape) place(e *entry) {
 func (t *tape) fingerprint(req *cassettes.Request) matcher.Fingerprint {
 	h := sentHash(req)
 	t.mu.Lock()
+	t.queued()
 	e := t.asSent[h]
 	t.mu.Unlock()
 	if e != nil && sameAsSent(&e.x.Request, req) {
