@@ -44,13 +44,15 @@ type plainParser struct {
 	stack    []*yaml.Node
 	strs     map[string]string
 	buf      []byte // a quoted scalar's value
+	// The first blocks, sized by the piece, are cut.
+	nodesSized, childrenSized bool
 }
 
 // node is a new node; its fields are set one by one, as copying a whole
 // node into the block was a tenth of the reading.
 func (p *plainParser) node(kind yaml.Kind, tag string, style yaml.Style, value string, line, col int) *yaml.Node {
 	if len(p.nodes) == 0 {
-		p.nodes = make([]yaml.Node, 512)
+		p.nodes = make([]yaml.Node, p.chunk(&p.nodesSized))
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
@@ -62,6 +64,18 @@ func (p *plainParser) node(kind yaml.Kind, tag string, style yaml.Style, value s
 	return n
 }
 
+// chunk is how many nodes (or children) to allocate at once: at first
+// enough for the whole piece (the structure Save writes has about 2.6 a
+// line), then a few more. Blocks of a fixed size were mostly left unused
+// by the small pieces of a suite's cassettes, and clearing them showed.
+func (p *plainParser) chunk(sized *bool) int {
+	if *sized {
+		return 256
+	}
+	*sized = true
+	return 3*len(p.lines) + 16
+}
+
 // content takes the children pushed on the stack since base.
 func (p *plainParser) content(base int) []*yaml.Node {
 	n := len(p.stack) - base
@@ -69,7 +83,7 @@ func (p *plainParser) content(base int) []*yaml.Node {
 		return nil
 	}
 	if len(p.children) < n {
-		p.children = make([]*yaml.Node, max(n, 2048))
+		p.children = make([]*yaml.Node, max(n, p.chunk(&p.childrenSized)))
 	}
 	c := p.children[:n:n]
 	p.children = p.children[n:]

@@ -178,6 +178,10 @@ func fill(n *yaml.Node, blocks []string) int {
 	return filled
 }
 
+// lineReaders are the splitter's read buffers, shared by the files of a
+// folder (a new one per file was 32 MB to clear for a suite of 500).
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // splitSessions reads src line by line and hands each run of whole items
 // of its top-level "sessions:" block sequence to send, at least minSize
 // bytes a run but for the last; rest is the file without that key and its
@@ -216,7 +220,12 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 		lit = nil
 	}
 	var read int64
-	in := bufio.NewReaderSize(src, 64<<10)
+	in := lineReaders.Get().(*bufio.Reader)
+	in.Reset(src)
+	defer func() {
+		in.Reset(nil)
+		lineReaders.Put(in)
+	}()
 	var long []byte // a line longer than the reader's buffer
 	for {
 		line, err := in.ReadSlice('\n')

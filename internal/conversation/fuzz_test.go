@@ -1,6 +1,7 @@
 package conversation_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -10,6 +11,8 @@ import (
 
 // FuzzAnalyzeAndDiff: any request body can be analysed and diffed against
 // any other without panicking, and a request never differs from itself.
+// Analyze reads briefly (its read's bytes are reused by the next read): the
+// call it gave stays what a kept read gives after other bodies are read.
 func FuzzAnalyzeAndDiff(f *testing.F) {
 	f.Add([]byte(`{"contents":[{"role":"user","parts":[{"text":"For context:"}]},{"parts":[{"text":"{\"request\":1}"}]}],"systemInstruction":"Your internal name is \"x\""}`),
 		[]byte(`{"contents":[]}`))
@@ -17,11 +20,18 @@ func FuzzAnalyzeAndDiff(f *testing.F) {
 		[]byte(`[1,{"a":"b"}]`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		m := matcher.Default()
+		const path = "/v1beta/models/m:generateContent"
+		var calls []*conversation.Call
 		for _, body := range [][]byte{a, b} {
-			if c, ok := conversation.Analyze(m, "/v1beta/models/m:generateContent", body); ok {
-				if c.Step < 0 || c.UserTurn < -1 || c.Key == "" {
-					t.Fatalf("analysis %+v of %q", c, body)
-				}
+			c, ok := conversation.Analyze(m, path, body)
+			if ok && (c.Step < 0 || c.UserTurn < -1 || c.Key == "") {
+				t.Fatalf("analysis %+v of %q", c, body)
+			}
+			calls = append(calls, c)
+		}
+		for i, body := range [][]byte{a, b} {
+			if kept, _, _ := conversation.AnalyzeRead(m, path, body); !reflect.DeepEqual(calls[i], kept) {
+				t.Fatalf("%q: analysed briefly %+v, kept %+v", body, calls[i], kept)
 			}
 		}
 		ra := &cassettes.Request{Method: "POST", Path: "/p", Body: a}
