@@ -6,6 +6,7 @@ package proxy
 import (
 	"net/url"
 	"regexp"
+	"strings"
 )
 
 // DefaultUpstream is the Gemini Developer API.
@@ -24,6 +25,9 @@ var (
 // multi-regions have their own hosts, every other location is a prefix.
 // ok is false for paths that are not Vertex AI's.
 func vertexUpstream(path string) (u *url.URL, ok bool) {
+	if !strings.Contains(path, "/projects/") && !strings.Contains(path, "/publishers/") {
+		return nil, false // neither expression can match: most calls, spared running them
+	}
 	if m := vertexRegional.FindStringSubmatch(path); m != nil {
 		host := m[1] + "-aiplatform.googleapis.com"
 		switch m[1] {
