@@ -147,9 +147,17 @@ func literalText(b []byte) bool {
 			break
 		}
 	}
-	for i < len(b) {
+	return readsAsIs(b[i:], '\t')
+}
+
+// readsAsIs reports whether b holds only printable ASCII, the one control
+// byte allowed (a tab in a literal, a line feed in plain lines) and the
+// printable UTF-8 YAML reads as is: none that YAML takes for a line break
+// (CR, NEL, LS, PS) and no byte order mark.
+func readsAsIs(b []byte, allowed byte) bool {
+	for i := 0; i < len(b); {
 		c := b[i]
-		if c >= 0x20 && c < 0x7f || c == '\t' {
+		if c >= 0x20 && c < 0x7f || c == allowed {
 			i++
 			continue
 		}

@@ -139,19 +139,7 @@ func plainTree(text []byte) (*yaml.Node, bool) {
 // plainBytes accepts printable ASCII, line feeds and the printable UTF-8
 // that YAML reads as is (no tabs, CR, NEL, LS, PS or byte order mark).
 func plainBytes(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c >= 0x20 && c < 0x7f || c == '\n' {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r < 0x80 || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff || !yamlReadable(r, size) {
-			return false
-		}
-		i += size
-	}
-	return true
+	return readsAsIs(b, '\n')
 }
 
 func (p *plainParser) peek() (plainLine, bool) {
