@@ -10,7 +10,7 @@
 #
 # Output: $OUT; raw results, logs and CPU profiles in bench/.work (rewritten each run); the 100k-interaction
 # cassette (~650 MB) is cached in bench/.cache. Both folders are git-ignored; delete them to reclaim the disk.
-# Knobs (environment): BENCH_REPS=3  BENCH_N=20000  BENCH_WARMUP=2000  BENCH_REC_N=2000
+# Knobs (environment): BENCH_REPS=3  BENCH_N=20000  BENCH_WARMUP=2000  BENCH_REC_N=2000  BENCH_SIM_REPS=5
 #                      BENCH_BIG=100000  BENCH_OUT=BENCHMARKS.md  BENCH_WORK=bench/.work
 # Needs Go, Node.js 20+ and npm (the peers proxay and talkback are installed with `npm ci` from
 # bench/peers/package-lock.json, and ADK-JS's API server from e2e/adkserver's when it is missing),
@@ -22,6 +22,8 @@ WORK=${BENCH_WORK:-$ROOT/bench/.work}
 CACHE=$ROOT/bench/.cache
 OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
 REPS=${BENCH_REPS:-3}
+# simulate's pairs wander more (0.84–1.10× over 5 pairs on an idle machine), so it takes more of them.
+SIM_REPS=${BENCH_SIM_REPS:-5}
 N=${BENCH_N:-20000}
 WARM=${BENCH_WARMUP:-2000}
 REC_N=${BENCH_REC_N:-2000}
@@ -312,7 +314,7 @@ go test -run '^$' -bench 'Start' -benchmem -count "$REPS" ./adkproxytest >>"$WOR
 (cd bench && go test -run '^$' -bench 'LiveReplay' -count "$REPS" ./live) >>"$WORK/gobench.txt"
 log "simulate: 100 replayed scenarios × 5 turns against ADK-JS's API server, and the same turns from a static eval set"
 if [ -d e2e/adkserver/node_modules ]; then SIMSERVER=adkjs; else SIMSERVER=fake; log "simulate: no ADK-JS, the in-process server instead"; fi
-(cd bench && go run ./simulate -adkproxy "$BIN/adkproxy" -server "$SIMSERVER" -reps "$REPS" -results "$RESULTS") >>"$LOGS/simulate.log" 2>&1
+(cd bench && go run ./simulate -adkproxy "$BIN/adkproxy" -server "$SIMSERVER" -reps "$SIM_REPS" -results "$RESULTS") >>"$LOGS/simulate.log" 2>&1
 go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./internal/report/rundiff >>"$WORK/gobench.txt"
 log "CPU profiles of the replay request path and of replay start-up"
