@@ -191,14 +191,13 @@ func (r *Redactor) KeepHeader(name string) error {
 
 // dropsHeader: a header never stored, its value a secret.
 func (r *Redactor) dropsHeader(name string) bool {
-	canonical := http.CanonicalHeaderKey(name)
-	if slices.Contains(credentialHeaders, canonical) || slices.Contains(droppedHeaders, canonical) {
-		return true
-	}
-	if !IsCredentialName(canonical) {
-		return false
-	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return !r.kept[canonical]
+	return r.dropsHeaderLocked(http.CanonicalHeaderKey(name))
+}
+
+// dropsHeaderLocked is dropsHeader of a canonical name; callers hold r.mu.
+func (r *Redactor) dropsHeaderLocked(canonical string) bool {
+	return slices.Contains(credentialHeaders, canonical) || slices.Contains(droppedHeaders, canonical) ||
+		IsCredentialName(canonical) && !r.kept[canonical]
 }

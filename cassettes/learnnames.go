@@ -38,8 +38,7 @@ func (r *Redactor) learnsFrom(name string) bool {
 	// changes the answer, forgets them under the write lock.
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	is := !slices.Contains(droppedHeaders, canonical) &&
-		(slices.Contains(credentialHeaders, canonical) || IsCredentialName(canonical) && !r.kept[canonical]) // dropsHeader
+	is := !slices.Contains(droppedHeaders, canonical) && r.dropsHeaderLocked(canonical)
 	if r.headers.held.Add(1) <= maxCredentialNamesHeld {
 		r.headers.names.Store(name, is)
 	}
