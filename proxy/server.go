@@ -85,9 +85,9 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// tapesOf indexes loaded cassettes on every core: a suite's hundreds of
-// small cassettes are each too small to fingerprint in parallel, and one
-// after another they were a fifth of start-up.
+// tapesOf indexes loaded cassettes on every core: placing their calls in
+// sessions and invocations reads every request body, and a suite's
+// hundreds of small cassettes, one after another, left a core idle.
 func tapesOf(loaded map[string]*cassettes.Cassette, m *matcher.Matcher) map[string]*tape {
 	names := slices.Sorted(maps.Keys(loaded))
 	tapes := make([]*tape, len(names))
