@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/syncstat"
+	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 )
 
 // groupQueue holds a journal's records waiting for the next batch.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/syncstat"
+	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 )
 
 // TestConcurrentAppendsAreAllKeptAndTheFileReleased: exchanges appended at

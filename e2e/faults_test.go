@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/engine/fake"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 

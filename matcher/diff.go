@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // Kind says how a field differs between the recording and the request.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/align"
+	"github.com/adkproxy/adkproxy/internal/base/align"
 )
 
 // sequenceKey says how the elements of the array at path are told apart

@@ -6,7 +6,7 @@ package matcher
 import (
 	"bytes"
 
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // DiffFrame lists how a client's Live API frame differs from the recorded

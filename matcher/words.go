@@ -6,7 +6,7 @@ package matcher
 import (
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/align"
+	"github.com/adkproxy/adkproxy/internal/base/align"
 )
 
 // longText is the length from which a changed string is shown as a word

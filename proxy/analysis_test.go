@@ -3,7 +3,7 @@ package proxy
 import (
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 

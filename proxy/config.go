@@ -11,7 +11,7 @@ import (
 	"net/url"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 

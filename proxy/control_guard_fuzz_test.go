@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 )
 
 // FuzzControlRequestClassifier: whatever a peer puts in a request line,

@@ -17,7 +17,7 @@ import (
 
 	"github.com/elazarl/goproxy"
 
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 )
 
 // ForwardProxy configures interception (Config.Forward).

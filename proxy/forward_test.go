@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/ca"
+	"github.com/adkproxy/adkproxy/internal/base/ca"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"

@@ -1,7 +1,7 @@
 package proxy_test
 
 import (
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 

@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 )
 
 // refuseTimeout bounds how long a refused connection is kept to deliver

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/fault"
+	"github.com/adkproxy/adkproxy/internal/data/fault"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/gorilla/websocket"
 )

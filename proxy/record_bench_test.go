@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/syncstat"
+	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 	"github.com/adkproxy/adkproxy/internal/testing/workload"
 	"github.com/adkproxy/adkproxy/proxy"
 )

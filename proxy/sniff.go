@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 )
 
 // tlsRecordHandshake is the first byte of every TLS connection: a record

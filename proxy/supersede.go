@@ -9,7 +9,7 @@ package proxy
 import (
 	"slices"
 
-	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/data/conversation"
 )
 
 // supersede removes the unused recording at x's place, if any, and returns

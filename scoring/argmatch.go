@@ -9,7 +9,7 @@ import (
 	"regexp"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // ArgMatcher says how one argument of an actual tool call is compared with

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // Config is ADK's EvalConfig (test_config.json, --config_file_path) plus

@@ -9,7 +9,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // MatchType is ToolTrajectoryCriterion.MatchType; the numbers are ADK's.

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
-	"github.com/adkproxy/adkproxy/internal/pyjson"
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
 )
 
 // CustomMetric is a custom_metrics entry: a metric in any language. Its

@@ -1,4 +1,4 @@
-// Expectations: ADK eval sets (read by internal/adk/evalset) or a golden
+// Expectations: ADK eval sets (read by internal/data/evalset) or a golden
 // run's sessions, as the eval cases scoring compares.
 
 package scoring
@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
 )
 
 // Expected holds expectations: eval cases from ADK EvalSet files or a

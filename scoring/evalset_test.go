@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // ScaleMetric is one adkproxy.llm_metrics definition. Its criterion has

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // metricInterval is metric_info.metric_value_info.interval.

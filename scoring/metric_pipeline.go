@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // DefaultSandboxTools are the tools sandbox_usage counts unless its

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/eval/rouge"
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/rouge"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // responseMatch computes ResponseMatchScore (see there).

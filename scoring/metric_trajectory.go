@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/eval/rouge"
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/rouge"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // toolTrajectory computes ToolTrajectoryAvgScore (see there).

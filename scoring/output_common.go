@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // What the output writers (table, json, junit, markdown) share: how a score

@@ -6,7 +6,7 @@ package scoring
 import (
 	"io"
 
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
 )
 
 // WriteEvalSet writes recorded sessions as an ADK eval set (an

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
 )
 
 // JSONOptions fixes what WriteJSON otherwise takes from the clock, for

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/report/junitxml"
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/junitxml"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // WriteJUnit writes r as JUnit XML for CI test reports: one <testsuite>

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // WriteMarkdown writes r as GitHub-flavoured Markdown for a pull request

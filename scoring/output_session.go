@@ -6,7 +6,7 @@ package scoring
 import (
 	"fmt"
 
-	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
+	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 )
 
 // outSession is ADK's Session (adk sessions/session.py) as model_dump

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
 // Price is what a model costs in US dollars per 1,000,000 tokens. Input is

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/eval/rouge"
+	"github.com/adkproxy/adkproxy/internal/base/rouge"
 )
 
 func TestResponseMatchScoreHomeAutomation(t *testing.T) {

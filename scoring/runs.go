@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 func pairRuns(sessions []Session, exp *Expected, runs int) ([]Case, []string) {

@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/conversation"
+	"github.com/adkproxy/adkproxy/internal/data/conversation"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
 // SkippedCriteria lists every criterion that was NOT_EVALUATED, one line

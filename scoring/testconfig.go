@@ -3,7 +3,7 @@
 package scoring
 
 import (
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"os"
 	"path/filepath"
 )

@@ -43,8 +43,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
-	"github.com/adkproxy/adkproxy/internal/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"

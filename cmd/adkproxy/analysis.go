@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adkproxy/adkproxy/internal/ca"
+	"github.com/adkproxy/adkproxy/internal/base/ca"
 	"github.com/urfave/cli/v2"
 )
 

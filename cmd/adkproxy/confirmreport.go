@@ -7,7 +7,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/adkproxy/adkproxy/internal/adk/api"
+	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 )
 
 // confirmReportFlags are the flags naming the adkproxy that records the
@@ -21,9 +21,9 @@ func confirmReportFlags() []cli.Flag {
 }
 
 // confirmReporter is the reporter the flags ask for, or nil.
-func confirmReporter(c *cli.Context) *api.ConfirmationReporter {
+func confirmReporter(c *cli.Context) *adkapi.ConfirmationReporter {
 	if c.String("proxy-url") == "" {
 		return nil
 	}
-	return &api.ConfirmationReporter{URL: c.String("proxy-url"), Token: c.String("control-token")}
+	return &adkapi.ConfirmationReporter{URL: c.String("proxy-url"), Token: c.String("control-token")}
 }

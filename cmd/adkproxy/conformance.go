@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
-	"github.com/adkproxy/adkproxy/internal/adk/conformancerun"
+	"github.com/adkproxy/adkproxy/internal/data/conformance"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/conformancerun"
 	"github.com/urfave/cli/v2"
 )
 

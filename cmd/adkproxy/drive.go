@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adk/api"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
-	"github.com/adkproxy/adkproxy/internal/adk/drive"
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
+	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/data/conformance"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/drive"
 	"github.com/urfave/cli/v2"
 )
 
@@ -73,7 +73,7 @@ func runDrive(c *cli.Context) error {
 	if (specPath == "") == (evalPath == "") {
 		return usageErrorf("drive: give exactly one of --spec and --evalset")
 	}
-	client, err := api.New(server, c.String("prefix"))
+	client, err := adkapi.New(server, c.String("prefix"))
 	if err != nil {
 		return usageErrorf("drive: --server: %v", err)
 	}
@@ -114,7 +114,7 @@ func runDrive(c *cli.Context) error {
 		return usageErrorf("drive: --confirm/--confirm-shape/--confirm-payload: %v", err)
 	}
 	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm, Report: confirmReporter(c)}
-	var sessions []*api.Session
+	var sessions []*adkapi.Session
 	var runErr error
 	for _, conv := range convs {
 		s, err := d.Drive(c.Context, conv)
@@ -161,7 +161,7 @@ func sessionJSON(v any) ([]byte, error) {
 }
 
 // waitForServer waits up to wait for the server to answer.
-func waitForServer(ctx context.Context, client *api.Client, wait time.Duration) error {
+func waitForServer(ctx context.Context, client *adkapi.Client, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := client.WaitUp(ctx, nil); err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
-	"github.com/adkproxy/adkproxy/internal/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )

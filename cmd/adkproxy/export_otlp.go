@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/report/otlpexport"
-	"github.com/adkproxy/adkproxy/internal/report/runview"
+	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
+	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // exitUnavailable (EX_UNAVAILABLE): the OTLP collector could not be

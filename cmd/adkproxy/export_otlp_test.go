@@ -14,7 +14,7 @@ import (
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/adkproxy/adkproxy/internal/report/otlpexport"
+	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )

@@ -8,7 +8,7 @@ import (
 	"sort"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/data/conformance"
 	"github.com/urfave/cli/v2"
 )
 

@@ -1,4 +1,4 @@
-// adkproxy fake: the scripted Gemini API (internal/fake) on a port, for
+// adkproxy fake: the scripted Gemini API (internal/engine/fake) on a port, for
 // agent tests without a key and for recording cassettes from a script.
 
 package main
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/engine/fake"
 	"github.com/urfave/cli/v2"
 )
 

@@ -4,7 +4,7 @@
 package main
 
 import (
-	"github.com/adkproxy/adkproxy/internal/fault"
+	"github.com/adkproxy/adkproxy/internal/data/fault"
 	"github.com/urfave/cli/v2"
 )
 

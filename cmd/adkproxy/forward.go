@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/ca"
-	"github.com/adkproxy/adkproxy/internal/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/ca"
+	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )

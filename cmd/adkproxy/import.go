@@ -10,7 +10,7 @@ import (
 	"io"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
+	"github.com/adkproxy/adkproxy/internal/data/conformance"
 	"github.com/urfave/cli/v2"
 )
 

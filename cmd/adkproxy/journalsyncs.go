@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 
-	"github.com/adkproxy/adkproxy/internal/syncstat"
+	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 )
 
 // logJournalSyncs notes at info level how many journal syncs kept the

@@ -5,8 +5,8 @@ package main
 import (
 	"bytes"
 
-	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
-	"github.com/adkproxy/adkproxy/internal/report/runview"
+	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/urfave/cli/v2"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/report/runview"
+	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // lsWeatherDir is the shipped example, seen from this package's folder.

@@ -11,7 +11,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/prune"
+	"github.com/adkproxy/adkproxy/internal/engine/prune"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/urfave/cli/v2"
 )

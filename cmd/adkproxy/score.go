@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/report/htmlreport"
-	"github.com/adkproxy/adkproxy/internal/report/runview"
+	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )

@@ -14,10 +14,10 @@ import (
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/internal/adk/api"
-	"github.com/adkproxy/adkproxy/internal/adk/evalset"
-	"github.com/adkproxy/adkproxy/internal/eval/scenarios"
-	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/data/evalset"
+	"github.com/adkproxy/adkproxy/internal/data/scenarios"
+	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -91,7 +91,7 @@ func runSimulate(c *cli.Context) error {
 	if c.Int("parallel") < 1 {
 		return usageErrorf("simulate: --parallel %d: want 1 or more", c.Int("parallel"))
 	}
-	server, err := api.New(c.String("server"), c.String("prefix"))
+	server, err := adkapi.New(c.String("server"), c.String("prefix"))
 	if err != nil {
 		return usageErrorf("simulate: --server: %v", err)
 	}

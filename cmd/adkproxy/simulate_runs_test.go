@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/adk/adkjs"
-	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
+	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )

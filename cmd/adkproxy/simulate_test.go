@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/eval/simulate"
+	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
 	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"

@@ -14,7 +14,7 @@ import (
 	"cloud.google.com/go/auth/credentials"
 	"github.com/urfave/cli/v2"
 
-	"github.com/adkproxy/adkproxy/internal/eval/judge"
+	"github.com/adkproxy/adkproxy/internal/feature/eval/judge"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )

@@ -20,7 +20,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/adkproxytest"
-	"github.com/adkproxy/adkproxy/internal/adk/api"
+	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -94,7 +94,7 @@ func bookWithConfirmation(t *testing.T, p *adkproxytest.Proxy, approve, asJSONSt
 	if len(asks) != 1 {
 		t.Fatalf("ADK Go asked %d confirmations:\n%s", len(asks), log.String())
 	}
-	run(api.ConfirmationAnswer(asks, approve, asJSONString))
+	run(adkapi.ConfirmationAnswer(asks, approve, asJSONString))
 	return log.String()
 }
 

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/adk/api"
-	"github.com/adkproxy/adkproxy/internal/adk/conformance"
-	"github.com/adkproxy/adkproxy/internal/adk/conformancerun"
-	"github.com/adkproxy/adkproxy/internal/adk/drive"
+	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/data/conformance"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/conformancerun"
+	"github.com/adkproxy/adkproxy/internal/feature/adk/drive"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -60,7 +60,7 @@ func buildADKCLI(t *testing.T) string {
 func TestMain(m *testing.M) { testutil.Main(m) }
 
 // serverCmd is the --server-cmd for adkcli: it serves the agents of its
-// working folder under /api.
+// working folder under /adkapi.
 func serverCmd(adkcli string) string {
 	return "cd {agents_dir} && exec '" + adkcli + "' web -port {port} api"
 }
@@ -228,7 +228,7 @@ func inProcess(t *testing.T, adkcli, corpus string, c conformance.Case) verdict 
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	defer func() { _ = cmd.Process.Kill(); <-exited }()
-	client, err := api.New("http://127.0.0.1:"+strconv.Itoa(port), "/api")
+	client, err := adkapi.New("http://127.0.0.1:"+strconv.Itoa(port), "/api")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/engine/fake"
 )
 
 // Handler serves the fake API. The zero value is ready to use.

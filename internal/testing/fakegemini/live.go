@@ -4,7 +4,7 @@
 // usageMetadata. A spoken turn (realtimeInput audio ended by
 // audioStreamEnd or activityEnd) is transcribed and answered in audio with
 // transcriptions (live_audio.go). The connection (frames in camelCase,
-// binary frames out) is the product fake's, internal/fake.
+// binary frames out) is the product fake's, internal/engine/fake.
 
 package fakegemini
 
@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/fake"
+	"github.com/adkproxy/adkproxy/internal/engine/fake"
 )
 
 // liveClientMessage is a client frame, keys already in camelCase.

@@ -1,0 +1,33 @@
+// Comparing invocations: what parallel agents' order does not change.
+
+package rundiff
+
+import (
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+)
+
+// Parallel agents answer in any order: the last answer (ADK's final
+// response) may come from either, which is no change; a changed answer of
+// the agent that answered last in NEW still is one.
+func TestParallelAgentsFinalResponse(t *testing.T) {
+	inv := func(steps ...runview.Step) *runview.Invocation {
+		return &runview.Invocation{User: "Check Paris", Agents: []string{"a", "b"}, Steps: steps}
+	}
+	answer := func(agent, text string) runview.Step { return runview.Step{Agent: agent, Text: text} }
+	old := inv(answer("a", "Sunny."), answer("b", "10:00."))
+	for _, tc := range []struct {
+		new    *runview.Invocation
+		change bool
+	}{
+		{inv(answer("b", "10:00."), answer("a", "Sunny.")), false},
+		{inv(answer("b", "10:00."), answer("a", "Cloudy.")), true},
+		{inv(answer("a", "Sunny."), answer("b", "11:00.")), true},
+	} {
+		d := diffInvocation(old, tc.new, &Options{})
+		if got := len(d.Changes) == 1 && d.Changes[0].Kind == ResponseChanged; got != tc.change || (!tc.change && len(d.Changes) > 0) {
+			t.Errorf("%v → %v: changes %+v", old.Steps, tc.new.Steps, d.Changes)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+// What a step's model was given besides the conversation.
+
+package runview
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
+)
+
+// Sent is the part of a model call that an agent's definition decides:
+// the model asked for, the system instruction, the generation config and
+// the tools. Comparing runs compares it per agent, once per invocation.
+type Sent struct {
+	Model string
+	// SystemInstruction is the instruction's texts joined by line breaks.
+	SystemInstruction string
+	// GenerationConfig is nil when none was sent.
+	GenerationConfig map[string]any
+	// Tools are as sent: function declarations and built-in tools.
+	Tools []any
+}
+
+// Sent reads what the step's request gave the model. A body that is not a
+// JSON object gives the model alone. Only the three fields are decoded: the
+// contents, most of a body, are skipped (diffs read this for every
+// invocation).
+func (s *Step) Sent() Sent {
+	out := Sent{Model: conversation.ModelOfPath(s.Exchange.Request.Path)}
+	var req struct {
+		SystemInstruction json.RawMessage `json:"systemInstruction"`
+		GenerationConfig  json.RawMessage `json:"generationConfig"`
+		Tools             json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(s.Exchange.Request.Body, &req) != nil {
+		return out
+	}
+	var si any // a content, or a bare string as some clients send
+	json.Unmarshal(req.SystemInstruction, &si)
+	out.SystemInstruction = strings.Join(conversation.InstructionTexts(si), "\n")
+	config, _ := matcher.ParseJSON(req.GenerationConfig)
+	out.GenerationConfig, _ = config.(map[string]any)
+	tools, _ := matcher.ParseJSON(req.Tools)
+	out.Tools, _ = tools.([]any)
+	return out
+}

@@ -1,0 +1,244 @@
+// The table 'adkproxy ls' prints: one block per cassette, one line per
+// session, invocation, step and kind of other request.
+
+package runview
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+)
+
+// Widths (in runes) beyond which the table cuts a value with "…". The JSON
+// form is never cut.
+const (
+	userWidth   = 50 // the user text of an invocation
+	textWidth   = 60 // a step's answer text
+	valueWidth  = 30 // one argument value of a tool call
+	callWidth   = 60 // one tool call, name(args)
+	listWidth   = 60 // a list: an invocation's tool calls, a step's tool results
+	agentsWidth = 40 // an invocation's agents
+)
+
+// WriteTable prints one block per cassette of a run read from dir. Lines of
+// one kind (sessions, invocations, steps, other requests) are aligned
+// across the whole block.
+func WriteTable(w io.Writer, dir string, run Run) {
+	if len(run.Cassettes) == 0 {
+		fmt.Fprintf(w, "no cassettes in %s\n", textfmt.OneLine(dir))
+		return
+	}
+	for i, c := range run.Cassettes {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		var t table
+		invocations, steps, calls := 0, 0, 0
+		for _, s := range c.Sessions {
+			invocations += len(s.Invocations)
+			for _, inv := range s.Invocations {
+				steps += len(inv.Steps)
+				for _, st := range inv.Steps {
+					calls += len(st.HTTPCalls)
+				}
+			}
+		}
+		summary := []string{textfmt.Plural(len(c.Sessions), "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step")}
+		if calls > 0 {
+			summary = append(summary, textfmt.Plural(calls, "tool http call"))
+		}
+		if len(c.Other) > 0 {
+			summary = append(summary, textfmt.Plural(len(c.Other), "other request"))
+		}
+		t.add(headerRow, fmt.Sprintf("CASSETTE %s (%s): %s", textfmt.OneLine(c.Name),
+			textfmt.OneLine(filepath.Join(dir, filepath.FromSlash(c.File))), strings.Join(summary, ", ")))
+		for _, s := range c.Sessions {
+			t.add(sessionRow, "  session "+strconv.Itoa(s.ID))
+			for _, inv := range s.Invocations {
+				t.add(invocationRow, invocationCells(inv)...)
+				for _, st := range inv.Steps {
+					t.add(stepRow, stepCells(st)...)
+					for _, c := range st.HTTPCalls {
+						t.add(httpRow, "        tool http "+textfmt.OneLine(c.String()))
+					}
+				}
+			}
+		}
+		if len(c.Other) > 0 {
+			t.add(sessionRow, "  other")
+			for _, o := range groupOther(c.Other) {
+				count := ""
+				if o.n > 1 {
+					count = fmt.Sprintf("×%d", o.n)
+				}
+				t.add(otherRow, "    "+textfmt.OneLine(o.Method), textfmt.OneLine(o.Path), strconv.Itoa(o.Status), count)
+			}
+		}
+		t.write(w)
+	}
+}
+
+func invocationCells(inv Invocation) []string {
+	id := "    invocation " + strconv.Itoa(inv.ID)
+	if inv.Tag != "" {
+		id += " [" + textfmt.OneLine(inv.Tag) + "]"
+	}
+	var calls []string
+	for i, st := range inv.Steps {
+		for j, tc := range st.ToolCalls {
+			if answer, ok := inv.ConfirmationOf(i, j); ok {
+				calls = append(calls, "confirm "+formatCall(tc)+"? → "+answer.Decision()+PayloadNote(answer.Payload))
+				continue
+			}
+			if refused(inv.Refused, i, j) {
+				calls = append(calls, "confirm "+formatCall(tc)+"? → refused")
+				continue
+			}
+			calls = append(calls, formatCall(tc))
+		}
+	}
+	tools, tokenCell := "-", "-"
+	if len(calls) > 0 {
+		tools = textfmt.Truncate(strings.Join(calls, ", "), listWidth)
+	}
+	if usage, ok := inv.Usage(); ok {
+		tokenCell = strconv.FormatInt(int64(usage.Total), 10)
+	}
+	agents := make([]string, len(inv.Agents))
+	for i, a := range inv.Agents {
+		agents[i] = textfmt.OneLine(a)
+	}
+	return []string{id, quoted(inv.User, userWidth),
+		"agents: " + textfmt.Truncate(strings.Join(agents, ", "), agentsWidth),
+		"steps: " + strconv.Itoa(len(inv.Steps)),
+		"tokens: " + tokenCell,
+		"tools: " + tools} // last: the widest and most varied cell
+}
+
+// stepCells: the step, its agent, then what it received (←), what it
+// answered (→) and anything unusual about how it ended.
+func stepCells(st Step) []string {
+	var what []string
+	if len(st.ToolResults) > 0 {
+		names := make([]string, len(st.ToolResults))
+		for i, r := range st.ToolResults {
+			names[i] = textfmt.OneLine(r.Name)
+			if adkapi.IsRefusal(r.Name, r.Response) {
+				names[i] += " (refused at confirmation)"
+			}
+		}
+		what = append(what, "← "+textfmt.Truncate(strings.Join(names, ", "), listWidth))
+	}
+	var answer []string
+	if st.Text != "" {
+		answer = append(answer, quoted(st.Text, textWidth))
+	}
+	for _, tc := range st.ToolCalls {
+		answer = append(answer, formatCall(tc))
+	}
+	if len(answer) > 0 {
+		what = append(what, "→ "+strings.Join(answer, ", "))
+	} else if st.Status == 200 {
+		what = append(what, "→ (no text, no tool calls)")
+	}
+	var notes []string
+	if st.Status != 200 {
+		notes = append(notes, strings.TrimSpace("HTTP "+strconv.Itoa(st.Status)+" "+textfmt.OneLine(st.ErrorStatus)))
+	} else if st.FinishReason != "" && st.FinishReason != "STOP" {
+		notes = append(notes, "finish: "+textfmt.OneLine(st.FinishReason))
+	}
+	if st.Reset {
+		notes = append(notes, "connection reset")
+	}
+	if len(notes) > 0 {
+		what = append(what, "["+strings.Join(notes, ", ")+"]")
+	}
+	return []string{"      step " + strconv.Itoa(st.Step), textfmt.OneLine(st.Agent), strings.Join(what, " ")}
+}
+
+// formatCall renders a tool call as name(arg=value, ...) (see textfmt.Call).
+func formatCall(tc cassettes.ToolCall) string {
+	return textfmt.Truncate(textfmt.Call(tc.Name, nonNil(tc.Args), valueWidth), callWidth)
+}
+
+// quoted is s with whitespace collapsed, cut to width, as a JSON string.
+func quoted(s string, width int) string {
+	return textfmt.JSON(textfmt.Truncate(textfmt.OneLine(s), width-2))
+}
+
+type otherGroup struct {
+	Other
+	n int
+}
+
+// groupOther counts identical other requests (polling, model lists), in
+// order of first appearance.
+func groupOther(other []Other) []otherGroup {
+	var out []otherGroup
+	index := map[Other]int{}
+	for _, o := range other {
+		if i, ok := index[o]; ok {
+			out[i].n++
+			continue
+		}
+		index[o] = len(out)
+		out = append(out, otherGroup{o, 1})
+	}
+	return out
+}
+
+// Row kinds of the table; rows of one kind share their columns.
+const (
+	headerRow = iota
+	sessionRow
+	invocationRow
+	stepRow
+	httpRow
+	otherRow
+)
+
+// table aligns the cells of each kind of row across the whole table, even
+// where rows of other kinds come in between, which one tabwriter alone
+// cannot do: each kind goes through its own tabwriter, and the aligned
+// lines are put back in order.
+type table struct{ rows []tableRow }
+
+type tableRow struct {
+	kind  int
+	cells []string
+}
+
+func (t *table) add(kind int, cells ...string) {
+	t.rows = append(t.rows, tableRow{kind, cells})
+}
+
+func (t *table) write(w io.Writer) {
+	aligned := map[int][]string{}
+	for _, kind := range []int{headerRow, sessionRow, invocationRow, stepRow, httpRow, otherRow} {
+		var buf bytes.Buffer
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		n := 0
+		for _, r := range t.rows {
+			if r.kind == kind {
+				fmt.Fprintln(tw, strings.Join(r.cells, "\t"))
+				n++
+			}
+		}
+		tw.Flush()
+		if n > 0 {
+			aligned[kind] = strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		}
+	}
+	for _, r := range t.rows {
+		fmt.Fprintln(w, strings.TrimRight(aligned[r.kind][0], " "))
+		aligned[r.kind] = aligned[r.kind][1:]
+	}
+}
