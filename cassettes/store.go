@@ -123,8 +123,9 @@ func CheckFolder(dir string) error {
 }
 
 // Files lists the cassette files LoadDir reads below dir, in walk order:
-// every YAML file outside hidden folders, and the cassette a leftover
-// journal stands for when its YAML was never written.
+// every YAML file outside hidden folders except a failed run's set-aside
+// files (FailedPath), and the cassette a leftover journal stands for when
+// its YAML was never written.
 func Files(dir string) ([]string, error) {
 	if err := CheckFolder(dir); err != nil {
 		return nil, err
@@ -148,7 +149,7 @@ func Files(dir string) ([]string, error) {
 				return nil
 			}
 			paths = append(paths, target)
-		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") {
+		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") && !IsFailedPath(path) {
 			paths = append(paths, path)
 		}
 		return nil
