@@ -19,7 +19,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -238,7 +238,11 @@ func (p *Proxy) Close() error {
 	srv := p.Server
 	err := errors.Join(srv.Close(), srv.Err())
 	if failure := srv.Failure(); failure != nil {
-		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats(), "")))
+		var summary strings.Builder
+		for _, l := range proxy.Summary(srv.Report(), srv.Stats(), "") {
+			summary.WriteString(l.Text + "\n")
+		}
+		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, summary.String()))
 	}
 	return errors.Join(err, p.untouched())
 }
@@ -260,31 +264,14 @@ func (p *Proxy) hangUpClients() {
 }
 
 // untouched fails a strict replay whose cassette exists but that no
-// request reached, whose recordings the proxy does not count as unused.
+// request reached (runpolicy's rule, the CLI's too), whose recordings the
+// proxy does not count as unused. A recording test may call no model: it
+// writes no cassette then.
 func (p *Proxy) untouched() error {
-	if p.recording || !p.strict || !p.cassetteExists() {
+	scope := runpolicy.Scope{Dir: p.dir, Cassette: p.Cassette, Recording: p.recording, Strict: p.strict}
+	if runpolicy.NothingReached(p.Server, scope) != runpolicy.NothingReplayed {
 		return nil
-	}
-	r := p.Server.Report()
-	if r.Truncated > 0 {
-		return nil // outcomes not listed may have reached it
-	}
-	for _, o := range r.Outcomes {
-		if o.Cassette == p.Cassette && o.Outcome != matcher.OutcomeUnused {
-			return nil
-		}
 	}
 	return fmt.Errorf("%w: cassette %q in %s exists but no request reached it; give the client p.ClientConfig() or p.HTTPClient(), or delete the cassette if the test no longer calls the model",
 		proxy.ErrRunFailed, p.Cassette, p.dir)
-}
-
-// cassetteExists reports whether the test's cassette is on disk, where
-// recording writes it; the proxy opens cassettes only when asked for one.
-func (p *Proxy) cassetteExists() bool {
-	path, err := cassettes.PathFor(p.dir, p.Cassette)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(path)
-	return err == nil
 }

@@ -305,6 +305,8 @@ func TestConfigureFaults(t *testing.T) {
 	}
 	if errs := tb.end(); !strings.Contains(errs, `fault "call 1: 503" injected`) || !strings.Contains(errs, "1 unused") {
 		t.Errorf("a test that gave up after the fault: %q", errs)
+	} else if strings.Contains(errs, "no request reached it") {
+		t.Errorf("a test whose request got the fault is said to have reached nothing: %q", errs)
 	}
 	tb = &asTest{TB: t, name: name}
 	p = adkproxytest.Start(tb, dir, adkproxytest.Configure(func(c *proxy.Config) { c.Faults = []string{"call 1: 503"} }))

@@ -181,7 +181,7 @@ func TestFaultsWithTheGoClient(t *testing.T) {
 				if failed := rep.Failure() != nil; failed == recovers {
 					t.Errorf("retries %d: run failed = %v (%v), want %v: %+v", retries, failed, rep.Failure(), !recovers, rep.Stats())
 				}
-				summary := proxy.Summary(report, rep.Stats(), "")
+				summary := summaryText(proxy.Summary(report, rep.Stats(), ""))
 				if !strings.Contains(summary, fmt.Sprintf("fault %q injected at POST /v1beta/models/gemini-2.5-flash:", spec)) {
 					t.Errorf("summary does not list the fault:\n%s", summary)
 				}
@@ -231,7 +231,7 @@ func TestFaultPlaces(t *testing.T) {
 	if err := reportSchema(t).Validate(doc); err != nil {
 		t.Errorf("a report with faults does not match report.schema.json: %v\n%s", err, raw)
 	}
-	summary := proxy.Summary(report, proxy.Stats{}, "")
+	summary := summaryText(proxy.Summary(report, proxy.Stats{}, ""))
 	for _, want := range []string{`fault "call 9: 429": never injected`, `fault "call 1: delay 50ms" injected at POST`, "recovered"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)

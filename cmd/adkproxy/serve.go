@@ -112,7 +112,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
-	empty := nothingReached(c, mode, srv, report, "http://"+addr) // empty.go
+	empty := nothingReached(c, mode, srv, "http://"+addr) // empty.go
 	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0
 	if empty != nil && runErr != nil && !keyless { // the command's status wins; the likelier cause is said below
 		fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), empty)
