@@ -5,10 +5,12 @@ package runview
 
 import (
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // HTTPCall is one request a tool made to another host, as `adkproxy ls`
-// shows it: `tool http GET weather.example.com/v1/current?city=Paris → 200`.
+// shows it: `tool http GET weather.example.com/v1/current?city=Paris → 200`,
+// or, for an MCP server, `tool mcp weather tools/call get_weather {"city":"Paris"} → ok`.
 type HTTPCall struct {
 	Method string `json:"method"`
 	Scheme string `json:"scheme"`
@@ -17,17 +19,39 @@ type HTTPCall struct {
 	Query  string `json:"query"`
 	Status int    `json:"status"`
 
+	// MCP is the exchange read as MCP (server, method, tool, arguments,
+	// result), when it is one: a stdio server relayed by adkproxy mcp, or
+	// JSON-RPC over HTTP.
+	MCP *wire.ToolCall `json:"mcp,omitempty"`
+
 	// Exchange is what the call was read from (its latency, its bodies).
 	Exchange *cassettes.Exchange `json:"-"`
 }
 
 func httpCallOf(x *cassettes.Exchange) HTTPCall {
 	c := cassettes.HTTPCallOf(x)
-	return HTTPCall{Method: c.Method, Scheme: c.Scheme, Host: c.Host, Path: c.Path, Query: c.Query, Status: c.Status, Exchange: x}
+	h := HTTPCall{Method: c.Method, Scheme: c.Scheme, Host: c.Host, Path: c.Path, Query: c.Query, Status: c.Status, Exchange: x}
+	if m, ok := wire.MCPExchange(x); ok {
+		h.MCP = &m
+	}
+	return h
 }
 
-// String is the call as the table shows it, after "tool http".
+// Kind is the dialect the table names after "tool": mcp or http.
+func (c HTTPCall) Kind() string {
+	if c.MCP != nil {
+		return wire.DialectMCP
+	}
+	return wire.DialectHTTP
+}
+
+// String is the call as the table shows it, after "tool " and its Kind:
+// `GET weather.example.com/v1/current?city=Paris → 200`, or for MCP
+// `weather tools/call get_weather {"city":"Paris"} → ok`.
 func (c HTTPCall) String() string {
+	if c.MCP != nil {
+		return c.MCP.String()
+	}
 	return cassettes.HTTPCall{Method: c.Method, Scheme: c.Scheme, Host: c.Host, Path: c.Path, Query: c.Query, Status: c.Status}.String()
 }
 
