@@ -19,7 +19,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -44,6 +44,7 @@ type Proxy struct {
 	strict    bool // replays strictly: a recording never requested fails the run
 	dir       string
 	http      *httptest.Server
+	release   func() // the recording lock (a no-op in replay)
 	closed    bool
 }
 
@@ -125,12 +126,20 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	for _, f := range s.configure {
 		f(&cfg)
 	}
+	// The CLI's lock policy: one recording process per folder, shared by
+	// the parallel tests of this one.
+	release, err := runpolicy.LockForRecording(dir, cfg.Mode, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
 	srv, err := proxy.New(cfg)
 	var missing *cassettes.MissingFolderError
 	if errors.As(err, &missing) {
+		release()
 		return nil, fmt.Errorf("%w; %s (with GOOGLE_API_KEY set, or an Upstream)", err, hints(name).Record)
 	}
 	if err != nil {
+		release()
 		return nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv)
@@ -139,7 +148,7 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	recording = cfg.Mode != proxy.ModeReplay && cfg.Mode != ""
 	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: recording,
 		keyless: !recording || proxyopt.PlaceholderKeyServes(cfg.Upstream),
-		strict:  cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
+		strict:  cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs, release: release}, nil
 }
 
 func (s settings) recording() (bool, error) {
@@ -237,8 +246,13 @@ func (p *Proxy) Close() error {
 	p.http.Close()
 	srv := p.Server
 	err := errors.Join(srv.Close(), srv.Err())
+	p.release()
 	if failure := srv.Failure(); failure != nil {
-		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, proxy.Summary(srv.Report(), srv.Stats(), "")))
+		var summary strings.Builder
+		for _, l := range proxy.Summary(srv.Report(), srv.Stats(), "") {
+			summary.WriteString(l.Text + "\n")
+		}
+		err = errors.Join(err, fmt.Errorf("%w\n%s", failure, summary.String()))
 	}
 	return errors.Join(err, p.untouched())
 }
@@ -260,31 +274,14 @@ func (p *Proxy) hangUpClients() {
 }
 
 // untouched fails a strict replay whose cassette exists but that no
-// request reached, whose recordings the proxy does not count as unused.
+// request reached (runpolicy's rule, the CLI's too), whose recordings the
+// proxy does not count as unused. A recording test may call no model: it
+// writes no cassette then.
 func (p *Proxy) untouched() error {
-	if p.recording || !p.strict || !p.cassetteExists() {
+	scope := runpolicy.Scope{Dir: p.dir, Cassette: p.Cassette, Recording: p.recording, Strict: p.strict}
+	if runpolicy.NothingReached(p.Server, scope) != runpolicy.NothingReplayed {
 		return nil
-	}
-	r := p.Server.Report()
-	if r.Truncated > 0 {
-		return nil // outcomes not listed may have reached it
-	}
-	for _, o := range r.Outcomes {
-		if o.Cassette == p.Cassette && o.Outcome != matcher.OutcomeUnused {
-			return nil
-		}
 	}
 	return fmt.Errorf("%w: cassette %q in %s exists but no request reached it; give the client p.ClientConfig() or p.HTTPClient(), or delete the cassette if the test no longer calls the model",
 		proxy.ErrRunFailed, p.Cassette, p.dir)
-}
-
-// cassetteExists reports whether the test's cassette is on disk, where
-// recording writes it; the proxy opens cassettes only when asked for one.
-func (p *Proxy) cassetteExists() bool {
-	path, err := cassettes.PathFor(p.dir, p.Cassette)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(path)
-	return err == nil
 }

@@ -305,6 +305,8 @@ func TestConfigureFaults(t *testing.T) {
 	}
 	if errs := tb.end(); !strings.Contains(errs, `fault "call 1: 503" injected`) || !strings.Contains(errs, "1 unused") {
 		t.Errorf("a test that gave up after the fault: %q", errs)
+	} else if strings.Contains(errs, "no request reached it") {
+		t.Errorf("a test whose request got the fault is said to have reached nothing: %q", errs)
 	}
 	tb = &asTest{TB: t, name: name}
 	p = adkproxytest.Start(tb, dir, adkproxytest.Configure(func(c *proxy.Config) { c.Faults = []string{"call 1: 503"} }))
@@ -354,5 +356,36 @@ func TestEmptyDirIsTestdataCassettes(t *testing.T) {
 	}
 	if err := rep.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRecordingTakesTheFolderLock: a recording test holds the folder's
+// recording lock, as 'adkproxy record' does, so another process cannot
+// record into it meanwhile; the tests of one process share it, and the
+// last to close gives it up.
+func TestRecordingTakesTheFolderLock(t *testing.T) {
+	up := scriptedUpstream(t)
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	locked := func() bool {
+		locks, _ := filepath.Glob(filepath.Join(dir, ".*lock*"))
+		return len(locks) > 0
+	}
+	a, err := adkproxytest.New(dir, "a", adkproxytest.Record(true), upstream(t, up.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := adkproxytest.New(dir, "b", adkproxytest.Record(true), upstream(t, up.URL))
+	if err != nil {
+		t.Fatalf("a second recording test in the same process: %v", err)
+	}
+	if !locked() {
+		t.Fatal("recording holds no lock on the folder")
+	}
+	if err := a.Close(); err != nil || !locked() {
+		t.Fatalf("closing one of two recorders: %v, locked %v", err, locked())
+	}
+	if err := b.Close(); err != nil || locked() {
+		t.Errorf("closing the last recorder: %v, locked %v", err, locked())
 	}
 }

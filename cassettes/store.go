@@ -124,7 +124,8 @@ func CheckFolder(dir string) error {
 
 // Files lists the cassette files LoadDir reads below dir, in walk order:
 // every YAML file outside hidden folders, and the cassette a leftover
-// journal stands for when its YAML was never written.
+// journal stands for when its YAML was never written. A listed cassette
+// that is not a regular file is an error naming it (ErrCorrupt).
 func Files(dir string) ([]string, error) {
 	if err := CheckFolder(dir); err != nil {
 		return nil, err
@@ -149,11 +150,32 @@ func Files(dir string) ([]string, error) {
 			}
 			paths = append(paths, target)
 		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") {
+			if err := checkListed(path, d); err != nil {
+				return err
+			}
 			paths = append(paths, path)
 		}
 		return nil
 	})
 	return paths, err
+}
+
+// checkListed refuses a listed cassette that is not a regular file (a
+// link to /dev/zero, a FIFO) when the folder is listed, so that a run
+// which never asks for it still says so. Only links and special entries
+// cost a stat.
+func checkListed(path string, d fs.DirEntry) error {
+	if d.Type().IsRegular() {
+		return nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil // a dangling link is a missing cassette, reported when asked for
+	}
+	if !info.Mode().IsRegular() {
+		return &FormatError{File: path, Msg: checkRegular(info, maxFileSize).Error(), Err: ErrCorrupt}
+	}
+	return nil
 }
 
 // LoadDir reads every cassette below dir, keyed by cassette name. A file

@@ -20,7 +20,6 @@ import (
 	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
-	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -181,7 +180,7 @@ func TestFaultsWithTheGoClient(t *testing.T) {
 				if failed := rep.Failure() != nil; failed == recovers {
 					t.Errorf("retries %d: run failed = %v (%v), want %v: %+v", retries, failed, rep.Failure(), !recovers, rep.Stats())
 				}
-				summary := proxy.Summary(report, rep.Stats(), "")
+				summary := summaryText(proxy.Summary(report, rep.Stats(), ""))
 				if !strings.Contains(summary, fmt.Sprintf("fault %q injected at POST /v1beta/models/gemini-2.5-flash:", spec)) {
 					t.Errorf("summary does not list the fault:\n%s", summary)
 				}
@@ -195,7 +194,7 @@ func TestFaultsWithTheGoClient(t *testing.T) {
 // the client waits out.
 func TestFaultPlaces(t *testing.T) {
 	dir := recordFromFake(t, false)
-	run := func(retries int, faults ...string) (string, matcher.Report, error) {
+	run := func(retries int, faults ...string) (string, proxy.Report, error) {
 		rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Faults: faults})
 		got, err := askWeather(context.Background(), rep.URL, false, retries, 0)
 		rep.stop(t)
@@ -212,7 +211,7 @@ func TestFaultPlaces(t *testing.T) {
 
 	_, first, _ := run(3, "every call 50% seed 7: 503")
 	_, again, _ := run(3, "every call 50% seed 7: 503")
-	calls := func(r matcher.Report) (out []int) {
+	calls := func(r proxy.Report) (out []int) {
 		for _, f := range r.Faults {
 			out = append(out, f.Call)
 		}
@@ -231,7 +230,7 @@ func TestFaultPlaces(t *testing.T) {
 	if err := reportSchema(t).Validate(doc); err != nil {
 		t.Errorf("a report with faults does not match report.schema.json: %v\n%s", err, raw)
 	}
-	summary := proxy.Summary(report, proxy.Stats{}, "")
+	summary := summaryText(proxy.Summary(report, proxy.Stats{}, ""))
 	for _, want := range []string{`fault "call 9: 429": never injected`, `fault "call 1: delay 50ms" injected at POST`, "recovered"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)

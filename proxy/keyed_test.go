@@ -151,7 +151,7 @@ func TestConformanceMatchingServesByKey(t *testing.T) {
 			t.Errorf("outcome %d: contents findings %v, want none", i, groups)
 		}
 	}
-	if s := proxy.Summary(r, p.Stats(), ""); !strings.Contains(s, "conformance findings: 6 model call(s) answered by key differ from the recording (system_instruction 6, tools 4") {
+	if s := summaryText(proxy.Summary(r, p.Stats(), "")); !strings.Contains(s, "conformance findings: 6 model call(s) answered by key differ from the recording (system_instruction 6, tools 4") {
 		t.Errorf("summary:\n%s", s)
 	}
 	// The same reworded requests under body matching are refused.

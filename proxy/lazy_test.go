@@ -102,3 +102,22 @@ func TestLazyReplayFindsACassetteByItsDeclaredName(t *testing.T) {
 		t.Fatalf("New on a missing folder = %v, want ErrNotFound", err)
 	}
 }
+
+// TestLazyReplayRefusesASpecialFileInTheFolder is issue 39 item 13: a
+// folder holding only a cassette that is a link to /dev/zero is refused
+// when the folder is listed (as ls does), naming the file, not served as
+// a folder with nothing in it.
+func TestLazyReplayRefusesASpecialFileInTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero.yaml")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	_, err := proxy.New(proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	if err == nil || !errors.Is(err, cassettes.ErrCorrupt) || !strings.Contains(err.Error(), zero) || !strings.Contains(err.Error(), "device") {
+		t.Fatalf("New: %v; want a data error naming %s as a device", err, zero)
+	}
+	if _, err := cassettes.LoadDir(dir); err == nil || !strings.Contains(err.Error(), zero) {
+		t.Fatalf("LoadDir: %v", err)
+	}
+}

@@ -71,7 +71,10 @@ func New(cfg Config) (*Server, error) {
 		return s, nil
 	}
 	if !cfg.CheckAll {
-		return s, cassettes.CheckFolder(cfg.Dir)
+		// Listing reads no cassette but refuses one that is not a
+		// regular file, as ls does, even if no request names it.
+		_, err := cassettes.Files(cfg.Dir)
+		return s, err
 	}
 	loaded, err := cassettes.LoadDir(cfg.Dir)
 	if err != nil {

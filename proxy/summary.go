@@ -13,35 +13,37 @@ import (
 // summaryShown is how many requests needing attention a summary lists.
 const summaryShown = 5
 
+// SummaryLine is one line of Summary, with what it tells so that a caller
+// can mark it (the CLI colours by it) without reading the text back.
+type SummaryLine struct {
+	// Text is the line without its newline; a listed request's message
+	// may continue it on lines indented by four spaces.
+	Text string
+	// Outcome is, on a line listing a request or recording that needs
+	// attention, its outcome (mismatched, unmatched or unused), which Text
+	// names after two spaces; it is empty on every other line.
+	Outcome matcher.OutcomeKind
+	// Caution says the line tells of something answered anyway or
+	// refused: a listed mismatch served by lenient replay, or, on the
+	// first line (the counts), such a listed line or refused requests.
+	Caution bool
+}
+
 // Summary describes a run in a few lines: a line of counts, then the
 // requests and recordings that need attention, each with its place and
 // diff (a mismatch that only follows from an earlier one is folded into
 // it, see followOns). Past the first few, one line says how many more
 // there are, followed by more (e.g. " in report.json"), which the caller
-// words since only it knows where the rest can be read. Every line ends
-// with a newline.
-func Summary(r matcher.Report, st Stats, more string) string {
-	var b strings.Builder
-	c := r.Counts
-	if r.Mode == string(ModeRecord) {
-		fmt.Fprintf(&b, "adkproxy: recorded %d exchange(s)", c[matcher.OutcomeRecorded])
-		if n := c[matcher.OutcomeMatched]; n > 0 {
-			fmt.Fprintf(&b, ", replayed %d", n)
+// words since only it knows where the rest can be read.
+func Summary(r Report, st Stats, more string) []SummaryLine {
+	lines := []SummaryLine{{Text: countsLine(r, st), Caution: st.Failed > 0}}
+	for _, text := range []string{findingsLine(r.Outcomes), faultLines(r.Faults)} {
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if l != "" {
+				lines = append(lines, SummaryLine{Text: l})
+			}
 		}
-		if n := c[matcher.OutcomeForwarded]; n > 0 {
-			fmt.Fprintf(&b, ", forwarded %d without recording", n)
-		}
-	} else {
-		fmt.Fprintf(&b, "adkproxy: replayed %d request(s): %d matched, %d mismatched, %d unmatched, %d recording(s) unused",
-			c[matcher.OutcomeMatched]+c[matcher.OutcomeMismatched]+c[matcher.OutcomeUnmatched],
-			c[matcher.OutcomeMatched], c[matcher.OutcomeMismatched], c[matcher.OutcomeUnmatched], c[matcher.OutcomeUnused])
 	}
-	if st.Failed > 0 {
-		fmt.Fprintf(&b, "; %d request(s) refused", st.Failed)
-	}
-	b.WriteByte('\n')
-	b.WriteString(findingsLine(r.Outcomes))
-	b.WriteString(faultLines(r.Faults))
 	follows := followOns(r.Outcomes)
 	caused := make([]int, len(r.Outcomes))    // how many later mismatches each one explains
 	left := make([][]string, len(r.Outcomes)) // the recordings never requested after it
@@ -62,25 +64,55 @@ func Summary(r matcher.Report, st Stats, more string) string {
 		if n++; n > summaryShown {
 			continue
 		}
-		label := o.Outcome
-		if o.Served {
-			label += " (served, lenient)"
-		}
-		fmt.Fprintf(&b, "  %s %s %s: %s\n", label, o.Method, o.Path, strings.ReplaceAll(o.Message, "\n", "\n    "))
+		lines = append(lines, listed(o))
+		lines[0].Caution = lines[0].Caution || o.Served
 		if caused[i] > 0 {
-			fmt.Fprintf(&b, "    %d later request(s) differ because of this change\n", caused[i])
+			lines = append(lines, SummaryLine{Text: fmt.Sprintf("    %d later request(s) differ because of this change", caused[i])})
 		}
 		if places := left[i]; len(places) > 0 {
 			if len(places) > 3 {
 				places = append(places[:3:3], fmt.Sprintf("%d more", len(left[i])-3))
 			}
-			fmt.Fprintf(&b, "    after it the agent stopped: %d recording(s) never requested (%s)\n", len(left[i]), strings.Join(places, "; "))
+			lines = append(lines, SummaryLine{Text: fmt.Sprintf("    after it the agent stopped: %d recording(s) never requested (%s)", len(left[i]), strings.Join(places, "; "))})
 		}
 	}
 	if extra := n - summaryShown; extra > 0 {
-		fmt.Fprintf(&b, "  … %d more%s\n", extra, more)
+		lines = append(lines, SummaryLine{Text: fmt.Sprintf("  … %d more%s", extra, more)})
+	}
+	return lines
+}
+
+// countsLine is a summary's first line: what the run did, in counts.
+func countsLine(r Report, st Stats) string {
+	var b strings.Builder
+	c := r.Counts
+	if r.Mode == string(ModeRecord) {
+		fmt.Fprintf(&b, "adkproxy: recorded %d exchange(s)", c[matcher.OutcomeRecorded])
+		if n := c[matcher.OutcomeMatched]; n > 0 {
+			fmt.Fprintf(&b, ", replayed %d", n)
+		}
+		if n := c[matcher.OutcomeForwarded]; n > 0 {
+			fmt.Fprintf(&b, ", forwarded %d without recording", n)
+		}
+	} else {
+		fmt.Fprintf(&b, "adkproxy: replayed %d request(s): %d matched, %d mismatched, %d unmatched, %d recording(s) unused",
+			c[matcher.OutcomeMatched]+c[matcher.OutcomeMismatched]+c[matcher.OutcomeUnmatched],
+			c[matcher.OutcomeMatched], c[matcher.OutcomeMismatched], c[matcher.OutcomeUnmatched], c[matcher.OutcomeUnused])
+	}
+	if st.Failed > 0 {
+		fmt.Fprintf(&b, "; %d request(s) refused", st.Failed)
 	}
 	return b.String()
+}
+
+// listed is the line of one request or recording needing attention.
+func listed(o matcher.Outcome) SummaryLine {
+	label := string(o.Outcome)
+	if o.Served {
+		label += " (served, lenient)"
+	}
+	return SummaryLine{Outcome: o.Outcome, Caution: o.Served,
+		Text: fmt.Sprintf("  %s %s %s: %s", label, o.Method, o.Path, strings.ReplaceAll(o.Message, "\n", "\n    "))}
 }
 
 // place names a recording by its session, invocation, step and agent, as

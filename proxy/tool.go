@@ -136,9 +136,9 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 }
 
 // toolWhat names a tool request in a message: by its MCP server and tool
-// when it is MCP (wire.MCPCall), else by its method and target.
+// when it is MCP (wire.MCPRequestOf), else by its method and target.
 func toolWhat(req *cassettes.Request, target string) string {
-	if c, ok := wire.MCPCall(req); ok && req.Scheme == "stdio" {
+	if c, ok := wire.MCPRequestOf(req); ok && req.Scheme == "stdio" {
 		return c.Label()
 	} else if ok {
 		return c.Label() + " (" + req.Method + " " + target + ")"

@@ -149,11 +149,16 @@ func rowStatus(m MetricResult) string {
 
 // WriteCSV writes the header and a line per row (RFC 4180; numbers as
 // the shortest exact decimal, no score as an empty cell, a list as its
-// items joined by ";").
+// items joined by ";"). A text cell a spreadsheet would take for a formula
+// is written with a leading quote (see neutralise).
 func (t *Rows) WriteCSV(w io.Writer) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
-	if err := cw.Write(t.Columns()); err != nil {
+	head := t.Columns()
+	for i := range head {
+		head[i] = neutralise(head[i])
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for i := range t.Rows {
@@ -184,11 +189,27 @@ func csvCell(v any) string {
 		return csvFloat(*x)
 	case float64:
 		return csvFloat(x)
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
 	case []string:
-		return strings.Join(x, ";")
+		return neutralise(strings.Join(x, ";"))
 	default:
-		return fmt.Sprint(x)
+		return neutralise(fmt.Sprint(x))
 	}
+}
+
+// neutralise defuses CSV formula injection as OWASP recommends: text from
+// a recording or an eval set (an eval_id, a final answer) that starts
+// with = + - @ TAB or CR would be evaluated by a spreadsheet, so it gets a
+// leading single quote, which spreadsheets show as text. Numbers adkproxy
+// computes are never text cells, so a negative number stays a number.
+func neutralise(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 func csvFloat(f float64) string {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )
@@ -18,36 +18,20 @@ func allowEmptyFlag() cli.Flag {
 	return boolFlag("allow-empty", "let the wrapped COMMAND send no request (by default a record run that recorded nothing, or a strict replay run no request reached while cassettes exist, fails with 76)")
 }
 
-// requestsSeen counts the requests that reached the proxy in any way.
-func requestsSeen(r matcher.Report, st proxy.Stats) int {
-	n := int(st.Failed)
-	for outcome, count := range r.Counts {
-		if outcome != matcher.OutcomeUnused {
-			n += count
-		}
-	}
-	for _, f := range r.Faults { // answered with a fault, not counted above
-		if f.Injected {
-			n++
-		}
-	}
-	return n
-}
-
 // nothingReached is the failure of a wrapped command that sent adkproxy no
-// request: in record (nothing to write) and in strict replay while the
-// folder holds cassettes. It is nil when a request came, when the run
-// allows that (--allow-empty, lenient replay, no command), and in replay
-// of an empty folder.
-func nothingReached(c *cli.Context, mode proxy.Mode, srv *proxy.Server, report matcher.Report, base string) error {
-	if len(c.Args().Slice()) == 0 || c.Bool("allow-empty") || requestsSeen(report, srv.Stats()) > 0 {
+// request, by runpolicy's rule: in record (nothing to write) and in strict
+// replay while the folder holds cassettes. It is nil when a request came,
+// when the run allows that (--allow-empty, lenient replay, no command), and
+// in replay of an empty folder.
+func nothingReached(c *cli.Context, mode proxy.Mode, srv *proxy.Server, base string) error {
+	if len(c.Args().Slice()) == 0 || c.Bool("allow-empty") {
 		return nil
 	}
 	var what string
-	switch {
-	case mode == proxy.ModeRecord:
+	switch runpolicy.NothingReached(srv, runpolicy.Scope{Recording: mode == proxy.ModeRecord, Strict: c.String("mode") == "strict"}) {
+	case runpolicy.NothingRecorded:
 		what = "nothing was recorded: no request reached adkproxy (the cassettes are as they were)"
-	case c.String("mode") == "strict" && len(srv.Cassettes()) > 0:
+	case runpolicy.NothingReplayed:
 		what = fmt.Sprintf("no request reached adkproxy, but %s holds %d cassette(s): the command ran without the agent talking to it",
 			c.String("cassettes"), len(srv.Cassettes()))
 	default:

@@ -41,3 +41,20 @@ func TestJournalSymlinkDoesNotOverwriteItsTarget(t *testing.T) {
 		t.Errorf("%d request(s) forwarded for a cassette that cannot be written", n)
 	}
 }
+
+// TestReplayRefusesAFolderWithADeviceCassette is issue 39 item 13: `replay
+// --cassettes DIR -- true` where DIR holds only a link to /dev/zero exits
+// 65 naming the file, as `ls DIR` does, instead of 0 naming nothing.
+func TestReplayRefusesAFolderWithADeviceCassette(t *testing.T) {
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero.yaml")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	for _, args := range [][]string{{"replay", "--cassettes", dir, "--", "true"}, {"ls", dir}} {
+		r := adkproxy(t, nil, args...)
+		if r.code != 65 || !strings.Contains(r.stderr, zero) {
+			t.Errorf("%v: exit %d, want 65 naming %s\n%s", args, r.code, zero, r.stderr)
+		}
+	}
+}

@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/clilog"
 	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -118,7 +118,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
-	empty := nothingReached(c, mode, srv, report, "http://"+addr) // empty.go
+	empty := nothingReached(c, mode, srv, "http://"+addr) // empty.go
 	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0
 	if empty != nil && runErr != nil && !keyless { // the command's status wins; the likelier cause is said below
 		fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), empty)
@@ -129,7 +129,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			cassettes.CredentialPlaces)
 	}
 	if f := c.String("report"); f != "" {
-		if err := writeReport(f, report); err != nil && flushErr == nil {
+		if err := runpolicy.WriteReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
 		}
 	}
@@ -348,15 +348,4 @@ func moreIn(reportFile string) string {
 		return " in " + reportFile
 	}
 	return ": run with --report FILE to see them all"
-}
-
-func writeReport(path string, r matcher.Report) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := cassettes.WriteFileAtomic(path, append(data, '\n')); err != nil {
-		return fmt.Errorf("%w: --report %s: %v", cassettes.ErrWrite, path, err)
-	}
-	return nil
 }

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // isTerminal says whether w is a character device: a terminal, in
@@ -44,37 +47,32 @@ func (p palette) red(s string) string    { return p.paint("1;31", s) }
 func (p palette) yellow(s string) string { return p.paint("33", s) }
 func (p palette) green(s string) string  { return p.paint("32", s) }
 
-// summary paints a run's summary (proxy.Summary): its first line
-// red when the run failed, yellow when something was served anyway or
-// refused, else green; and the label of each listed request.
-func (p palette) summary(text string, failed bool) string {
-	if !p.on {
-		return text
-	}
-	lines := strings.SplitAfter(text, "\n")
-	first := strings.TrimSuffix(lines[0], "\n")
-	switch {
-	case failed:
-		first = p.red(first)
-	case strings.Contains(text, "(served, lenient)") || strings.Contains(first, "refused"):
-		first = p.yellow(first)
-	default:
-		first = p.green(first)
-	}
-	lines[0] = first + "\n"
-	for i, l := range lines[1:] {
-		for _, label := range []string{"mismatched", "unmatched", "unused"} {
-			if rest, ok := strings.CutPrefix(l, "  "+label); ok {
-				paint := p.red
-				if label == "unused" && !failed || strings.HasPrefix(rest, " (served, lenient)") {
-					paint = p.yellow
-				}
-				lines[i+1] = "  " + paint(label) + rest
-				break
+// summary paints a run's summary (proxy.Summary) by what each line
+// tells: the counts red when the run failed, yellow when something was
+// served anyway or refused, else green; and the outcome of each listed
+// request.
+func (p palette) summary(lines []proxy.SummaryLine, failed bool) string {
+	var b strings.Builder
+	for i, l := range lines {
+		text := l.Text
+		switch {
+		case i == 0 && failed:
+			text = p.red(text)
+		case i == 0 && l.Caution:
+			text = p.yellow(text)
+		case i == 0:
+			text = p.green(text)
+		case l.Outcome != "":
+			paint := p.red
+			if l.Outcome == matcher.OutcomeUnused && !failed || l.Caution {
+				paint = p.yellow
 			}
+			label := string(l.Outcome)
+			text = "  " + paint(label) + strings.TrimPrefix(text, "  "+label)
 		}
+		b.WriteString(text + "\n")
 	}
-	return strings.Join(lines, "")
+	return b.String()
 }
 
 // progress shows "label… 3s" on the last line of a terminal while slow

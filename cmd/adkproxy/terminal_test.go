@@ -76,28 +76,34 @@ func TestDiffColourChoice(t *testing.T) {
 
 func TestSummaryColours(t *testing.T) {
 	step := 0
-	r := matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
+	r := proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
 		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
 		{Outcome: matcher.OutcomeUnused, Cassette: "other", Method: "POST", Path: "/p", Message: "never requested"},
 	}}
-	text := proxy.Summary(r, proxy.Stats{}, "")
-	if got := (palette{}).summary(text, true); got != text {
-		t.Errorf("plain palette changed the summary:\n%q\n%q", got, text)
+	lines := proxy.Summary(r, proxy.Stats{}, "")
+	text := palette{}.summary(lines, true)
+	if want := "adkproxy: replayed 2 request(s): 1 matched, 1 mismatched, 0 unmatched, 1 recording(s) unused\n  mismatched POST /p: differs\n  unused POST /p: never requested\n"; text != want {
+		t.Errorf("plain palette changed the summary:\n%q\n%q", text, want)
 	}
-	got := palette{on: true}.summary(text, true)
-	lines := strings.Split(got, "\n")
-	if !strings.HasPrefix(lines[0], "\x1b[1;31madkproxy: replayed") || !strings.HasSuffix(lines[0], "\x1b[0m") {
-		t.Errorf("a failed run's count line is not red: %q", lines[0])
+	got := palette{on: true}.summary(lines, true)
+	painted := strings.Split(got, "\n")
+	if !strings.HasPrefix(painted[0], "\x1b[1;31madkproxy: replayed") || !strings.HasSuffix(painted[0], "\x1b[0m") {
+		t.Errorf("a failed run's count line is not red: %q", painted[0])
 	}
-	if !strings.HasPrefix(lines[1], "  \x1b[1;31mmismatched\x1b[0m POST /p") || !strings.HasPrefix(lines[2], "  \x1b[1;31munused\x1b[0m") {
+	if !strings.HasPrefix(painted[1], "  \x1b[1;31mmismatched\x1b[0m POST /p") || !strings.HasPrefix(painted[2], "  \x1b[1;31munused\x1b[0m") {
 		t.Errorf("labels not red in a failed run:\n%q", got)
 	}
 	if plain := strings.NewReplacer("\x1b[1;31m", "", "\x1b[0m", "").Replace(got); plain != text {
 		t.Errorf("colour changed the text:\n%q\n%q", plain, text)
 	}
-	clean := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
+	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
 	if got := (palette{on: true}).summary(clean, false); !strings.HasPrefix(got, "\x1b[32m") {
 		t.Errorf("a clean run's line is not green: %q", got)
+	}
+	lenient := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMismatched: 1}, Outcomes: []matcher.Outcome{
+		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Served: true, Message: "differs"}}}, proxy.Stats{}, "")
+	if got := (palette{on: true}).summary(lenient, false); !strings.HasPrefix(got, "\x1b[33madkproxy") || !strings.Contains(got, "\n  \x1b[33mmismatched\x1b[0m (served, lenient) POST /p") {
+		t.Errorf("a lenient run's lines are not yellow: %q", got)
 	}
 }
 

@@ -16,17 +16,58 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 )
 
-// Dialects of tool traffic.
+// Dialects of tool traffic, as the run's views name them.
 const (
 	DialectHTTP = "http" // any other request to another host
 	DialectMCP  = "mcp"
 	DialectA2A  = "a2a"
 )
 
-// ToolCall is one tool exchange as the run's views show it: for MCP the
-// server, the JSON-RPC method and, for tools/call, the tool and its
-// arguments; for anything else only the dialect and the server.
-type ToolCall struct {
+type mcp struct{}
+
+func (mcp) Name() string { return DialectMCP }
+
+// Recognise: a stdio server's exchange (scheme stdio), or an HTTP request
+// carrying Streamable HTTP's headers: Mcp-Session-Id or
+// Mcp-Protocol-Version, or a POST that accepts both JSON and an event
+// stream, as the transport requires of every client.
+func (mcp) Recognise(req *cassettes.Request) (Call, bool) {
+	if req.Host == "" {
+		return Call{}, false
+	}
+	if req.Scheme == "stdio" || req.Header.Get("Mcp-Session-Id") != "" || req.Header.Get("Mcp-Protocol-Version") != "" {
+		return Call{Dialect: mcp{}, Kind: Tool, Method: req.Method}, true
+	}
+	if accept := req.Header.Get("Accept"); req.Method == "POST" && strings.Contains(accept, "text/event-stream") && strings.Contains(accept, "application/json") {
+		return Call{Dialect: mcp{}, Kind: Tool, Method: req.Method}, true
+	}
+	return Call{}, false
+}
+
+func (mcp) Step(x *cassettes.Exchange) Step { return gemini{}.Step(x) }
+
+func (mcp) Request(*cassettes.Request) (Request, bool) { return Request{}, false }
+
+// Tool reads an MCP exchange: named by its label (server, method, tool),
+// its arguments the tool's, its result the JSON-RPC result (or error),
+// its status the HTTP status.
+func (mcp) Tool(x *cassettes.Exchange) (ToolExchange, bool) {
+	c, ok := MCPOf(x)
+	if !ok {
+		return httpTool{}.Tool(x)
+	}
+	t := ToolExchange{Name: c.Label(), Arguments: c.Args, Result: c.Result, Status: x.Response.Status}
+	if c.Error != "" {
+		t.Result, _ = json.Marshal(map[string]string{"error": c.Error})
+	}
+	return t, true
+}
+
+func (mcp) Matching() *Matching { return &Matching{} }
+
+// MCPCall is one MCP exchange as the run's views show it: the server, the
+// JSON-RPC method and, for tools/call, the tool and its arguments.
+type MCPCall struct {
 	Dialect string `json:"dialect"`
 	// Server is the MCP server's name (stdio) or host and path (HTTP).
 	Server string `json:"server"`
@@ -48,7 +89,7 @@ type ToolCall struct {
 }
 
 // Label is the call in a few words: `MCP server weather tool get_weather`.
-func (c ToolCall) Label() string {
+func (c MCPCall) Label() string {
 	switch {
 	case c.Dialect != DialectMCP:
 		return c.Server
@@ -62,7 +103,7 @@ func (c ToolCall) Label() string {
 
 // String is the call in one line, for listings:
 // `weather tools/call get_weather {"city":"Paris"} → ok`.
-func (c ToolCall) String() string {
+func (c MCPCall) String() string {
 	s := c.Server + " " + c.Method
 	if c.Name != "" {
 		s += " " + c.Name
@@ -105,12 +146,13 @@ func IsMCP(req *cassettes.Request) bool {
 	return ok && req.Method == "POST" && m.Method != "" && !isA2AMethod(m.Method)
 }
 
-// MCPCall reads a tool request as MCP; ok is false when it is not.
-func MCPCall(req *cassettes.Request) (c ToolCall, ok bool) {
+// MCPRequestOf reads a tool request as MCP (from its body: a JSON-RPC
+// request or notification); ok is false when it is not MCP.
+func MCPRequestOf(req *cassettes.Request) (c MCPCall, ok bool) {
 	if !IsMCP(req) {
-		return ToolCall{}, false
+		return MCPCall{}, false
 	}
-	c = ToolCall{Dialect: DialectMCP, Server: req.Host}
+	c = MCPCall{Dialect: DialectMCP, Server: req.Host}
 	if req.Scheme != "stdio" {
 		c.Server = req.Host + req.Path
 	}
@@ -133,10 +175,10 @@ func MCPCall(req *cassettes.Request) (c ToolCall, ok bool) {
 	return c, true
 }
 
-// MCPExchange reads a whole exchange as MCP, its answer included (a JSON
-// body, or the SSE events of Streamable HTTP carrying the response).
-func MCPExchange(x *cassettes.Exchange) (c ToolCall, ok bool) {
-	if c, ok = MCPCall(&x.Request); !ok {
+// MCPOf reads a whole exchange as MCP, its answer included (a JSON body,
+// or the SSE events of Streamable HTTP carrying the response).
+func MCPOf(x *cassettes.Exchange) (c MCPCall, ok bool) {
+	if c, ok = MCPRequestOf(&x.Request); !ok {
 		return c, false
 	}
 	for _, body := range answerMessages(x) {

@@ -22,7 +22,7 @@ type HTTPCall struct {
 	// MCP is the exchange read as MCP (server, method, tool, arguments,
 	// result), when it is one: a stdio server relayed by adkproxy mcp, or
 	// JSON-RPC over HTTP.
-	MCP *wire.ToolCall `json:"mcp,omitempty"`
+	MCP *wire.MCPCall `json:"mcp,omitempty"`
 
 	// Exchange is what the call was read from (its latency, its bodies).
 	Exchange *cassettes.Exchange `json:"-"`
@@ -31,7 +31,7 @@ type HTTPCall struct {
 func httpCallOf(x *cassettes.Exchange) HTTPCall {
 	c := cassettes.HTTPCallOf(x)
 	h := HTTPCall{Method: c.Method, Scheme: c.Scheme, Host: c.Host, Path: c.Path, Query: c.Query, Status: c.Status, Exchange: x}
-	if m, ok := wire.MCPExchange(x); ok {
+	if m, ok := wire.MCPOf(x); ok {
 		h.MCP = &m
 	}
 	return h
