@@ -114,7 +114,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	httpServer.Shutdown(ctx)
-	flushErr := srv.Close()
+	flushErr := closeProxy(c, srv, runErr, stderr) // failedrun.go
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
