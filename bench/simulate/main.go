@@ -44,7 +44,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
-	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/testing/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"

@@ -9,7 +9,7 @@ import (
 
 	junit "github.com/joshdk/go-junit"
 
-	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/testing/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
-	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs/adkjstest"
+	"github.com/adkproxy/adkproxy/internal/testing/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )

@@ -10,5 +10,5 @@
 // each root_agent.yaml a small agent.mjs that builds the agent with those,
 // so the same folder serves ADK Python (which reads the YAML) and ADK-JS.
 //
-// Package adkjstest starts that server for tests.
+// The test-support package adkjstest starts that server for tests.
 package adkjs

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/data/conformance"
-	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/feature/adk/conformancerun"
+	"github.com/adkproxy/adkproxy/internal/testing/adkjstest"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/matcher"
 )
