@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Run is a folder of cassettes, sorted by name.
@@ -56,8 +57,13 @@ type Invocation struct {
 	Confirmations []Confirmation
 }
 
-// Step is one model call, in file order within its invocation.
+// Step is one model call, in file order within its invocation: what the
+// wire says it did (wire.Step: the tool results it was sent, the tool
+// calls and text it answered with, its finish reason, usage, model version
+// and latency; ToolResults and ToolCalls never nil), and where and how it
+// happened.
 type Step struct {
+	wire.Step
 	// Number is the step's number in its invocation (its Place.Step): a
 	// retry has the number of the step it retried.
 	Number int
@@ -67,16 +73,6 @@ type Step struct {
 	// Model is the model that answered (the response's modelVersion, or
 	// the one named in the request path).
 	Model string
-	// ToolResults are the results the call was sent (of the previous
-	// step's calls), ToolCalls and Text what it answered with. Never nil.
-	ToolResults  []cassettes.ToolResult
-	ToolCalls    []cassettes.ToolCall
-	Text         string
-	FinishReason string
-	// Usage is nil when the answer reported none.
-	Usage *Usage
-	// Latency is how long the answer took.
-	Latency time.Duration
 	// ErrorStatus is the status of a Gemini error body
 	// ("RESOURCE_EXHAUSTED"), or "".
 	ErrorStatus string
@@ -91,21 +87,14 @@ type Step struct {
 	Exchange *cassettes.Exchange
 }
 
-// Usage is a model call's usageMetadata, with the names the cassettes'
-// trajectories use. Prompt includes Cached.
-type Usage struct {
-	Prompt     int32
-	Candidates int32
-	Total      int32
-	Thoughts   int32
-	Cached     int32
-	ToolUse    int32
-}
-
 // HTTPCall is one request a tool made to another host through the forward
 // proxy: `GET weather.example.com/v1/current?city=Paris → 200`.
 type HTTPCall struct {
 	cassettes.HTTPCall
+	// MCP is the exchange read as MCP (server, method, tool, arguments,
+	// result) when it is one: a stdio server relayed by adkproxy mcp, or
+	// JSON-RPC over HTTP.
+	MCP *wire.MCPCall
 	// Latency is from the request sent to the last byte of the answer.
 	Latency time.Duration
 	// Exchange is what the call was read from (its bodies).
