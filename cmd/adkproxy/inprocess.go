@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -55,7 +56,9 @@ func startInProcess(c *cli.Context, pcfg proxy.Config, rerecord, where, missing 
 }
 
 // httpClient sends its calls to the recorder.
-func (r *inProcess) httpClient() *http.Client { return &http.Client{Transport: r.srv.Transport()} }
+// Answers are capped by the proxy's own --max-body; redirects follow the
+// outbound policy (the judge's upstream may not send it elsewhere).
+func (r *inProcess) httpClient() *http.Client { return outbound.Policy{}.Wrap(r.srv.Transport()) }
 
 // close writes what was recorded and gives up the lock.
 func (r *inProcess) close() error {

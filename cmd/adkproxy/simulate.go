@@ -74,7 +74,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
 			analysisFlag(),
-		}, append(judgeFlags(), confirmReportFlags()...)...),
+		}, append(append(judgeFlags(), confirmReportFlags()...), outboundFlags()...)...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
 	}
@@ -96,6 +96,11 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("simulate: --server: %v", err)
 	}
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return err
+	}
+	server.HTTPClient = policy.Client()
 	if err := loadPersonas(c); err != nil {
 		return err
 	}
