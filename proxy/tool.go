@@ -101,7 +101,7 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 	if usedUp > 0 {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers to the tool request %s %s were already used",
-			t.name, usedUp, req.Method, target), "; ", s.cfg.hints.UsedUp))
+			t.name, usedUp, req.Method, target), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
 	e, hostKnown := t.toolPosition(req)
@@ -112,12 +112,12 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 	if e == nil {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: no recording of the tool request %s %s (the cassette has other requests to %s)",
-			t.name, req.Method, target, req.Host), "; ", s.cfg.hints.Rerecord))
+			t.name, req.Method, target, req.Host), "; ", s.cfg.Hints.Rerecord))
 		return
 	}
 	diffs := matcher.DiffTool(&e.x.Request, req)
 	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: tool request %s %s differs from the recording:%s",
-		describePlace(t.name, e.x.Place), req.Method, target, matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Mismatch))
+		describePlace(t.name, e.x.Place), req.Method, target, matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
 }
 
 // refuseTool answers a tool request replay holds nothing for with a 502
