@@ -44,6 +44,7 @@ type Proxy struct {
 	strict    bool // replays strictly: a recording never requested fails the run
 	dir       string
 	http      *httptest.Server
+	release   func() // the recording lock (a no-op in replay)
 	closed    bool
 }
 
@@ -125,12 +126,20 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	for _, f := range s.configure {
 		f(&cfg)
 	}
+	// The CLI's lock policy: one recording process per folder, shared by
+	// the parallel tests of this one.
+	release, err := runpolicy.LockForRecording(dir, cfg.Mode, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
 	srv, err := proxy.New(cfg)
 	var missing *cassettes.MissingFolderError
 	if errors.As(err, &missing) {
+		release()
 		return nil, fmt.Errorf("%w; %s (with GOOGLE_API_KEY set, or an Upstream)", err, hints(name).Record)
 	}
 	if err != nil {
+		release()
 		return nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv)
@@ -139,7 +148,7 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 	recording = cfg.Mode != proxy.ModeReplay && cfg.Mode != ""
 	return &Proxy{URL: hs.URL, Cassette: name, Server: srv, recording: recording,
 		keyless: !recording || proxyopt.PlaceholderKeyServes(cfg.Upstream),
-		strict:  cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs}, nil
+		strict:  cfg.Mode == proxy.ModeReplay && !cfg.Lenient, dir: dir, http: hs, release: release}, nil
 }
 
 func (s settings) recording() (bool, error) {
@@ -237,6 +246,7 @@ func (p *Proxy) Close() error {
 	p.http.Close()
 	srv := p.Server
 	err := errors.Join(srv.Close(), srv.Err())
+	p.release()
 	if failure := srv.Failure(); failure != nil {
 		var summary strings.Builder
 		for _, l := range proxy.Summary(srv.Report(), srv.Stats(), "") {

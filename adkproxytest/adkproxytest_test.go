@@ -358,3 +358,34 @@ func TestEmptyDirIsTestdataCassettes(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRecordingTakesTheFolderLock: a recording test holds the folder's
+// recording lock, as 'adkproxy record' does, so another process cannot
+// record into it meanwhile; the tests of one process share it, and the
+// last to close gives it up.
+func TestRecordingTakesTheFolderLock(t *testing.T) {
+	up := scriptedUpstream(t)
+	defer up.Close()
+	dir := testutil.OutDir(t)
+	locked := func() bool {
+		locks, _ := filepath.Glob(filepath.Join(dir, ".*lock*"))
+		return len(locks) > 0
+	}
+	a, err := adkproxytest.New(dir, "a", adkproxytest.Record(true), upstream(t, up.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := adkproxytest.New(dir, "b", adkproxytest.Record(true), upstream(t, up.URL))
+	if err != nil {
+		t.Fatalf("a second recording test in the same process: %v", err)
+	}
+	if !locked() {
+		t.Fatal("recording holds no lock on the folder")
+	}
+	if err := a.Close(); err != nil || !locked() {
+		t.Fatalf("closing one of two recorders: %v, locked %v", err, locked())
+	}
+	if err := b.Close(); err != nil || locked() {
+		t.Errorf("closing the last recorder: %v, locked %v", err, locked())
+	}
+}

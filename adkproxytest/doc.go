@@ -20,6 +20,10 @@
 // (proxy.Server.Failure), and, in strict replay, when the test's cassette
 // exists but no request reached it.
 //
+// While recording, the tests hold the cassettes folder's recording lock,
+// as 'adkproxy record' does: another process recording into the folder
+// makes Start fail (the tests of one process share the lock).
+//
 // Record once, commit the cassettes, and the test then runs offline:
 //
 //	ADKPROXY_RECORD=1 GOOGLE_API_KEY=... go test -run TestWeatherAgent ./...

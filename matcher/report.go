@@ -46,35 +46,3 @@ type Outcome struct {
 	Conformance *ConformanceKey `json:"conformance,omitempty"`
 	Findings    []Finding       `json:"findings,omitempty"`
 }
-
-// Report is what a replay or recording did with every request, the JSON
-// written by --report (proxy/report.schema.json describes it).
-type Report struct {
-	Mode     string              `json:"mode"`
-	Counts   map[OutcomeKind]int `json:"counts"`
-	Outcomes []Outcome           `json:"outcomes"`
-	// Truncated is how many outcomes were counted but not listed.
-	Truncated int `json:"truncated,omitempty"`
-	// Faults lists the faults replay injected, and those no request
-	// reached (proxy's Config.Faults).
-	Faults []FaultOutcome `json:"faults,omitempty"`
-}
-
-// FaultOutcome is one fault of the run: where it was injected and whether
-// the agent recovered (a later request got the recording the fault stood
-// in for), or, with Injected false, a fault no request reached.
-type FaultOutcome struct {
-	Fault      string `json:"fault"`
-	Injected   bool   `json:"injected"`
-	Recovered  bool   `json:"recovered"`
-	Call       int    `json:"call,omitempty"` // the model call it hit, counted from 1
-	Cassette   string `json:"cassette,omitempty"`
-	Host       string `json:"host,omitempty"`
-	Method     string `json:"method,omitempty"`
-	Path       string `json:"path,omitempty"`
-	Session    int    `json:"session,omitempty"`
-	Invocation int    `json:"invocation,omitempty"`
-	Step       *int   `json:"step,omitempty"`
-	User       string `json:"user,omitempty"`
-	Agent      string `json:"agent,omitempty"`
-}

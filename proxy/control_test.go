@@ -111,7 +111,7 @@ func TestControlReportIsTheRunReportSoFar(t *testing.T) {
 	if err := schema.Validate(doc); err != nil {
 		t.Fatalf("GET %s does not match report.schema.json: %v\n%s", proxyopt.ControlReport, err, raw)
 	}
-	var got matcher.Report
+	var got proxy.Report
 	if err := json.Unmarshal([]byte(raw), &got); err != nil {
 		t.Fatal(err)
 	}

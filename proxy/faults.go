@@ -116,7 +116,7 @@ func (in *faultInjector) fired(ev *firedFault) {
 }
 
 // outcomes lists every fault injected, then those never reached.
-func (in *faultInjector) outcomes() []matcher.FaultOutcome {
+func (in *faultInjector) outcomes() []FaultOutcome {
 	in.mu.Lock()
 	events := append([]*firedFault(nil), in.events...)
 	var waiting []string
@@ -126,14 +126,14 @@ func (in *faultInjector) outcomes() []matcher.FaultOutcome {
 		}
 	}
 	in.mu.Unlock()
-	var out []matcher.FaultOutcome
+	var out []FaultOutcome
 	for _, ev := range events {
 		if ev.call < 0 {
-			out = append(out, matcher.FaultOutcome{Fault: ev.spec})
+			out = append(out, FaultOutcome{Fault: ev.spec})
 			continue
 		}
 		o := ev.o
-		fo := matcher.FaultOutcome{Fault: ev.spec, Injected: true, Call: ev.call, Cassette: o.Cassette, Host: o.Host,
+		fo := FaultOutcome{Fault: ev.spec, Injected: true, Call: ev.call, Cassette: o.Cassette, Host: o.Host,
 			Method: o.Method, Path: o.Path, Session: o.Session, Invocation: o.Invocation, Step: o.Step, User: o.User, Agent: o.Agent}
 		if ev.target != nil {
 			ev.tape.mu.Lock()
@@ -143,7 +143,7 @@ func (in *faultInjector) outcomes() []matcher.FaultOutcome {
 		out = append(out, fo)
 	}
 	for _, spec := range waiting {
-		out = append(out, matcher.FaultOutcome{Fault: spec})
+		out = append(out, FaultOutcome{Fault: spec})
 	}
 	return out
 }
@@ -270,7 +270,7 @@ func (s *Server) armedSpecs() []string {
 }
 
 // faultLines are the summary's lines about faults, one each.
-func faultLines(faults []matcher.FaultOutcome) string {
+func faultLines(faults []FaultOutcome) string {
 	var b strings.Builder
 	for _, f := range faults {
 		if !f.Injected {

@@ -20,7 +20,6 @@ import (
 	"github.com/adkproxy/adkproxy/internal/engine/fake"
 	"github.com/adkproxy/adkproxy/internal/testing/livescenario"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
-	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -195,7 +194,7 @@ func TestFaultsWithTheGoClient(t *testing.T) {
 // the client waits out.
 func TestFaultPlaces(t *testing.T) {
 	dir := recordFromFake(t, false)
-	run := func(retries int, faults ...string) (string, matcher.Report, error) {
+	run := func(retries int, faults ...string) (string, proxy.Report, error) {
 		rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, Faults: faults})
 		got, err := askWeather(context.Background(), rep.URL, false, retries, 0)
 		rep.stop(t)
@@ -212,7 +211,7 @@ func TestFaultPlaces(t *testing.T) {
 
 	_, first, _ := run(3, "every call 50% seed 7: 503")
 	_, again, _ := run(3, "every call 50% seed 7: 503")
-	calls := func(r matcher.Report) (out []int) {
+	calls := func(r proxy.Report) (out []int) {
 		for _, f := range r.Faults {
 			out = append(out, f.Call)
 		}

@@ -12,6 +12,38 @@ import (
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
+// Report is what a replay or recording did with every request, the JSON
+// written by --report (report.schema.json describes it).
+type Report struct {
+	Mode     string                      `json:"mode"`
+	Counts   map[matcher.OutcomeKind]int `json:"counts"`
+	Outcomes []matcher.Outcome           `json:"outcomes"`
+	// Truncated is how many outcomes were counted but not listed.
+	Truncated int `json:"truncated,omitempty"`
+	// Faults lists the faults replay injected, and those no request
+	// reached (Config.Faults).
+	Faults []FaultOutcome `json:"faults,omitempty"`
+}
+
+// FaultOutcome is one fault of the run: where it was injected and whether
+// the agent recovered (a later request got the recording the fault stood
+// in for), or, with Injected false, a fault no request reached.
+type FaultOutcome struct {
+	Fault      string `json:"fault"`
+	Injected   bool   `json:"injected"`
+	Recovered  bool   `json:"recovered"`
+	Call       int    `json:"call,omitempty"` // the model call it hit, counted from 1
+	Cassette   string `json:"cassette,omitempty"`
+	Host       string `json:"host,omitempty"`
+	Method     string `json:"method,omitempty"`
+	Path       string `json:"path,omitempty"`
+	Session    int    `json:"session,omitempty"`
+	Invocation int    `json:"invocation,omitempty"`
+	Step       *int   `json:"step,omitempty"`
+	User       string `json:"user,omitempty"`
+	Agent      string `json:"agent,omitempty"`
+}
+
 func outcomeFor(kind matcher.OutcomeKind, cassette string, req *cassettes.Request, p *cassettes.Place) matcher.Outcome {
 	o := matcher.Outcome{Outcome: kind, Cassette: cassette, Scheme: req.Scheme, Host: req.Host, Method: req.Method, Path: req.Path}
 	if p != nil {
@@ -116,7 +148,7 @@ func (l *reportLog) failed() {
 }
 
 // Report returns every outcome so far.
-func (s *Server) Report() matcher.Report {
+func (s *Server) Report() Report {
 	l := &s.report
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -128,7 +160,7 @@ func (s *Server) Report() matcher.Report {
 	for g := range l.all() {
 		outcomes = append(outcomes, g.outcome())
 	}
-	return matcher.Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated, Faults: s.faults.outcomes()}
+	return Report{Mode: l.mode, Counts: counts, Outcomes: outcomes, Truncated: l.truncated, Faults: s.faults.outcomes()}
 }
 
 // Stats counts what the proxy did with requests.

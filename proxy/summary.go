@@ -35,7 +35,7 @@ type SummaryLine struct {
 // it, see followOns). Past the first few, one line says how many more
 // there are, followed by more (e.g. " in report.json"), which the caller
 // words since only it knows where the rest can be read.
-func Summary(r matcher.Report, st Stats, more string) []SummaryLine {
+func Summary(r Report, st Stats, more string) []SummaryLine {
 	lines := []SummaryLine{{Text: countsLine(r, st), Caution: st.Failed > 0}}
 	for _, text := range []string{findingsLine(r.Outcomes), faultLines(r.Faults)} {
 		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
@@ -83,7 +83,7 @@ func Summary(r matcher.Report, st Stats, more string) []SummaryLine {
 }
 
 // countsLine is a summary's first line: what the run did, in counts.
-func countsLine(r matcher.Report, st Stats) string {
+func countsLine(r Report, st Stats) string {
 	var b strings.Builder
 	c := r.Counts
 	if r.Mode == string(ModeRecord) {

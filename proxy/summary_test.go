@@ -22,7 +22,7 @@ func summaryText(lines []proxy.SummaryLine) string {
 // anything was served anyway or refused, so the CLI colours without reading text.
 func TestSummaryLinesSayWhatTheyTell(t *testing.T) {
 	step := 0
-	r := matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 2, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
+	r := proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 2, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
 		{Outcome: matcher.OutcomeMismatched, Cassette: "a", Method: "POST", Path: "/p", Session: 1, Step: &step, Message: "differs\nhere"},
 		{Outcome: matcher.OutcomeMismatched, Cassette: "b", Method: "POST", Path: "/q", Session: 1, Step: &step, Served: true, Message: "differs"},
 		{Outcome: matcher.OutcomeUnused, Cassette: "other", Method: "POST", Path: "/p", Message: "never requested"},
@@ -43,11 +43,11 @@ func TestSummaryLinesSayWhatTheyTell(t *testing.T) {
 		}
 	}
 
-	clean := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
+	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
 	if len(clean) != 1 || clean[0].Caution || clean[0].Outcome != "" {
 		t.Errorf("a clean run's summary: %+v", clean)
 	}
-	refused := proxy.Summary(matcher.Report{Mode: "record", Counts: map[matcher.OutcomeKind]int{}}, proxy.Stats{Failed: 2}, "")
+	refused := proxy.Summary(proxy.Report{Mode: "record", Counts: map[matcher.OutcomeKind]int{}}, proxy.Stats{Failed: 2}, "")
 	if len(refused) != 1 || !refused[0].Caution || !strings.HasSuffix(refused[0].Text, "; 2 request(s) refused") {
 		t.Errorf("a run with refused requests: %+v", refused)
 	}

@@ -44,6 +44,10 @@ type Config struct {
 	// code_config.name run in (adkproxy score --python); "" is
 	// DefaultPython on PATH. Set by the caller, never read from the file.
 	Python string
+	// NoCode refuses every custom metric (NOT_EVALUATED, nothing run or
+	// imported): for input that is not trusted; callers check RefuseCode
+	// first to fail instead. Set by the caller (--no-code).
+	NoCode bool
 	// Vertex, when set, computes ADK's metrics that need Vertex AI's
 	// evaluation service (IsVertex); without it they are NOT_EVALUATED.
 	// Set by the caller.

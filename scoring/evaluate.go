@@ -108,6 +108,10 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 		return m
 	}
 	if cm, ok := cfg.CustomMetrics[cr.Metric]; ok && !cr.Adkproxy {
+		if cfg.NoCode {
+			m.Status, m.Reason = NotEvaluated, noCodeReason
+			return m
+		}
 		runCustomMetric(ctx, cfg, &cm, cr, c, &m)
 		judge(&m, cr, true)
 		return m

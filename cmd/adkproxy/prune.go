@@ -4,15 +4,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
+	"io"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/engine/prune"
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -55,65 +53,46 @@ func runPrune(c *cli.Context) error {
 	if path == "" {
 		return usageErrorf("prune: --report FILE is required: the report of the run whose unused recordings go (or set ADKPROXY_REPORT)")
 	}
-	report, err := readReport(path)
+	report, err := runpolicy.ReadReport(path)
 	if err != nil {
 		return withCode(exitDataErr, err)
 	}
 	dry := c.Bool("dry-run")
 	if !dry {
-		l, _, err := cassettes.LockDir(dir) // no recorder may write the folder meanwhile
+		release, err := runpolicy.Lock(dir, nil) // no recorder may write the folder meanwhile
 		if errors.Is(err, cassettes.ErrLocked) {
 			return withCode(exitTempFail, err)
 		}
 		if err != nil {
 			return withCode(exitCantWrite, err)
 		}
-		defer l.Release()
+		defer release()
 	}
 	loaded, err := cassettes.LoadDir(dir)
 	if err != nil {
 		return withCode(exitDataErr, err)
 	}
 	plan := prune.Unused(loaded, report)
-	stderr := c.App.ErrWriter
-	for _, k := range plan.Kept {
-		fmt.Fprintf(stderr, "adkproxy: kept %s\n", k)
-	}
 	verb := "removed"
 	if dry {
 		verb = "would remove"
 	}
-	for _, r := range plan.Removed {
-		fmt.Fprintf(stderr, "adkproxy: %s %s\n", verb, r)
-	}
+	printPlan(c.App.ErrWriter, plan, verb)
 	if !dry {
-		for _, pc := range plan.Changed {
-			if err := cassettes.CheckNoSymlinks(dir, pc.File); err != nil {
-				return withCode(exitCantWrite, fmt.Errorf("prune: %w", err))
-			}
-			if err := cassettes.Save(pc.File, pc, nil); err != nil {
-				return withCode(exitCantWrite, fmt.Errorf("prune: %w", err))
-			}
-			// Side files only the removed recordings named go with them.
-			gone := slices.DeleteFunc(loaded[pc.Name].SideFiles(), func(n string) bool { return slices.Contains(pc.SideFiles(), n) })
-			if _, err := cassettes.RemoveSideFiles(dir, pc.File, gone); err != nil {
-				return withCode(exitCantWrite, fmt.Errorf("prune: %w", err))
-			}
+		if err := prune.Apply(dir, loaded, plan); err != nil {
+			return withCode(exitCantWrite, err)
 		}
 	}
-	fmt.Fprintf(stderr, "adkproxy: %s %d unused recording(s) from %d cassette(s)\n", verb, len(plan.Removed), len(plan.Changed))
+	fmt.Fprintf(c.App.ErrWriter, "adkproxy: %s %d unused recording(s) from %d cassette(s)\n", verb, len(plan.Removed), len(plan.Changed))
 	return nil
 }
 
-// readReport reads a --report file written by record or replay.
-func readReport(path string) (matcher.Report, error) {
-	var r matcher.Report
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return r, fmt.Errorf("--report: %w", err)
+// printPlan says what pruning keeps and removes (or would).
+func printPlan(w io.Writer, plan prune.Plan, verb string) {
+	for _, k := range plan.Kept {
+		fmt.Fprintf(w, "adkproxy: kept %s\n", k)
 	}
-	if err := json.Unmarshal(data, &r); err != nil || r.Mode == "" {
-		return r, fmt.Errorf("--report %s: not a report written by 'adkproxy replay --report' (%v)", path, err)
+	for _, r := range plan.Removed {
+		fmt.Fprintf(w, "adkproxy: %s %s\n", verb, r)
 	}
-	return r, nil
 }

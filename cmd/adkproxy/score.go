@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
@@ -22,7 +22,8 @@ const scoreExitStatusHelp = `EXIT STATUS:
    1    a case FAILED or was NOT_EVALUATED (no criterion of it evaluated), or no case could be
         scored; with --require-all also a criterion NOT_EVALUATED in a case that PASSED
    64   usage error (unknown flag, missing --cassettes, bad --format)
-   65   a cassette, the --config file or the --expected file is missing, unreadable or invalid
+   65   a cassette, the --config file or the --expected file is missing, unreadable or invalid;
+        --no-code and the config has custom metrics
    73   the --out file, the --history file or a judge cassette could not be written
    75   --judge-mode record: another adkproxy is recording into the --judge-cassettes folder`
 
@@ -44,8 +45,11 @@ func scoreCommand() *cli.Command {
 			"default: tool_trajectory_avg_score 1.0 and response_match_score 0.8). No agent or model is\n" +
 			"run and nothing goes over the network: criteria that need Vertex AI are NOT_EVALUATED, and so\n" +
 			"are LLM-judged ones without --judge-cassettes DIR, where the judge's verdicts are replayed\n" +
-			"(or, with --judge-mode record and a key, recorded); only custom metrics configured with a\n" +
-			"\"command\" run that command.\n\n" +
+			"(or, with --judge-mode record and a key, recorded).\n\n" +
+			"A CONFIG CAN RUN CODE: its custom metrics run their \"command\" (any program) or import their\n" +
+			"code_config.name Python module, and a test_config.json beside the eval set is read without\n" +
+			"--config. For a config you do not trust (a pull request's), give --no-code: it runs and imports\n" +
+			"nothing and fails naming each custom metric it refused (docs/guarantees.md, the trust boundary).\n\n" +
 			"--format table (default) is for people; json is ADK's EvalSetResult; junit is for CI test\n" +
 			"reports; markdown is for pull request comments and job summaries; html is one self-contained\n" +
 			"page with each invocation's scores and reasons beside the recorded and expected trajectories;\n" +
@@ -66,6 +70,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("python", scoring.DefaultPython, "Python `INTERPRETER` custom metrics given by code_config.name run in (ADK's function, called as adk eval calls it)"),
 			personasFlag(),
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
+			noCodeFlag(),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
 		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
 		ArgsUsage:    "[PATH]",
@@ -99,6 +104,9 @@ func runScore(c *cli.Context) error {
 		if cfg, err = scoring.LoadConfig(configPath); err != nil {
 			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 		}
+	}
+	if err := refuseCode(c, cfg); err != nil {
+		return err
 	}
 	cfg.Python = c.String("python")
 	if err := loadPersonas(c); err != nil {
@@ -158,7 +166,7 @@ func runScore(c *cli.Context) error {
 	switch format {
 	case "html":
 		write = func(w io.Writer, r *scoring.Result) error {
-			return htmlreport.WriteScores(w, r, runview.Build(dir, loaded))
+			return htmlreport.WriteScores(w, r, recorded.Build(dir, loaded))
 		}
 	case "csv":
 		write = func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteCSV(w) }
@@ -185,6 +193,24 @@ func runScore(c *cli.Context) error {
 	}
 	if summary != "" {
 		fmt.Fprintln(c.App.ErrWriter, paletteFor(c.App.ErrWriter).green("adkproxy: "+summary))
+	}
+	return nil
+}
+
+// noCodeFlag is --no-code of the commands that can run a config's custom
+// metrics (score, simulate).
+func noCodeFlag() cli.Flag {
+	return boolFlag("no-code", "run no custom metric: a config's \"command\" and code_config.name are code; refuse them, naming each, for a config you do not trust")
+}
+
+// refuseCode is --no-code: exit 65 naming each custom metric of cfg.
+func refuseCode(c *cli.Context, cfg *scoring.Config) error {
+	if !c.Bool("no-code") {
+		return nil
+	}
+	cfg.NoCode = true
+	if err := cfg.RefuseCode(); err != nil {
+		return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 	}
 	return nil
 }

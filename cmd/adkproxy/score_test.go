@@ -219,3 +219,39 @@ func TestScoreExitStatuses(t *testing.T) {
 		}
 	}
 }
+
+// A test_config.json beside the eval set (read without --config) whose
+// custom metric is a command: --no-code (or ADKPROXY_NO_CODE) runs nothing
+// and exits 65 naming it; without it the command runs, as with adk eval.
+func TestScoreNoCodeRefusesTheConfigsCommand(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(weatherEvalSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "weather.evalset.json"), data, 0o644)
+	marker := filepath.Join(dir, "pwned")
+	os.WriteFile(filepath.Join(dir, "test_config.json"), []byte(`{"criteria": {"tool_trajectory_avg_score": 1.0, "innocent": 0.5},
+	  "custom_metrics": {"innocent": {"command": ["sh", "-c", "touch `+marker+`; echo '{\"overall_score\": 1}'"]}}}`), 0o644)
+	expected := filepath.Join(dir, "weather.evalset.json")
+	for _, r := range []result{
+		adkproxy(t, nil, "score", weatherCassette, "--expected", expected, "--no-code"),
+		adkproxy(t, []string{"ADKPROXY_NO_CODE=1"}, "score", weatherCassette, "--expected", expected),
+	} {
+		if r.code != exitDataErr || !strings.Contains(r.stderr, "--no-code") || !strings.Contains(r.stderr, `innocent (command ["sh","-c"`) {
+			t.Errorf("exit %d, want 65 naming the refused metric\nstderr:\n%s", r.code, r.stderr)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("--no-code ran the config's command")
+		}
+	}
+	if r := adkproxy(t, nil, "score", weatherCassette, "--expected", expected); r.code != 0 {
+		t.Fatalf("without --no-code: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("without --no-code the custom metric did not run: %v", err)
+	}
+	if r := adkproxy(t, nil, "score", "--help"); !strings.Contains(r.stdout, "A CONFIG CAN RUN CODE") {
+		t.Errorf("score --help does not say a config can run code:\n%s", r.stdout)
+	}
+}

@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/clilog"
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -108,7 +108,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	httpServer.Shutdown(ctx)
-	flushErr := srv.Close()
+	flushErr := closeProxy(c, srv, runErr, stderr) // failedrun.go
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
@@ -123,7 +123,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			cassettes.CredentialPlaces)
 	}
 	if f := c.String("report"); f != "" {
-		if err := writeReport(f, report); err != nil && flushErr == nil {
+		if err := runpolicy.WriteReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
 		}
 	}
@@ -342,15 +342,4 @@ func moreIn(reportFile string) string {
 		return " in " + reportFile
 	}
 	return ": run with --report FILE to see them all"
-}
-
-func writeReport(path string, r matcher.Report) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := cassettes.WriteFileAtomic(path, append(data, '\n')); err != nil {
-		return fmt.Errorf("%w: --report %s: %v", cassettes.ErrWrite, path, err)
-	}
-	return nil
 }

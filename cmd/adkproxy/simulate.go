@@ -28,7 +28,7 @@ const simulateExitStatusHelp = `EXIT STATUS:
    1    a conversation failed (the simulated user gave no reply, the agent's server failed)
    64   usage error (missing --server, --app, --out, or --scenarios/--evalset)
    65   the --scenarios, --evalset, --session-input or --config file is missing or invalid,
-        or --sim-cassettes does not exist in replay
+        or --sim-cassettes does not exist in replay; --no-code and the config has custom metrics
    73   an output file or a simulated-user cassette could not be written
    75   --sim-mode record: another adkproxy is recording into the --sim-cassettes folder
    76   replay: a conversation diverged from its recording (the agent answered differently), a
@@ -66,6 +66,7 @@ func simulateCommand() *cli.Command {
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each case `N` times, each run in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
 			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
+			noCodeFlag(),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "play `N` conversations at once", EnvVars: envFor("parallel")},
 			stringFlag("out", "", "`DIR` the outputs are written to (required)"),
 			stringFlag("sim-cassettes", "", "`DIR` of the simulated user's cassettes (required with scenarios)"),
@@ -115,6 +116,9 @@ func runSimulate(c *cli.Context) error {
 		if hasCriteria(path) {
 			if scoreCfg, err = scoring.LoadConfig(path); err != nil {
 				return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+			}
+			if err := refuseCode(c, scoreCfg); err != nil {
+				return err
 			}
 		}
 	}

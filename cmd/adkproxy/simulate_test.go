@@ -155,6 +155,10 @@ func TestSimulateCommandBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "scenarios.json")
 	os.WriteFile(bad, []byte(`{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "NOVIC"}]}`), 0o644)
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "p"}]}`), 0o644)
+	codeCfg := filepath.Join(dir, "test_config.json")
+	os.WriteFile(codeCfg, []byte(`{"criteria": {"mine": 0.5}, "custom_metrics": {"mine": {"code_config": {"name": "evil.metric"}}}}`), 0o644)
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -164,6 +168,7 @@ func TestSimulateCommandBadInput(t *testing.T) {
 		{[]string{"simulate", "--server", "http://127.0.0.1:1", "--app", "a", "--out", dir}, exitUsage, "--scenarios FILE or --evalset FILE"},
 		{[]string{"simulate", "--server", "http://127.0.0.1:1", "--app", "a", "--scenarios", bad, "--out", dir}, exitDataErr, `unknown persona id "NOVIC"`},
 		{[]string{"simulate", "--server", "http://127.0.0.1:1", "--app", "a", "--scenarios", filepath.Join(dir, "none.json"), "--out", dir}, exitDataErr, "none.json"},
+		{[]string{"simulate", "--server", "http://127.0.0.1:1", "--app", "a", "--scenarios", good, "--config", codeCfg, "--no-code", "--out", dir, "--sim-cassettes", dir}, exitDataErr, "--no-code: refused 1 custom metric(s), which run code from the config: mine (code_config.name evil.metric"},
 	} {
 		r := adkproxy(t, nil, tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {

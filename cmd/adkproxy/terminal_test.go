@@ -76,7 +76,7 @@ func TestDiffColourChoice(t *testing.T) {
 
 func TestSummaryColours(t *testing.T) {
 	step := 0
-	r := matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
+	r := proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 1, matcher.OutcomeMismatched: 1, matcher.OutcomeUnused: 1}, Outcomes: []matcher.Outcome{
 		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Message: "differs"},
 		{Outcome: matcher.OutcomeUnused, Cassette: "other", Method: "POST", Path: "/p", Message: "never requested"},
 	}}
@@ -96,11 +96,11 @@ func TestSummaryColours(t *testing.T) {
 	if plain := strings.NewReplacer("\x1b[1;31m", "", "\x1b[0m", "").Replace(got); plain != text {
 		t.Errorf("colour changed the text:\n%q\n%q", plain, text)
 	}
-	clean := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
+	clean := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMatched: 2}}, proxy.Stats{}, "")
 	if got := (palette{on: true}).summary(clean, false); !strings.HasPrefix(got, "\x1b[32m") {
 		t.Errorf("a clean run's line is not green: %q", got)
 	}
-	lenient := proxy.Summary(matcher.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMismatched: 1}, Outcomes: []matcher.Outcome{
+	lenient := proxy.Summary(proxy.Report{Mode: "replay", Counts: map[matcher.OutcomeKind]int{matcher.OutcomeMismatched: 1}, Outcomes: []matcher.Outcome{
 		{Outcome: matcher.OutcomeMismatched, Method: "POST", Path: "/p", Step: &step, Served: true, Message: "differs"}}}, proxy.Stats{}, "")
 	if got := (palette{on: true}).summary(lenient, false); !strings.HasPrefix(got, "\x1b[33madkproxy") || !strings.Contains(got, "\n  \x1b[33mmismatched\x1b[0m (served, lenient) POST /p") {
 		t.Errorf("a lenient run's lines are not yellow: %q", got)

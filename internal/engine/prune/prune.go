@@ -9,6 +9,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // Plan is what pruning changes.
@@ -40,7 +41,7 @@ func keyOf(cassette string, x *cassettes.Exchange) (placeKey, bool) {
 // Unused works out which recordings of loaded (keyed by cassette name) the
 // report's unused outcomes name, and returns the cassettes without them.
 // loaded is not modified.
-func Unused(loaded map[string]*cassettes.Cassette, r matcher.Report) Plan {
+func Unused(loaded map[string]*cassettes.Cassette, r proxy.Report) Plan {
 	var plan Plan
 	want := map[placeKey]int{} // unused outcomes by place
 	var order []placeKey

@@ -6,6 +6,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/proxy"
 )
 
 func exchange(session, step int, status int) *cassettes.Exchange {
@@ -28,7 +29,7 @@ func TestUnusedRemovesOnlyWhatIsCertain(t *testing.T) {
 	c := &cassettes.Cassette{Name: "c", File: "c.yaml", Exchanges: []*cassettes.Exchange{
 		exchange(1, 0, 200), exchange(1, 2, 200), exchange(2, 0, 429), exchange(2, 0, 200),
 	}}
-	r := matcher.Report{Mode: "replay", Outcomes: []matcher.Outcome{
+	r := proxy.Report{Mode: "replay", Outcomes: []matcher.Outcome{
 		unused(1, 2), unused(2, 0),
 		{Outcome: matcher.OutcomeUnused, Cassette: "c", Method: "GET", Path: "/v1beta/models"},
 		{Outcome: matcher.OutcomeMatched, Cassette: "c", Method: "POST", Path: "/v1beta/models/m:generateContent"},

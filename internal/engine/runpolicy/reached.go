@@ -58,7 +58,7 @@ func NothingReached(srv *proxy.Server, s Scope) Miss {
 
 // reached says whether a request reached the run, or cassette alone when
 // it is not empty.
-func reached(r matcher.Report, st proxy.Stats, cassette string) bool {
+func reached(r proxy.Report, st proxy.Stats, cassette string) bool {
 	if cassette == "" {
 		if st.Failed > 0 {
 			return true
