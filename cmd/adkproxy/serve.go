@@ -21,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/clilog"
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
+	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -68,6 +69,11 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 			ln.Close()
 			return usageErrorf("cannot write --addr-file %s: %v", f, err)
 		}
+	}
+	if unannounce, err := mcp.Announce("http://"+addr, string(mode)); err != nil { // adkproxy mcp finds the proxy by it
+		cfg.Logger.Warn("adkproxy mcp will not find this proxy without ADKPROXY_URL", "error", err.Error())
+	} else {
+		defer unannounce()
 	}
 	httpServer := srv.HTTPServer()
 	served := proxyopt.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)

@@ -3,10 +3,35 @@
 
 package recorded
 
-import "github.com/adkproxy/adkproxy/cassettes"
+import (
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
+)
 
 func httpCallOf(x *cassettes.Exchange) HTTPCall {
-	return HTTPCall{HTTPCall: cassettes.HTTPCallOf(x), Latency: x.Response.Latency, Exchange: x}
+	c := HTTPCall{HTTPCall: cassettes.HTTPCallOf(x), Latency: x.Response.Latency, Exchange: x}
+	if m, ok := wire.MCPOf(x); ok {
+		c.MCP = &m
+	}
+	return c
+}
+
+// Kind is the dialect a listing names after "tool": mcp or http.
+func (c HTTPCall) Kind() string {
+	if c.MCP != nil {
+		return wire.DialectMCP
+	}
+	return wire.DialectHTTP
+}
+
+// String is the call in one line, after "tool " and its Kind:
+// `GET weather.example.com/v1/current?city=Paris → 200`, or for MCP
+// `weather tools/call get_weather {"city":"Paris"} → ok`.
+func (c HTTPCall) String() string {
+	if c.MCP != nil {
+		return c.MCP.String()
+	}
+	return c.HTTPCall.String()
 }
 
 // fileHTTPCalls reads the invocation's tool exchanges, in file order, and

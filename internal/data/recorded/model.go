@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Run is a folder of cassettes, sorted by name.
@@ -106,6 +107,10 @@ type Usage struct {
 // proxy: `GET weather.example.com/v1/current?city=Paris → 200`.
 type HTTPCall struct {
 	cassettes.HTTPCall
+	// MCP is the exchange read as MCP (server, method, tool, arguments,
+	// result) when it is one: a stdio server relayed by adkproxy mcp, or
+	// JSON-RPC over HTTP.
+	MCP *wire.MCPCall
 	// Latency is from the request sent to the last byte of the answer.
 	Latency time.Duration
 	// Exchange is what the call was read from (its bodies).

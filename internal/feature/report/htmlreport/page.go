@@ -120,7 +120,7 @@ func timeline(label string, inv *recorded.Invocation, status func(call int) stri
 			call++
 		}
 		for _, h := range st.HTTPCalls { // numbered after the step's calls, as rundiff numbers them
-			s.HTTP = append(s.HTTP, Item{Text: "http " + h.String(), Status: status(call)})
+			s.HTTP = append(s.HTTP, Item{Text: h.Kind() + " " + h.String(), Status: status(call)})
 			call++
 		}
 		side.Steps = append(side.Steps, s)

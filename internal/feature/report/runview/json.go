@@ -11,6 +11,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // WriteJSON writes the run as the indented JSON Document of 'adkproxy ls
@@ -86,6 +87,8 @@ type HTTPCallDoc struct {
 	Path   string `json:"path"`
 	Query  string `json:"query"`
 	Status int    `json:"status"`
+	// MCP is the call read as MCP, when it is one.
+	MCP *wire.MCPCall `json:"mcp,omitempty"`
 }
 
 // DocumentOf is the run's document.
@@ -119,7 +122,7 @@ func invocationDocOf(inv *recorded.Invocation) InvocationDoc {
 			sd.Usage = &UsageDoc{u.Prompt, u.Candidates, u.Total, u.Thoughts, u.Cached, u.ToolUse}
 		}
 		for _, h := range s.HTTPCalls {
-			sd.HTTPCalls = append(sd.HTTPCalls, HTTPCallDoc{h.Method, h.Scheme, h.Host, h.Path, h.Query, h.Status})
+			sd.HTTPCalls = append(sd.HTTPCalls, HTTPCallDoc{h.Method, h.Scheme, h.Host, h.Path, h.Query, h.Status, h.MCP})
 		}
 		d.Steps = append(d.Steps, sd)
 	}

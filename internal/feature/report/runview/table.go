@@ -42,19 +42,24 @@ func WriteTable(w io.Writer, dir string, run recorded.Run) {
 			fmt.Fprintln(w)
 		}
 		var t table
-		invocations, steps, calls := 0, 0, 0
+		invocations, steps := 0, 0
+		calls := map[string]int{}
 		for _, s := range c.Sessions {
 			invocations += len(s.Invocations)
 			for _, inv := range s.Invocations {
 				steps += len(inv.Steps)
 				for _, st := range inv.Steps {
-					calls += len(st.HTTPCalls)
+					for _, h := range st.HTTPCalls {
+						calls[h.Kind()]++
+					}
 				}
 			}
 		}
 		summary := []string{textfmt.Plural(len(c.Sessions), "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step")}
-		if calls > 0 {
-			summary = append(summary, textfmt.Plural(calls, "tool http call"))
+		for _, kind := range []string{"http", "mcp"} {
+			if calls[kind] > 0 {
+				summary = append(summary, textfmt.Plural(calls[kind], "tool "+kind+" call"))
+			}
 		}
 		if len(c.Other) > 0 {
 			summary = append(summary, textfmt.Plural(len(c.Other), "other request"))
@@ -68,7 +73,7 @@ func WriteTable(w io.Writer, dir string, run recorded.Run) {
 				for _, st := range inv.Steps {
 					t.add(stepRow, stepCells(st)...)
 					for _, c := range st.HTTPCalls {
-						t.add(httpRow, "        tool http "+textfmt.OneLine(c.String()))
+						t.add(httpRow, "        tool "+c.Kind()+" "+textfmt.OneLine(c.String()))
 					}
 				}
 			}
