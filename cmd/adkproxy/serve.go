@@ -19,8 +19,8 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/clilog"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/clientenv"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -226,7 +226,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.ReplayTiming = c.Bool("replay-timing")
 		cfg.CheckAll = c.Bool("check")
 	}
-	proxyopt.SetHints(&cfg, hintsFor(mode, cfg.Lenient))
+	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
 }
 
@@ -235,12 +235,12 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
+func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
 		const overwrite = "re-record with 'adkproxy record --mode overwrite'"
-		return proxyopt.Hints{
+		return proxy.Hints{
 			Record:   overwrite,
 			Rerecord: "R" + overwrite[1:] + " if the change is intended.",
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
@@ -253,7 +253,7 @@ func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
 	if lenient { // already accepting: only re-recording helps
 		mismatch = "Re-record with 'adkproxy record' if the change is intended."
 	}
-	return proxyopt.Hints{
+	return proxy.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
 		Mismatch: mismatch,
