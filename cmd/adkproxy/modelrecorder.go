@@ -1,11 +1,9 @@
 // The in-process recorder of adkproxy's own model calls (the LLM judge,
-// the simulated user): its mode from the flags and the key, and the genai
-// client on its transport.
+// the simulated user): its mode from the flags and the key.
 
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -79,13 +77,9 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 	if err != nil {
 		return nil, err
 	}
-	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey: key, Backend: genai.BackendGeminiAPI,
-		HTTPOptions: genai.HTTPOptions{BaseURL: inProcessBaseURL + "/"},
-		HTTPClient:  rec.httpClient(),
-	})
+	client, err := rec.GeminiClient(key)
 	if err != nil {
-		rec.release()
+		rec.Release()
 		return nil, fmt.Errorf("%s: the model client: %w", f.command, err)
 	}
 	return &modelRecorder{inProcess: rec, dir: dir, mode: mode, client: client}, nil
