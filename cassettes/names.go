@@ -76,7 +76,9 @@ func PathFor(dir, name string) (string, error) {
 // that starts or ends a segment or follows another dot, and the segment
 // gets a short hash of its original spelling, so distinct names never share
 // a file (on a case-sensitive file system: "A" and "a" are different files
-// only there). The original name is kept inside the file.
+// only there). A segment ending in ".failed" also gets the hash, so no
+// cassette's file is another's set-aside file (FailedPath). The original
+// name is kept inside the file.
 func FileName(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("%w: the name is empty", ErrUnsafeName)
@@ -138,6 +140,10 @@ func safeSegment(seg string) string {
 		// the first dot: a checkout there could not hold the file.
 		out = stem + "_" + strings.TrimPrefix(out, stem)
 		changed = true
+	}
+	if strings.HasSuffix(strings.ToLower(out), failedStem) { // in any case: macOS folds it
+		// "x.failed" would be the set-aside file of cassette "x" (failed.go).
+		changed = true // the hash suffix below moves it off that name
 	}
 	if len(out) > maxSegment {
 		out = out[:maxSegment]

@@ -123,9 +123,10 @@ func CheckFolder(dir string) error {
 }
 
 // Files lists the cassette files LoadDir reads below dir, in walk order:
-// every YAML file outside hidden folders, and the cassette a leftover
-// journal stands for when its YAML was never written. A listed cassette
-// that is not a regular file is an error naming it (ErrCorrupt).
+// every YAML file outside hidden folders except a failed run's set-aside
+// files (FailedPath), and the cassette a leftover journal stands for when
+// its YAML was never written. A listed cassette that is not a regular file
+// is an error naming it (ErrCorrupt).
 func Files(dir string) ([]string, error) {
 	if err := CheckFolder(dir); err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func Files(dir string) ([]string, error) {
 				return nil
 			}
 			paths = append(paths, target)
-		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") {
+		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") && !IsFailedPath(path) {
 			if err := checkListed(path, d); err != nil {
 				return err
 			}

@@ -152,13 +152,26 @@ func (s *Server) allTapes() []*tape {
 // Flush writes every cassette that changed since the last flush. It is
 // safe to call while serving.
 func (s *Server) Flush() error {
+	_, err := s.flush(false)
+	return err
+}
+
+// flush writes every changed cassette; with failed (the run's command
+// failed) a recording that would replace a cassette on disk goes to the
+// set-aside file beside it instead (failedrun.go).
+func (s *Server) flush(failed bool) ([]SetAside, error) {
 	var errs []error
+	var aside []SetAside
 	for _, t := range s.allTapes() {
 		c := t.snapshot()
 		if c == nil {
 			continue
 		}
-		if err := cassettes.Save(t.path, c, s.cfg.Redactor); err != nil {
+		path := t.path
+		if failed && t.replacesFile() {
+			path = cassettes.FailedPath(t.path)
+		}
+		if err := cassettes.Save(path, c, s.cfg.Redactor); err != nil {
 			t.mu.Lock()
 			t.dirty = true // keep it in memory (and the journal on disk) for a later attempt
 			t.mu.Unlock()
@@ -166,17 +179,29 @@ func (s *Server) Flush() error {
 			errs = append(errs, err)
 			continue
 		}
+		// Set aside, the journal goes too: a replace-mode journal left
+		// behind would make the next load replace the cassette after all.
 		if err := t.saved(); err != nil {
 			s.log.Warn("journal not removed; it is stale and will be ignored", "cassette", t.name, "error", err.Error())
 		}
+		if path != t.path {
+			aside = append(aside, SetAside{Cassette: t.name, Kept: t.path, File: path, Exchanges: len(c.Exchanges)})
+			s.log.Warn("the command failed: cassette kept as it was, this run's recording set aside", "cassette", t.name, "kept", t.path, "file", path, "interactions", len(c.Exchanges))
+			continue
+		}
 		s.log.Info("cassette written", "cassette", t.name, "file", t.path, "interactions", len(c.Exchanges))
 	}
-	return errors.Join(errs...)
+	return aside, errors.Join(errs...)
 }
 
 // Close writes all cassettes and notes the recordings no request used.
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() error {
+	_, err := s.close(false)
+	return err
+}
+
+func (s *Server) close(failed bool) ([]SetAside, error) {
 	s.lives.end() // a Live connection is kept when it ends
 	s.warnUnfiledConfirmations()
 	refused := s.report.refusals()
@@ -188,7 +213,7 @@ func (s *Server) Close() error {
 			s.log.Warn("recording never requested", "cassette", t.name, "detail", o.Message)
 		}
 	}
-	return s.Flush()
+	return s.flush(failed)
 }
 
 // pathFor is the file of the cassette name, once the name is checked; a

@@ -182,7 +182,8 @@ func (w *watcher) start() error {
 }
 
 // ignored reports whether path is outside the cassettes: a hidden file or
-// folder (an unfinished atomic save, .git) or anything below one.
+// folder (an unfinished atomic save, .git) or anything below one, and a
+// failed run's set-aside file.
 func (w *watcher) ignored(path string) bool {
 	rel, err := filepath.Rel(w.root, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -190,6 +191,9 @@ func (w *watcher) ignored(path string) bool {
 	}
 	if rel == "." {
 		return false
+	}
+	if cassettes.IsFailedPath(path) { // a failed run's set-aside file, never served
+		return true
 	}
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
 		if strings.HasPrefix(part, ".") {

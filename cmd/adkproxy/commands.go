@@ -36,6 +36,7 @@ func recordCommand() *cli.Command {
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
 			upstreamHeaderTimeoutFlag(),
 			allowEmptyFlag(),
+			boolFlag("save-on-failure", "when COMMAND exits non-zero, still replace the cassettes it recorded (by default a cassette the run would replace is kept as it was and the run's exchanges go beside it to NAME.failed.yaml, which replay ignores)"),
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeRecord) },

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,5 +59,54 @@ func TestRunThatNoRequestReachedFails(t *testing.T) {
 	// A run that did reach adkproxy is not empty.
 	if r := adkproxy(t, []string{"QUESTION=What is the weather in Paris?"}, append([]string{"replay", "--mode", "lenient", "--cassettes", cas}, self("ask")...)...); r.code != 0 || strings.Contains(r.stderr, "no request reached") {
 		t.Errorf("a replay that was reached: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A re-record whose COMMAND fails after its first call (the upstream
+// answers 404) keeps the committed cassette as it was and puts the run's
+// exchange beside it in default.failed.yaml, saying where and how to keep
+// it; replay still serves the good cassette. --save-on-failure replaces it.
+func TestFailedRecordKeepsTheCassette(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"code":404,"message":"models/gemini-2.5-flash is not found","status":"NOT_FOUND"}}`)
+	}))
+	defer up.Close()
+	cas := filepath.Join(t.TempDir(), "cas")
+	os.CopyFS(cas, os.DirFS("../../examples/weather/cassettes"))
+	path := filepath.Join(cas, "default.yaml")
+	good, _ := os.ReadFile(path)
+	env := []string{"QUESTION=What is the weather in Paris?"}
+	record := func(flags ...string) result {
+		args := append(append([]string{"record", "--cassettes", cas, "--upstream", up.URL}, flags...), self("ask-exit3")...)
+		return adkproxy(t, append(env, "GOOGLE_API_KEY=test-key"), args...)
+	}
+
+	r := record()
+	if r.code != 3 {
+		t.Fatalf("exit %d, want the command's 3\n%s", r.code, r.stderr)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(good) {
+		t.Fatalf("the failed run replaced the cassette:\n%s", now)
+	}
+	failed := filepath.Join(cas, "default.failed.yaml")
+	if b, err := os.ReadFile(failed); err != nil || !strings.Contains(string(b), "NOT_FOUND") {
+		t.Fatalf("the run's exchange is not in %s: %v", failed, err)
+	}
+	for _, want := range []string{"kept as it was", failed, "--save-on-failure"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r := adkproxy(t, env, append([]string{"replay", "--mode", "lenient", "--cassettes", cas}, self("ask")...)...); r.code != 0 || !strings.HasPrefix(r.stdout, "200 ") {
+		t.Errorf("replay of the kept cassette: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	if r := record("--save-on-failure"); r.code != 3 {
+		t.Fatalf("--save-on-failure: exit %d\n%s", r.code, r.stderr)
+	}
+	if now, _ := os.ReadFile(path); !strings.Contains(string(now), "NOT_FOUND") {
+		t.Errorf("--save-on-failure kept the old cassette:\n%s", now)
 	}
 }

@@ -19,8 +19,9 @@ type inProcess struct{ *inprocess.Recorder }
 
 // startInProcess serves pcfg as inprocess.Start does; a folder it cannot
 // read exits 65, one another recorder holds 75.
-func startInProcess(c *cli.Context, pcfg proxy.Config, rerecord, where, missing string) (*inProcess, error) {
-	rec, err := inprocess.Start(pcfg, inprocess.Options{Rerecord: rerecord, Where: where, Missing: missing, Log: warnings(c)})
+func startInProcess(c *cli.Context, pcfg proxy.Config, o inprocess.Options) (*inProcess, error) {
+	o.Log = warnings(c)
+	rec, err := inprocess.Start(pcfg, o)
 	if err != nil {
 		return nil, inProcessError(err)
 	}

@@ -85,6 +85,9 @@ func clientMain(mode string) int {
 		return 0
 	case "exit3":
 		return 3
+	case "ask-exit3": // a re-record that fails after its first call
+		ask(os.Getenv("QUESTION"))
+		return 3
 	case "kill-self":
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -30,6 +31,10 @@ type modelRecorderFlags struct {
 	// lenient: replay serves a changed call's recording and reports it
 	// (Server.Misses); else it refuses the call.
 	lenient bool
+	// missingIsEmpty: in replay a folder that does not exist holds no
+	// calls (record had nothing to ask, so it made none); a call is then
+	// a miss with the rerecord hint. Else it is exit 65.
+	missingIsEmpty bool
 }
 
 // modelRecorder is a running recorder: calls made with client are
@@ -73,7 +78,8 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		key = replayKey
 		pcfg.Lenient = f.lenient
 	}
-	rec, err := startInProcess(c, pcfg, f.rerecord, "--"+f.dir, fmt.Sprintf("record %s first: --%s record with a key", f.what, f.mode))
+	rec, err := startInProcess(c, pcfg, inprocess.Options{Rerecord: f.rerecord, Where: "--" + f.dir,
+		Missing: fmt.Sprintf("record %s first: --%s record with a key", f.what, f.mode), MissingIsEmpty: f.missingIsEmpty})
 	if err != nil {
 		return nil, err
 	}

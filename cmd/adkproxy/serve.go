@@ -21,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/internal/engine/wrap"
+	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -44,11 +45,16 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listen(c, cfg, fwd)
+	ln, err := listen(c, mode, cfg)
 	if err != nil {
 		return err
 	}
 	base := "http://" + ln.Addr().String()
+	if unannounce, err := mcp.Announce(base, string(mode)); err != nil { // adkproxy mcp finds the proxy by it
+		cfg.Logger.Warn("adkproxy mcp will not find this proxy without ADKPROXY_URL", "error", err.Error())
+	} else {
+		defer unannounce()
+	}
 	httpServer := srv.HTTPServer()
 	served := proxyopt.LimitListener(ln, cfg.Limits.MaxConns, cfg.Logger)
 	if fwd != nil { // TLS on the same port for https:// and wss:// clients, with a leaf from the local CA
@@ -80,7 +86,7 @@ func newServer(c *cli.Context, cfg proxy.Config) (*proxy.Server, error) {
 
 // listen opens --listen (a free loopback port for a wrapped command given
 // none), warns when other machines can reach it, and writes --addr-file.
-func listen(c *cli.Context, cfg proxy.Config, fwd *forwarding) (net.Listener, error) {
+func listen(c *cli.Context, mode proxy.Mode, cfg proxy.Config) (net.Listener, error) {
 	listen := c.String("listen")
 	if c.Args().Present() && !c.IsSet("listen") {
 		listen = "127.0.0.1:0"
@@ -89,7 +95,7 @@ func listen(c *cli.Context, cfg proxy.Config, fwd *forwarding) (net.Listener, er
 	if err != nil {
 		return nil, usageErrorf("cannot listen on %s: %v", listen, err)
 	}
-	warnIfExposed(cfg.Logger, ln.Addr(), cfg.Mode == proxy.ModeRecord && fwd != nil)
+	warnIfExposed(cfg.Logger, ln.Addr(), mode == proxy.ModeRecord && cfg.Forward != nil)
 	if f := c.String("addr-file"); f != "" {
 		if err := cassettes.WriteFileAtomic(f, []byte(ln.Addr().String()+"\n")); err != nil {
 			ln.Close()
@@ -142,7 +148,7 @@ func runOrServe(c *cli.Context, mode proxy.Mode, cfg proxy.Config, fwd *forwardi
 // picks its exit status.
 func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, log *slog.Logger, runErr error, base string) error {
 	stderr := c.App.ErrWriter
-	flushErr := srv.Close()
+	flushErr := closeProxy(c, srv, runErr, stderr) // failedrun.go
 	logJournalSyncs(log, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))

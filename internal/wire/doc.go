@@ -4,7 +4,7 @@
 // it. Every other package reads exchanges through it.
 //
 // A dialect is one file of this package: a value implementing Dialect,
-// listed in dialects (dialect.go). Reading is lazy and each reader decodes
+// listed in the one list of dialects. Reading is lazy and each reader decodes
 // only what its answer needs, so callers on the replay and recording paths
 // ask for the narrowest answer: Recognise for a path, StepOf for a
 // trajectory, RequestOf for a whole request.

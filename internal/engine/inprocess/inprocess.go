@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 
 	"google.golang.org/genai"
 
@@ -38,6 +39,10 @@ type Options struct {
 	Where string
 	// Missing, if set, is added to the error when the folder does not exist.
 	Missing string
+	// MissingIsEmpty: in replay a folder that does not exist holds no
+	// calls (record had nothing to ask, so it made none); a call is then
+	// a miss with the Rerecord hint, saying so. Else it is an OpenError.
+	MissingIsEmpty bool
 	// Log receives the warning of a stale lock taken over.
 	Log *slog.Logger
 }
@@ -54,16 +59,27 @@ func (e *OpenError) Unwrap() error { return e.Err }
 // would overwrite each other's calls). A lock it cannot take is returned
 // as runpolicy says; a folder it cannot read is an *OpenError.
 func Start(cfg proxy.Config, o Options) (*Recorder, error) {
+	cleanup := func() {}
+	var missing *cassettes.MissingFolderError
+	if (cfg.Mode == "" || cfg.Mode == proxy.ModeReplay) && o.MissingIsEmpty && errors.As(cassettes.CheckFolder(cfg.Dir), &missing) {
+		empty, err := os.MkdirTemp("", "adkproxy-nothing-recorded-")
+		if err != nil {
+			return nil, err
+		}
+		o.Rerecord = fmt.Sprintf("%s %s does not exist (its recording made no call); %s", o.Where, cfg.Dir, o.Rerecord)
+		cfg.Dir, cleanup = empty, func() { os.Remove(empty) }
+	}
 	cfg.Redactor = cassettes.NewRedactor()
 	proxyopt.SetHints(&cfg, proxyopt.Hints{Record: o.Rerecord, Rerecord: o.Rerecord, Mismatch: o.Rerecord, UsedUp: o.Rerecord})
-	release, err := runpolicy.LockForRecording(cfg.Dir, cfg.Mode, o.Log)
+	unlock, err := runpolicy.LockForRecording(cfg.Dir, cfg.Mode, o.Log)
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
+	release := func() { unlock(); cleanup() }
 	srv, err := proxy.New(cfg)
 	if err != nil {
 		release()
-		var missing *cassettes.MissingFolderError
 		if o.Missing != "" && errors.As(err, &missing) {
 			err = fmt.Errorf("%w (%s)", err, o.Missing)
 		}

@@ -92,3 +92,24 @@ func TestStartSaysWhichFolder(t *testing.T) {
 		t.Errorf("a missing folder: %v", err)
 	}
 }
+
+// TestMissingIsEmpty: with MissingIsEmpty a replay folder that does not
+// exist holds no calls: the recorder starts, a call is a miss saying the
+// folder does not exist, and nothing is left behind.
+func TestMissingIsEmpty(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "none")
+	rec, err := inprocess.Start(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, inprocess.Options{Where: "--judge-cassettes", Rerecord: "record again", MissingIsEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ask(t, rec, "placeholder"); err == nil || !strings.Contains(err.Error(), "--judge-cassettes "+dir+" does not exist (its recording made no call); record again") {
+		t.Errorf("a call: %v", err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the folder was made: %v", err)
+	}
+}

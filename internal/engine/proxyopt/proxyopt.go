@@ -79,6 +79,14 @@ const (
 	// true, ...}) reports a user's answer to ADK's tool confirmation
 	// request, recorded on the step that carries the tool's result.
 	ControlConfirmation = ControlPrefix + "confirmation"
+	// ControlMCP + NAME (POST, one JSON-RPC message) is a message the
+	// client of the stdio MCP server NAME wrote, relayed by `adkproxy mcp`:
+	// a tool exchange with the scheme "stdio" and the host NAME. While
+	// recording, HeaderMCPUpstream names the loopback address that relays
+	// it to the real server.
+	ControlMCP = ControlPrefix + "mcp/"
+	// HeaderMCPUpstream is that address, as http://127.0.0.1:PORT/.
+	HeaderMCPUpstream = "X-Adkproxy-Mcp-Upstream"
 )
 
 // ReplayPlaceholderKey is the API key given to clients in replay, for SDKs

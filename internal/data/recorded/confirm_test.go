@@ -1,4 +1,4 @@
-package runview
+package recorded
 
 import (
 	"testing"

@@ -1,6 +1,6 @@
 // What a step's model was given besides the conversation.
 
-package runview
+package recorded
 
 import (
 	"encoding/json"

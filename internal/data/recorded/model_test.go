@@ -1,8 +1,7 @@
-package runview
+package recorded
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +11,7 @@ import (
 // TestInvocationModel: what diff and score pages read from an invocation
 // beyond the ls table: the final response, summed usage and latency, what
 // each agent was sent, and tool calls without arguments kept apart from
-// empty ones while the JSON document still shows {}.
+// empty ones.
 func TestInvocationModel(t *testing.T) {
 	req := `{"contents":[{"role":"user","parts":[{"text":"weather <Paris>?"}]}],` +
 		`"systemInstruction":{"parts":[{"text":"You are helpful."},{"text":"Your internal name is \"root\"."}]},` +
@@ -51,23 +50,6 @@ func TestInvocationModel(t *testing.T) {
 	calls := inv.Steps[0].ToolCalls
 	if len(calls) != 2 || calls[0].Args != nil || calls[1].Args == nil {
 		t.Fatalf("tool calls %+v: want nil arguments kept apart from empty ones", calls)
-	}
-	if got := formatCall(calls[0]); got != "get_weather()" {
-		t.Errorf("table shows %s", got)
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(inv); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`"tool_calls":[{"name":"get_weather","args":{}},{"name":"now","args":{"q":"<x>"}}]`, `"user":"weather <Paris>?"`, `"text":"It is <18°C>."`} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("JSON lacks %s:\n%s", want, b.String())
-		}
-	}
-	if strings.Contains(b.String(), `\u003c`) {
-		t.Errorf("JSON escapes HTML:\n%s", b.String())
 	}
 }
 
