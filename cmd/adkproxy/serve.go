@@ -18,7 +18,8 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/clilog"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/clientenv"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/internal/engine/wrap"
 	"github.com/adkproxy/adkproxy/internal/feature/mcp"
@@ -67,7 +68,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	httpServer.Shutdown(ctx)
-	return endRun(c, mode, srv, cfg.Logger, runErr, base)
+	return endRun(c, mode, srv, cfg, runErr, base)
 }
 
 // newServer makes the proxy, showing progress while replay loads its
@@ -131,7 +132,7 @@ func runOrServe(c *cli.Context, mode proxy.Mode, cfg proxy.Config, fwd *forwardi
 		<-signals
 		return nil
 	}
-	env, done, err := fwd.childEnv(wrap.Env(wrap.PlaceholderKey(cfg), base), base)
+	env, done, err := fwd.childEnv(clientenv.Env(os.Environ(), base, wrap.PlaceholderKey(cfg)), base)
 	if err != nil {
 		return err
 	}
@@ -146,20 +147,24 @@ func runOrServe(c *cli.Context, mode proxy.Mode, cfg proxy.Config, fwd *forwardi
 
 // endRun writes the cassettes and --report, sums the run up on stderr and
 // picks its exit status.
-func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, log *slog.Logger, runErr error, base string) error {
+func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, cfg proxy.Config, runErr error, base string) error {
 	stderr := c.App.ErrWriter
 	flushErr := closeProxy(c, srv, runErr, stderr) // failedrun.go
-	logJournalSyncs(log, srv.Stats().Recorded)
+	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
-	empty := nothingReached(c, mode, srv, base) // empty.go
-	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0
+	placeholder := clientenv.PlaceholderSet(wrap.PlaceholderKey(cfg))
+	empty := nothingReached(c, mode, srv, base, placeholder) // empty.go
+	// A run given the placeholder key did not fail for want of one.
+	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 && !placeholder
 	if empty != nil && runErr != nil && !keyless { // the command's status wins; the likelier cause is said below
 		fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), empty)
 	}
 	if keyless {
 		fmt.Fprintf(stderr, "adkproxy: no API key reached adkproxy: none of the requests carried %s. "+
-			"Set GOOGLE_API_KEY or GEMINI_API_KEY (the variables the Gemini SDKs read) for adkproxy record, which passes them on to the command, or give the client a key.\n",
+			"Set the variable its SDK reads for adkproxy record, which passes it on to the command: GOOGLE_API_KEY or GEMINI_API_KEY (genai, ADK, LangChain.js, Genkit), "+
+			"GOOGLE_GENERATIVE_AI_API_KEY (the Vercel AI SDK) or OPENAI_API_KEY (openai and the OpenAI Agents SDK on Gemini's OpenAI-compatible endpoint), or give the client a key "+
+			"(the table 'Pointing a client at adkproxy' in the README).\n",
 			cassettes.CredentialPlaces)
 	}
 	if f := c.String("report"); f != "" {
@@ -255,7 +260,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.ReplayTiming = c.Bool("replay-timing")
 		cfg.CheckAll = c.Bool("check")
 	}
-	proxyopt.SetHints(&cfg, hintsFor(mode, cfg.Lenient))
+	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
 }
 
@@ -264,12 +269,12 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
+func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
 		const overwrite = "re-record with 'adkproxy record --mode overwrite'"
-		return proxyopt.Hints{
+		return proxy.Hints{
 			Record:   overwrite,
 			Rerecord: "R" + overwrite[1:] + " if the change is intended.",
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
@@ -282,7 +287,7 @@ func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
 	if lenient { // already accepting: only re-recording helps
 		mismatch = "Re-record with 'adkproxy record' if the change is intended."
 	}
-	return proxyopt.Hints{
+	return proxy.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
 		Mismatch: mismatch,

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -70,7 +69,7 @@ func Start(cfg proxy.Config, o Options) (*Recorder, error) {
 		cfg.Dir, cleanup = empty, func() { os.Remove(empty) }
 	}
 	cfg.Redactor = cassettes.NewRedactor()
-	proxyopt.SetHints(&cfg, proxyopt.Hints{Record: o.Rerecord, Rerecord: o.Rerecord, Mismatch: o.Rerecord, UsedUp: o.Rerecord})
+	cfg.Hints = proxy.Hints{Record: o.Rerecord, Rerecord: o.Rerecord, Mismatch: o.Rerecord, UsedUp: o.Rerecord}
 	unlock, err := runpolicy.LockForRecording(cfg.Dir, cfg.Mode, o.Log)
 	if err != nil {
 		cleanup()

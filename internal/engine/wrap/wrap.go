@@ -1,6 +1,7 @@
 // Package wrap runs the command 'adkproxy record|replay -- COMMAND' wraps:
-// its environment pointing every Gemini SDK at the proxy, the signals
-// passed on to it, and its exit status as the shell would give it.
+// whether it may have the placeholder key, the signals passed on to it, and
+// its exit status as the shell would give it (package clientenv makes its
+// environment).
 package wrap
 
 import (
@@ -11,7 +12,7 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -76,25 +77,8 @@ func PlaceholderKey(cfg proxy.Config) bool {
 	return cfg.Mode == proxy.ModeReplay || proxyopt.PlaceholderKeyServes(cfg.Upstream)
 }
 
-// Env is this process's environment with every Gemini SDK pointed at
-// base, and the placeholder key when placeholder allows it.
-func Env(placeholder bool, base string) []string {
-	env := append(os.Environ(),
-		"GOOGLE_GEMINI_BASE_URL="+base,
-		"GOOGLE_VERTEX_BASE_URL="+base,
-		"ADKPROXY_URL="+base,
-	)
-	// SDKs refuse to start without a key. When the user set neither
-	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
-	// ADK-JS and Python genai all read it, and all warn when both are set.
-	if placeholder && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+proxyopt.ReplayPlaceholderKey)
-	}
-	return env
-}
-
 // PrintExports writes the shell lines that point a client started by hand
-// at base, the same variables Env sets.
+// at base, the Gemini variables clientenv.Env sets.
 func PrintExports(w io.Writer, cfg proxy.Config, base string) {
 	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
 	switch {
