@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // chunkedReader hands out data in pieces of the given sizes, as a network
@@ -83,7 +84,7 @@ func FuzzEventData(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, ev []byte) {
 		var want []byte
-		if p := cassettes.ResponsePayloads(&cassettes.Response{Events: []cassettes.Event{{Data: ev}}}); len(p) > 0 {
+		if p := wire.Payloads(&cassettes.Response{Events: []cassettes.Event{{Data: ev}}}); len(p) > 0 {
 			want = p[0]
 		}
 		if got := eventData(ev); !bytes.Equal(got, want) || (got == nil) != (want == nil) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by
@@ -49,10 +50,10 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 func invocationOf(id string, recorded *conversation.Invocation) Invocation {
 	ts := make([]cassettes.Trajectory, len(recorded.Steps))
 	for i, x := range recorded.Steps {
-		ts[i] = cassettes.TrajectoryOf(x)
+		ts[i] = wire.StepOf(x)
 	}
 	inv := Invocation{ID: id, UserText: recorded.User}
-	final := cassettes.FinalStep(ts)
+	final := wire.FinalStep(ts)
 	if final >= 0 {
 		inv.FinalResponse = ts[final].Text
 	}
@@ -69,8 +70,8 @@ func invocationOf(id string, recorded *conversation.Invocation) Invocation {
 			step.Model = conversation.ModelOfPath(x.Request.Path)
 		}
 		if u := t.Usage; u != nil {
-			step.Usage = Usage{Prompt: int64(u.PromptTokenCount), Candidates: int64(u.CandidatesTokenCount), Cached: int64(u.CachedContentTokenCount),
-				Thoughts: int64(u.ThoughtsTokenCount), ToolUse: int64(u.ToolUsePromptTokenCount), Total: int64(u.TotalTokenCount)}
+			step.Usage = Usage{Prompt: int64(u.Prompt), Candidates: int64(u.Candidates), Cached: int64(u.Cached),
+				Thoughts: int64(u.Thoughts), ToolUse: int64(u.ToolUse), Total: int64(u.Total)}
 		}
 		step.Grounding = groundingOf(x)
 		stepDetails(&step, x)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/bodyread"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -371,7 +372,7 @@ func ResponseCalls(body []byte) []FunctionCall {
 // all its SSE events.
 func exchangeCalls(resp *cassettes.Response) []FunctionCall {
 	var out []FunctionCall
-	for _, payload := range cassettes.ResponsePayloads(resp) {
+	for _, payload := range wire.Payloads(resp) {
 		out = append(out, ResponseCalls(payload)...)
 	}
 	return out

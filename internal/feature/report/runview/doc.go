@@ -9,7 +9,7 @@
 // 'adkproxy ls'.
 //
 // The grouping itself is conversation.Group; bodies are read with
-// cassettes.TrajectoryOf. Scoring reads recorded sessions from this model,
+// wire.StepOf. Scoring reads recorded sessions from this model,
 // and views that compare or render runs (diff, HTML pages) start from it
 // too: each step keeps its exchange for anything the model does not carry.
 package runview

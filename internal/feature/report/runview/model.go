@@ -14,6 +14,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Run is a folder of cassettes, sorted by name. Every JSON key is always
@@ -184,7 +185,7 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 }
 
 func stepOf(x *cassettes.Exchange) Step {
-	t := cassettes.TrajectoryOf(x)
+	t := wire.StepOf(x)
 	s := Step{
 		Step: x.Place.Step, Agent: x.Place.Agent, Status: x.Response.Status,
 		ToolCalls: []cassettes.ToolCall{}, ToolResults: []cassettes.ToolResult{}, HTTPCalls: []HTTPCall{},
@@ -201,8 +202,8 @@ func stepOf(x *cassettes.Exchange) Step {
 	s.ToolCalls = append(s.ToolCalls, t.ToolCalls...)
 	s.ToolResults = append(s.ToolResults, t.ToolResults...)
 	if u := t.Usage; u != nil {
-		s.Usage = &Usage{Prompt: u.PromptTokenCount, Candidates: u.CandidatesTokenCount, Total: u.TotalTokenCount,
-			Thoughts: u.ThoughtsTokenCount, Cached: u.CachedContentTokenCount, ToolUse: u.ToolUsePromptTokenCount}
+		s.Usage = &Usage{Prompt: u.Prompt, Candidates: u.Candidates, Total: u.Total,
+			Thoughts: u.Thoughts, Cached: u.Cached, ToolUse: u.ToolUse}
 	}
 	if x.Response.Status != 200 {
 		s.ErrorStatus = errorStatus(&x.Response)
@@ -218,7 +219,7 @@ func (inv *Invocation) FinalStep() int {
 	for i, s := range inv.Steps {
 		ts[i] = cassettes.Trajectory{Text: s.Text, ToolCalls: s.ToolCalls}
 	}
-	return cassettes.FinalStep(ts)
+	return wire.FinalStep(ts)
 }
 
 // FinalResponse is the text of FinalStep, or "".
@@ -254,7 +255,7 @@ func (inv *Invocation) Latency() time.Duration {
 // errorStatus reads the status of a Gemini error body
 // ({"error": {"status": "RESOURCE_EXHAUSTED", ...}}), or "".
 func errorStatus(r *cassettes.Response) string {
-	for _, payload := range cassettes.ResponsePayloads(r) {
+	for _, payload := range wire.Payloads(r) {
 		var body struct {
 			Error struct {
 				Status string `json:"status"`
