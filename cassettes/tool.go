@@ -84,8 +84,8 @@ func checkTool(r *Request) error {
 	switch {
 	case r.Host == "" && r.Scheme == "":
 		return nil
-	case r.Scheme != "http" && r.Scheme != "https":
-		return fmt.Errorf("the tool request's scheme %q is not http or https", r.Scheme)
+	case r.Scheme != "http" && r.Scheme != "https" && r.Scheme != "stdio":
+		return fmt.Errorf("the tool request's scheme %q is not http, https or stdio (an MCP server adkproxy mcp relayed)", r.Scheme)
 	case r.Host == "" || strings.ContainsFunc(r.Host, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune("/@?#", c) }):
 		return fmt.Errorf("the tool request's host %q is not a host[:port]", r.Host)
 	}

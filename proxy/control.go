@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // ControlPrefix starts every path of the control API: health, report,
@@ -70,6 +70,12 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeError(w, code, statusPermissionDenied, msg)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, proxyopt.ControlMCP) {
+		if allow(w, r, http.MethodPost) {
+			s.serveStdio(w, r)
+		}
+		return
+	}
 	switch r.URL.Path {
 	case proxyopt.ControlHealth:
 		if allow(w, r, http.MethodGet) {
@@ -100,8 +106,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 			s.serveConfirmation(w, r)
 		}
 	default:
-		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s, GET|PUT %s, POST %s and POST %s",
-			r.URL.Path, proxyopt.ControlHealth, proxyopt.ControlReport, proxyopt.ControlCassette, proxyopt.ControlFaults, proxyopt.ControlFlush, proxyopt.ControlConfirmation))
+		writeError(w, http.StatusNotFound, statusNotFound, fmt.Sprintf("no control endpoint %s; there are GET %s, GET %s, GET|PUT %s, GET|PUT %s, POST %s, POST %s and POST %sNAME",
+			r.URL.Path, proxyopt.ControlHealth, proxyopt.ControlReport, proxyopt.ControlCassette, proxyopt.ControlFaults, proxyopt.ControlFlush, proxyopt.ControlConfirmation, proxyopt.ControlMCP))
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/elazarl/goproxy"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // ForwardProxy configures interception (Config.Forward).

@@ -16,7 +16,9 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -28,6 +30,13 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 	if s.refuseControlPath(w, r) {
 		return
 	}
+	s.serveToolAt(w, r, r.URL.String())
+}
+
+// serveToolAt serves a tool request whose r.URL names the tool's scheme
+// and host as they are stored, and whose recording is fetched from target
+// ("" when nothing can record it: replay only).
+func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target string) {
 	name, path, body, leave, ok := s.admit(w, r)
 	if !ok {
 		return
@@ -76,7 +85,13 @@ func (s *Server) serveTool(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := newUpstreamRequest(r, r.URL.String(), body)
+	if target == "" {
+		s.report.failed()
+		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf(
+			"%s://%s: nothing to record this tool request from (adkproxy mcp sends %s while recording)", req.Scheme, req.Host, proxyopt.HeaderMCPUpstream))
+		return
+	}
+	out, err := newUpstreamRequest(r, target, body)
 	if err != nil {
 		s.report.failed()
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
@@ -100,8 +115,8 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 	target := cassettes.HTTPCall{Method: req.Method, Scheme: req.Scheme, Host: req.Host, Path: req.Path, Query: req.Query}.Target()
 	if usedUp > 0 {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
-			"cassette %q: all %d recorded answers to the tool request %s %s were already used",
-			t.name, usedUp, req.Method, target), "; ", s.cfg.hints.UsedUp))
+			"cassette %q: all %d recorded answers to the %s were already used",
+			t.name, usedUp, toolWhat(req, target)), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
 	e, hostKnown := t.toolPosition(req)
@@ -111,13 +126,24 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 	}
 	if e == nil {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
-			"cassette %q: no recording of the tool request %s %s (the cassette has other requests to %s)",
-			t.name, req.Method, target, req.Host), "; ", s.cfg.hints.Rerecord))
+			"cassette %q: no recording of the %s (the cassette has other requests to %s)",
+			t.name, toolWhat(req, target), req.Host), "; ", s.cfg.Hints.Rerecord))
 		return
 	}
 	diffs := matcher.DiffTool(&e.x.Request, req)
-	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: tool request %s %s differs from the recording:%s",
-		describePlace(t.name, e.x.Place), req.Method, target, matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Mismatch))
+	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: %s differs from the recording:%s",
+		describePlace(t.name, e.x.Place), toolWhat(req, target), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
+}
+
+// toolWhat names a tool request in a message: by its MCP server and tool
+// when it is MCP (wire.MCPRequestOf), else by its method and target.
+func toolWhat(req *cassettes.Request, target string) string {
+	if c, ok := wire.MCPRequestOf(req); ok && req.Scheme == "stdio" {
+		return c.Label()
+	} else if ok {
+		return c.Label() + " (" + req.Method + " " + target + ")"
+	}
+	return "tool request " + req.Method + " " + target
 }
 
 // refuseTool answers a tool request replay holds nothing for with a 502

@@ -1,5 +1,5 @@
-// Recorded sessions in the shape scoring compares, read from the cassettes'
-// conversations and each model call's trajectory.
+// Recorded sessions in the shape scoring compares, read from the model of
+// the recorded run (package recorded).
 
 package scoring
 
@@ -9,8 +9,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
-	"github.com/adkproxy/adkproxy/internal/wire"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 // SessionsOf turns cassettes into the sessions they recorded, sorted by
@@ -20,11 +19,12 @@ import (
 func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 	var out []Session
 	for _, name := range slices.Sorted(maps.Keys(cs)) {
-		sessions, _ := conversation.Group(cs[name])
-		for _, rs := range sessions {
+		rc := recorded.CassetteOf(name, "", cs[name])
+		for _, rs := range rc.Sessions {
 			s := Session{Cassette: name, ID: rs.ID}
-			for _, inv := range rs.Invocations {
-				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, rs.ID, inv.ID), &inv))
+			for i := range rs.Invocations {
+				inv := &rs.Invocations[i]
+				s.Invocations = append(s.Invocations, invocationOf(fmt.Sprintf("%s/%d/%d", name, rs.ID, inv.ID), inv))
 			}
 			out = append(out, s)
 		}
@@ -46,35 +46,26 @@ func SessionsOf(cs map[string]*cassettes.Cassette) []Session {
 	return out
 }
 
-// invocationOf reads an invocation from its model calls, in recorded order.
-func invocationOf(id string, recorded *conversation.Invocation) Invocation {
-	ts := make([]cassettes.Trajectory, len(recorded.Steps))
-	for i, x := range recorded.Steps {
-		ts[i] = wire.StepOf(x)
-	}
-	inv := Invocation{ID: id, UserText: recorded.User}
-	final := wire.FinalStep(ts)
-	if final >= 0 {
-		inv.FinalResponse = ts[final].Text
-	}
-	for i, t := range ts {
-		x := recorded.Steps[i]
-		step := Step{Agent: x.Place.Agent, Model: t.ModelVersion, Status: x.Response.Status, Latency: t.Latency, Text: t.Text}
-		if len(t.ToolCalls) > 0 {
-			step.ToolCalls = t.ToolCalls
+// invocationOf is scoring's view of a recorded invocation: its steps in
+// recorded order, with what ADK's judges read of each model call.
+func invocationOf(id string, rec *recorded.Invocation) Invocation {
+	inv := Invocation{ID: id, UserText: rec.User, FinalResponse: rec.FinalResponse()}
+	final := rec.FinalStep()
+	for i := range rec.Steps {
+		rs := &rec.Steps[i]
+		step := Step{Agent: rs.Agent, Model: rs.Model, Status: rs.Status, Latency: rs.Latency, Text: rs.Text}
+		if len(rs.ToolCalls) > 0 {
+			step.ToolCalls = rs.ToolCalls
 		}
-		if len(t.ToolResults) > 0 {
-			step.ToolResults = t.ToolResults
+		if len(rs.ToolResults) > 0 {
+			step.ToolResults = rs.ToolResults
 		}
-		if step.Model == "" {
-			step.Model = conversation.ModelOfPath(x.Request.Path)
-		}
-		if u := t.Usage; u != nil {
+		if u := rs.Usage; u != nil {
 			step.Usage = Usage{Prompt: int64(u.Prompt), Candidates: int64(u.Candidates), Cached: int64(u.Cached),
 				Thoughts: int64(u.Thoughts), ToolUse: int64(u.ToolUse), Total: int64(u.Total)}
 		}
-		step.Grounding = groundingOf(x)
-		stepDetails(&step, x)
+		step.Grounding = groundingOf(rs.Exchange)
+		stepDetails(&step, rs.Exchange)
 		inv.ToolCalls = append(inv.ToolCalls, step.ToolCalls...)
 		inv.ToolResults = append(inv.ToolResults, step.ToolResults...)
 		if i != final && step.Text != "" {
@@ -82,8 +73,8 @@ func invocationOf(id string, recorded *conversation.Invocation) Invocation {
 		}
 		inv.Steps = append(inv.Steps, step)
 	}
-	for _, x := range recorded.HTTPCalls {
-		inv.ToolHTTP = append(inv.ToolHTTP, ToolHTTPCall{Host: cassettes.HTTPCallOf(x).Host, Status: x.Response.Status, Latency: x.Response.Latency})
+	for _, h := range rec.HTTPCalls {
+		inv.ToolHTTP = append(inv.ToolHTTP, ToolHTTPCall{Host: h.Host, Status: h.Status, Latency: h.Latency})
 	}
 	transferResults(&inv)
 	return inv

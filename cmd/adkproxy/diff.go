@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/feature/report/rundiff"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/adkproxy/adkproxy/internal/feature/report/scorediff"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -150,13 +150,13 @@ func runDiff(c *cli.Context) error {
 
 // loadRun reads one side: a folder of cassettes, or one cassette file
 // (isFile).
-func loadRun(path string) (run runview.Run, isFile bool, err error) {
+func loadRun(path string) (run recorded.Run, isFile bool, err error) {
 	dir, loaded, err := cassettes.LoadPath(path)
 	if err != nil {
-		return runview.Run{}, false, err
+		return recorded.Run{}, false, err
 	}
 	info, _ := os.Stat(path)
-	return runview.Build(dir, loaded), !info.IsDir(), nil
+	return recorded.Build(dir, loaded), !info.IsDir(), nil
 }
 
 // colorFor decides --color: auto colours a terminal (see paletteFor),

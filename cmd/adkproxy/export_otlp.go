@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // exitUnavailable (EX_UNAVAILABLE): the OTLP collector could not be
@@ -59,7 +59,7 @@ func exportOTLP(c *cli.Context, dir string, loaded map[string]*cassettes.Cassett
 			return usageErrorf("export: --otlp-endpoint %s: want the collector's http:// or https:// base URL, such as http://localhost:4318", otlpexport.ShownURL(endpoint))
 		}
 	}
-	req := otlpexport.Build(runview.Build(dir, loaded), otlpexport.Options{Start: start})
+	req := otlpexport.Build(recorded.Build(dir, loaded), otlpexport.Options{Start: start})
 	spans, traces := otlpexport.Count(req)
 	if traces == 0 {
 		return withCode(exitDataErr, fmt.Errorf("export: no recorded invocation in %s (%d cassette(s)); record one with 'adkproxy record --cassettes %s -- COMMAND'", dir, len(loaded), dir))

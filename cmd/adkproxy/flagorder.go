@@ -12,7 +12,7 @@ import (
 
 // flagsFirst moves the flags (with their values) that follow a command's
 // positional arguments in front of them. Everything after "--" stays as
-// it is, and so do record's and replay's arguments, which are a wrapped
+// it is, and so do record's, replay's and mcp's arguments, which are a wrapped
 // command with flags of its own. A completion request stays last.
 func flagsFirst(app *cli.App, args []string) []string {
 	if len(args) < 2 {
@@ -37,7 +37,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 		}
 		out = append(out, args[i])
 		commands, flags = cmd.Subcommands, cmd.Flags
-		if cmd.Name == "record" || cmd.Name == "replay" {
+		if cmd.Name == "record" || cmd.Name == "replay" || cmd.Name == "mcp" {
 			return append(append(out, args[i+1:]...), tail...)
 		}
 	}

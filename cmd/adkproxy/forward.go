@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/ca"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )

@@ -67,7 +67,7 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	}
 	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
 	rec, err := startModelRecorder(c, modelRecorderFlags{command: "score", dir: "judge-cassettes", mode: "judge-mode",
-		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord,
+		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord, missingIsEmpty: true,
 		keyOptional: (needsVertex(cfg) || len(cfg.CustomMetrics) > 0) && !judgesWithGemini(cfg)})
 	if err != nil {
 		return nil, err

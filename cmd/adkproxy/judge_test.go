@@ -143,8 +143,37 @@ func TestScoreJudgeUsageErrors(t *testing.T) {
 		!strings.Contains(r.stderr, "bad_config.json: criteria.final_response_match_v2.judge_model_options.num_samples: want a whole number") {
 		t.Errorf("bad judge options: exit %d, stderr %s", r.code, r.stderr)
 	}
-	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--judge-cassettes", filepath.Join(dir, "missing")); r.code != exitDataErr ||
+	// A missing folder is nothing recorded (TestScoreAnalysisReplayWithoutJudgeFolder); a file is an error.
+	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--judge-cassettes", bad); r.code != exitDataErr ||
 		!strings.Contains(r.stderr, "--judge-cassettes") {
-		t.Errorf("replay from a missing folder: exit %d, stderr %s", r.code, r.stderr)
+		t.Errorf("replay from a file: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// Record had nothing to judge (every case passed, no LLM-judged criterion),
+// so it never created the judge's folder: replaying the same run is
+// "nothing to judge", not exit 65. When a call is needed after all, the
+// hint is score's own record mode, not 'adkproxy record'.
+func TestScoreAnalysisReplayWithoutJudgeFolder(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "judge")
+	report := filepath.Join(t.TempDir(), "analysis.md")
+	r := adkproxy(t, nil, "score", weatherCassette, "--expected", weatherEvalSet, "--config", weatherConfig,
+		"--judge-cassettes", missing, "--judge-mode", "replay", "--analysis", report)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0: nothing to judge\nstderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("replay created the judge's folder")
+	}
+	data, err := os.ReadFile(weatherEvalSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	london := filepath.Join(t.TempDir(), "london.evalset.json")
+	os.WriteFile(london, []byte(strings.Replace(string(data), `"args": {"city": "Tokyo"}`, `"args": {"city": "London"}`, 1)), 0o644)
+	r = adkproxy(t, nil, "score", weatherCassette, "--expected", london, "--config", weatherConfig,
+		"--judge-cassettes", missing, "--judge-mode", "replay", "--analysis", report)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "adkproxy score --judge-mode record") || strings.Contains(r.stderr, "adkproxy record --cassettes") {
+		t.Errorf("a failed case to analyse: exit %d, want 1 with the hint score --judge-mode record\nstderr:\n%s", r.code, r.stderr)
 	}
 }

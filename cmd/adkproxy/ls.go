@@ -1,10 +1,11 @@
-// The ls command: flags and wiring; the run view it prints is runview's.
+// The ls command: flags and wiring; the run is recorded's, its views runview's.
 
 package main
 
 import (
 	"bytes"
 
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/urfave/cli/v2"
@@ -48,7 +49,7 @@ func runLs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	run := runview.Build(dir, loaded)
+	run := recorded.Build(dir, loaded)
 	var out bytes.Buffer
 	switch format {
 	case "json":

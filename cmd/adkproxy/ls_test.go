@@ -260,9 +260,9 @@ func TestLsEmptyFolder(t *testing.T) {
 	}
 }
 
-func lsDecode(t *testing.T, out string) runview.Run {
+func lsDecode(t *testing.T, out string) runview.Document {
 	t.Helper()
-	var doc runview.Run
+	var doc runview.Document
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {

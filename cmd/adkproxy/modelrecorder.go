@@ -6,11 +6,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -32,6 +35,10 @@ type modelRecorderFlags struct {
 	// lenient: replay serves a changed call's recording and reports it
 	// (Server.Misses); else it refuses the call.
 	lenient bool
+	// missingIsEmpty: in replay a folder that does not exist holds no
+	// calls (record had nothing to ask, so it made none); a call is then
+	// a miss with the rerecord hint. Else it is exit 65.
+	missingIsEmpty bool
 }
 
 // modelRecorder is a running recorder: calls made with client are
@@ -75,9 +82,26 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		key = replayKey
 		pcfg.Lenient = f.lenient
 	}
+	var missing *cassettes.MissingFolderError
+	var cleanup func()
+	if mode == proxy.ModeReplay && f.missingIsEmpty && errors.As(cassettes.CheckFolder(dir), &missing) {
+		empty, err := os.MkdirTemp("", "adkproxy-nothing-recorded-")
+		if err != nil {
+			return nil, err
+		}
+		pcfg.Dir, cleanup = empty, func() { os.Remove(empty) }
+		f.rerecord = fmt.Sprintf("--%s %s does not exist (its recording made no call); %s", f.dir, dir, f.rerecord)
+	}
 	rec, err := startInProcess(c, pcfg, f.rerecord, "--"+f.dir, fmt.Sprintf("record %s first: --%s record with a key", f.what, f.mode))
 	if err != nil {
+		if cleanup != nil {
+			cleanup()
+		}
 		return nil, err
+	}
+	if cleanup != nil {
+		release := rec.release
+		rec.release = func() { release(); cleanup() }
 	}
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey: key, Backend: genai.BackendGeminiAPI,

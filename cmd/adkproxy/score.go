@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
@@ -166,7 +166,7 @@ func runScore(c *cli.Context) error {
 	switch format {
 	case "html":
 		write = func(w io.Writer, r *scoring.Result) error {
-			return htmlreport.WriteScores(w, r, runview.Build(dir, loaded))
+			return htmlreport.WriteScores(w, r, recorded.Build(dir, loaded))
 		}
 	case "csv":
 		write = func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteCSV(w) }

@@ -50,6 +50,7 @@ type Matching struct {
 // that recognises a request carries it. A tool exchange (another host) is
 // told apart first; the Gemini API's paths last, as the widest.
 var dialects = []Dialect{
+	mcp{},
 	httpTool{},
 	live{},
 	interactions{},

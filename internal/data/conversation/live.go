@@ -55,9 +55,9 @@ func LiveSteps(x *cassettes.Exchange, session int) []*cassettes.Exchange {
 	return b.steps
 }
 
-// withLiveSteps is xs with each Live connection replaced by its steps, one
+// WithLiveSteps is xs with each Live connection replaced by its steps, one
 // session per connection, numbered after the highest session in xs.
-func withLiveSteps(xs []*cassettes.Exchange) []*cassettes.Exchange {
+func WithLiveSteps(xs []*cassettes.Exchange) []*cassettes.Exchange {
 	last, live := 0, false
 	for _, x := range xs {
 		if x.IsLive() {

@@ -37,7 +37,7 @@ func TestLiveSpokenTurnsAreTranscribed(t *testing.T) {
 			{Kind: cassettes.FrameClose, Code: 1000, At: 40 * time.Millisecond},
 		}},
 	}
-	sessions, _ := Group(&cassettes.Cassette{Exchanges: []*cassettes.Exchange{x}})
+	sessions, _ := placed(WithLiveSteps([]*cassettes.Exchange{x}))
 	if len(sessions) != 1 || len(sessions[0].Invocations) != 2 {
 		t.Fatalf("got %+v, want one session of two invocations (no empty one for the trailing silence)", sessions)
 	}

@@ -1,11 +1,13 @@
 package conversation
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/wire"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // liveConnection is a Live session in Python's spelling: a setup, a
@@ -34,12 +36,13 @@ func liveConnection() *cassettes.Exchange {
 	}
 }
 
-func TestGroupLiveSessionAsInvocations(t *testing.T) {
+func TestLiveConnectionIsASessionAfterTheHTTPOnes(t *testing.T) {
 	http := &cassettes.Exchange{
 		Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)},
 		Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"hello"}]}}]}`)},
 	}
-	sessions, other := Group(&cassettes.Cassette{Exchanges: []*cassettes.Exchange{liveConnection(), http}})
+	Organize(matcher.Default(), []*cassettes.Exchange{http})
+	sessions, other := placed(WithLiveSteps([]*cassettes.Exchange{liveConnection(), http}))
 	if len(other) != 0 || len(sessions) != 2 {
 		t.Fatalf("got %d sessions and %d other, want the HTTP session and the Live one", len(sessions), len(other))
 	}
@@ -94,4 +97,40 @@ func FuzzLiveSteps(f *testing.F) {
 			wire.StepOf(s)
 		}
 	})
+}
+
+type placedSession struct {
+	ID          int
+	Invocations []placedInvocation
+}
+
+type placedInvocation struct {
+	User  string
+	Steps []*cassettes.Exchange
+}
+
+// placed groups placed exchanges by session (in id order) and invocation
+// (in order of first appearance, as a Live connection's steps come), the
+// unplaced ones as other.
+func placed(xs []*cassettes.Exchange) (sessions []placedSession, other []*cassettes.Exchange) {
+	for _, x := range xs {
+		p := x.Place
+		if p == nil {
+			other = append(other, x)
+			continue
+		}
+		i := slices.IndexFunc(sessions, func(s placedSession) bool { return s.ID == p.Session })
+		if i < 0 {
+			i = len(sessions)
+			sessions = append(sessions, placedSession{ID: p.Session})
+		}
+		s := &sessions[i]
+		if len(s.Invocations) < p.Invocation {
+			s.Invocations = append(s.Invocations, placedInvocation{User: p.User})
+		}
+		inv := &s.Invocations[p.Invocation-1]
+		inv.Steps = append(inv.Steps, x)
+	}
+	slices.SortFunc(sessions, func(a, b placedSession) int { return a.ID - b.ID })
+	return sessions, other
 }

@@ -300,10 +300,15 @@ func positive(s, what string) (int, error) {
 	return n, nil
 }
 
+// MaxDuration bounds a delay and a 429's retry-after: a test needs
+// seconds, a few minutes at most, and a faults file from a pull request
+// must not hold every request for a day.
+const MaxDuration = 10 * time.Minute
+
 func duration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || d > 24*time.Hour {
-		return 0, fmt.Errorf("%q is not a duration such as 500ms or 30s (at most 24h)", s)
+	if err != nil || d < 0 || d > MaxDuration {
+		return 0, fmt.Errorf("%q is not a duration such as 500ms or 30s (at most %v)", s, MaxDuration)
 	}
 	return d, nil
 }

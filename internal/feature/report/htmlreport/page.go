@@ -12,6 +12,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
@@ -94,7 +95,7 @@ func write(w io.Writer, p *Page) error { return page.Execute(w, p) }
 
 // timeline is an invocation's steps as a side; status gives each tool call
 // (numbered from 0 in file order) its status.
-func timeline(label string, inv *runview.Invocation, status func(call int) string) Side {
+func timeline(label string, inv *recorded.Invocation, status func(call int) string) Side {
 	side := Side{Label: label, User: inv.User}
 	call := 0
 	final := inv.FinalStep()
@@ -119,7 +120,7 @@ func timeline(label string, inv *runview.Invocation, status func(call int) strin
 			call++
 		}
 		for _, h := range st.HTTPCalls { // numbered after the step's calls, as rundiff numbers them
-			s.HTTP = append(s.HTTP, Item{Text: "http " + h.String(), Status: status(call)})
+			s.HTTP = append(s.HTTP, Item{Text: h.Kind() + " " + h.String(), Status: status(call)})
 			call++
 		}
 		side.Steps = append(side.Steps, s)

@@ -7,12 +7,12 @@ import (
 	"io"
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 // WriteRun writes one run read from dir as a page: a summary on top, then
 // every session with its invocations (collapsed), each as a timeline.
-func WriteRun(w io.Writer, dir string, run runview.Run) error {
+func WriteRun(w io.Writer, dir string, run recorded.Run) error {
 	p := &Page{Title: "adkproxy ls: " + dir}
 	sessions, invocations, steps := 0, 0, 0
 	for _, c := range run.Cassettes {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -17,7 +17,7 @@ import (
 // case its metrics and, per invocation, each metric's score and reason
 // beside the recorded timeline (from run, the cassettes scored) and what
 // was expected. Invocations that did not pass are open.
-func WriteScores(w io.Writer, r *scoring.Result, run runview.Run) error {
+func WriteScores(w io.Writer, r *scoring.Result, run recorded.Run) error {
 	p := &Page{Title: "adkproxy score", Summary: []string{scoring.Summary(r), scoreRule}}
 	if r.EvalSetID != "" {
 		p.Title += ": " + r.EvalSetID
@@ -55,7 +55,7 @@ const scoreRule = "How to read it: a criterion's score for a case is the mean of
 	"scored below the threshold on its own, which lowers the mean but decides nothing by itself. A case PASSES " +
 	"when none of its criteria FAILED and at least one PASSED."
 
-func scoredInvocation(c *scoring.CaseResult, i int, run runview.Run) Invocation {
+func scoredInvocation(c *scoring.CaseResult, i int, run recorded.Run) Invocation {
 	inv := Invocation{Title: fmt.Sprintf("invocation %d", i+1), Status: "passed"}
 	for _, m := range c.Metrics {
 		for _, s := range m.PerInvocation {
@@ -72,7 +72,7 @@ func scoredInvocation(c *scoring.CaseResult, i int, run runview.Run) Invocation 
 	if i < len(c.Case.Actual) {
 		a := &c.Case.Actual[i]
 		inv.Title += ": " + textfmt.Truncate(textfmt.OneLine(a.UserText), 100)
-		if v := recorded(run, c.Case.Session, i); v != nil {
+		if v := recordedInvocation(run, c.Case.Session, i); v != nil {
 			inv.Sides = append(inv.Sides, timeline("recorded", v, func(int) string { return "same" }))
 		} else {
 			inv.Sides = append(inv.Sides, expectedSide("recorded", a))
@@ -90,8 +90,8 @@ func scoredInvocation(c *scoring.CaseResult, i int, run runview.Run) Invocation 
 	return inv
 }
 
-// recorded finds the i-th invocation of a scored session in the run.
-func recorded(run runview.Run, s *scoring.Session, i int) *runview.Invocation {
+// recordedInvocation finds the i-th invocation of a scored session in the run.
+func recordedInvocation(run recorded.Run, s *scoring.Session, i int) *recorded.Invocation {
 	if s == nil {
 		return nil
 	}

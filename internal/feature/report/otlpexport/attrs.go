@@ -10,7 +10,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 // str is a string attribute. OTLP strings must be UTF-8 (protobuf
@@ -43,7 +43,7 @@ func strs(k string, vs ...string) *commonpb.KeyValue {
 // client conventions name it: span "GET", kind CLIENT, http.request.method,
 // url.full (credentials were scrubbed when recording), server.address and
 // port, http.response.status_code; a status of 400 or more is an error.
-func httpSpan(t *trace, path string, parent *tracepb.Span, h runview.HTTPCall) *tracepb.Span {
+func httpSpan(t *trace, path string, parent *tracepb.Span, h recorded.HTTPCall) *tracepb.Span {
 	host, port := h.Host, defaultPort(h.Scheme)
 	if hh, p, err := net.SplitHostPort(h.Host); err == nil {
 		host = hh

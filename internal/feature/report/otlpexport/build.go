@@ -19,7 +19,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 // ADK's instrumentation scope and the semantic conventions it follows;
@@ -49,7 +49,7 @@ type Options struct {
 // adkproxy.forward_proxy scope. Each invocation is one trace; a cassette's
 // invocations follow one another in time, session by session. Exporting
 // the same cassettes twice gives the same request.
-func Build(run runview.Run, opts Options) *coltracepb.ExportTraceServiceRequest {
+func Build(run recorded.Run, opts Options) *coltracepb.ExportTraceServiceRequest {
 	start := opts.Start
 	if start.IsZero() {
 		start = DefaultStart
@@ -94,7 +94,7 @@ func ConversationID(cassette string, session int) string {
 // InvocationID is the gcp.vertex.agent.invocation_id of an invocation: the
 // id the client sent in X-Adkproxy-Invocation, else
 // "<cassette>/<session>/<invocation>".
-func InvocationID(cassette string, session int, inv *runview.Invocation) string {
+func InvocationID(cassette string, session int, inv *recorded.Invocation) string {
 	if inv.Tag != "" {
 		return inv.Tag
 	}
@@ -104,13 +104,13 @@ func InvocationID(cassette string, session int, inv *runview.Invocation) string 
 // trace is one invocation being laid out.
 type trace struct {
 	id           []byte
-	inv          *runview.Invocation
+	inv          *recorded.Invocation
 	conversation string
 	invocation   string
 	adk, http    []*tracepb.Span
 }
 
-func newTrace(cassette string, session int, inv *runview.Invocation) *trace {
+func newTrace(cassette string, session int, inv *recorded.Invocation) *trace {
 	seed := newTraceSeed(cassette, session, inv.ID)
 	for _, s := range inv.Steps {
 		seed.exchange(s.Exchange)
@@ -160,7 +160,7 @@ func (t *trace) lay(at time.Time) time.Time {
 }
 
 // step lays out one model call, its tools and their HTTP calls.
-func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Time, responses *responses) time.Time {
+func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Time, responses *responses) time.Time {
 	path := "step/" + strconv.Itoa(k)
 	x := step.Exchange
 	model := conversation.ModelOfPath(x.Request.Path)
@@ -206,7 +206,7 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 	for j, h := range step.HTTPCalls {
 		s := httpSpan(t, path+"/http/"+strconv.Itoa(j), gen, h)
 		setStart(s, end)
-		end = end.Add(h.Exchange.Response.Latency)
+		end = end.Add(h.Latency)
 		setEnd(s, end)
 	}
 	descriptions := toolDescriptions(sent)
@@ -250,7 +250,7 @@ func (t *trace) step(k int, step *runview.Step, agent *tracepb.Span, at time.Tim
 
 // stepError says why a model call failed ("429 RESOURCE_EXHAUSTED", "the
 // connection broke"), or "" when it answered.
-func stepError(s *runview.Step) string {
+func stepError(s *recorded.Step) string {
 	switch {
 	case s.Status != 200 && s.ErrorStatus != "":
 		return fmt.Sprintf("%d %s", s.Status, s.ErrorStatus)
@@ -262,7 +262,7 @@ func stepError(s *runview.Step) string {
 	return ""
 }
 
-func errorType(s *runview.Step) string {
+func errorType(s *recorded.Step) string {
 	switch {
 	case s.ErrorStatus != "":
 		return s.ErrorStatus
@@ -273,7 +273,7 @@ func errorType(s *runview.Step) string {
 }
 
 // requestConfig is what call_llm reports of the generation config.
-func requestConfig(sent runview.Sent) []*commonpb.KeyValue {
+func requestConfig(sent recorded.Sent) []*commonpb.KeyValue {
 	gc := sent.GenerationConfig
 	var out []*commonpb.KeyValue
 	if v, err := number(gc["topP"]).Float64(); err == nil {
@@ -298,7 +298,7 @@ func number(v any) json.Number {
 }
 
 // responseAttributes are the finish reason and usage of an answer.
-func responseAttributes(s *runview.Step) []*commonpb.KeyValue {
+func responseAttributes(s *recorded.Step) []*commonpb.KeyValue {
 	var out []*commonpb.KeyValue
 	if s.FinishReason != "" {
 		out = append(out, strs("gen_ai.response.finish_reasons", strings.ToLower(s.FinishReason)))
@@ -318,7 +318,7 @@ func responseAttributes(s *runview.Step) []*commonpb.KeyValue {
 
 // toolDescriptions maps each function the step declared to its
 // description.
-func toolDescriptions(sent runview.Sent) map[string]string {
+func toolDescriptions(sent recorded.Sent) map[string]string {
 	out := map[string]string{}
 	for _, tool := range sent.Tools {
 		t, _ := tool.(map[string]any)
@@ -339,11 +339,11 @@ func toolDescriptions(sent runview.Sent) map[string]string {
 // result, in a later step of the invocation, with the call's id, or with
 // its name when the call had no id.
 type responses struct {
-	steps []runview.Step
+	steps []recorded.Step
 	used  map[[2]int]bool
 }
 
-func newResponses(steps []runview.Step) *responses {
+func newResponses(steps []recorded.Step) *responses {
 	return &responses{steps: steps, used: map[[2]int]bool{}}
 }
 

@@ -14,8 +14,8 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // exportOf loads the cassettes in dir, exports them from start, and reads
@@ -26,7 +26,7 @@ func exportOf(t *testing.T, dir string, start time.Time) ([]byte, []*tracepb.Spa
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := otlpexport.MarshalJSON(otlpexport.Build(runview.Build(dir, loaded), otlpexport.Options{Start: start}))
+	data, err := otlpexport.MarshalJSON(otlpexport.Build(recorded.Build(dir, loaded), otlpexport.Options{Start: start}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // TestCollectorReadsTheExport: the OpenTelemetry Collector's own OTLP/JSON
@@ -25,7 +25,7 @@ func TestCollectorReadsTheExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := otlpexport.Build(runview.Build(dir, loaded), otlpexport.Options{})
+	req := otlpexport.Build(recorded.Build(dir, loaded), otlpexport.Options{})
 	data, err := otlpexport.MarshalJSON(req)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@
 // to a collector over OTLP/HTTP, in batches a receiver takes (Push,
 // Batches).
 //
-// It reads runs from runview; the payload is built with the official OTLP
+// It reads runs as package recorded models them; the payload is built with the official OTLP
 // Go types (go.opentelemetry.io/proto/otlp). docs/traces.md describes
 // the tree, the attributes and the id derivation for users.
 package otlpexport

@@ -7,8 +7,8 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // TestExportFailures: a model call that got 429 and the retry that
@@ -31,7 +31,7 @@ func TestExportFailures(t *testing.T) {
 		{Request: cassettes.Request{Scheme: "https", Host: "weather.example.com:8443", Method: "GET", Path: "/v1/current", Query: "city=Paris&note=\xff"},
 			Place: place(0), Response: cassettes.Response{Status: 503, Latency: 2 * time.Millisecond, Body: []byte("down")}},
 	}}
-	run := runview.Run{Cassettes: []runview.Cassette{runview.CassetteOf("failing", "failing.yaml", c)}}
+	run := recorded.Run{Cassettes: []recorded.Cassette{recorded.CassetteOf("failing", "failing.yaml", c)}}
 	data, err := otlpexport.MarshalJSON(otlpexport.Build(run, otlpexport.Options{}))
 	if err != nil {
 		t.Fatal(err)

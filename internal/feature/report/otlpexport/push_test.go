@@ -15,8 +15,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/otlpexport"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // receiver is a loopback OTLP/HTTP trace receiver: it decodes what it is
@@ -58,7 +58,7 @@ func builtRun(t *testing.T) *coltracepb.ExportTraceServiceRequest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return otlpexport.Build(runview.Build(dir, loaded), otlpexport.Options{})
+	return otlpexport.Build(recorded.Build(dir, loaded), otlpexport.Options{})
 }
 
 // TestPushToLoopbackReceiver: the receiver gets, at /v1/traces as
@@ -198,7 +198,7 @@ func TestPushLargeRunInBatches(t *testing.T) {
 		})
 	}
 	c := &cassettes.Cassette{Name: "long", Exchanges: exchanges}
-	req := otlpexport.Build(runview.Run{Cassettes: []runview.Cassette{runview.CassetteOf("long", "long.yaml", c)}}, otlpexport.Options{})
+	req := otlpexport.Build(recorded.Run{Cassettes: []recorded.Cassette{recorded.CassetteOf("long", "long.yaml", c)}}, otlpexport.Options{})
 	r := newReceiver(t, nil)
 	if err := otlpexport.Push(context.Background(), http.DefaultClient, r.URL, req); err != nil {
 		t.Fatal(err)

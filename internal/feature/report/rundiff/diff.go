@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/internal/base/align"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -25,10 +25,10 @@ type Options struct {
 
 // Diff compares run NEW with run OLD; oldName and newName say where each
 // was read from.
-func Diff(oldName, newName string, old, new runview.Run, opt Options) *Report {
+func Diff(oldName, newName string, old, new recorded.Run, opt Options) *Report {
 	r := &Report{Old: oldName, New: newName, Cassettes: []CassetteDiff{}}
-	byName := func(run runview.Run) map[string]*runview.Cassette {
-		m := map[string]*runview.Cassette{}
+	byName := func(run recorded.Run) map[string]*recorded.Cassette {
+		m := map[string]*recorded.Cassette{}
 		for i := range run.Cassettes {
 			m[run.Cassettes[i].Name] = &run.Cassettes[i]
 		}
@@ -49,9 +49,9 @@ func Diff(oldName, newName string, old, new runview.Run, opt Options) *Report {
 	return r
 }
 
-func diffCassette(name string, o, n *runview.Cassette, opt *Options) CassetteDiff {
+func diffCassette(name string, o, n *recorded.Cassette, opt *Options) CassetteDiff {
 	cd := CassetteDiff{Name: name, Changes: []Change{}, Sessions: []SessionDiff{}}
-	var olds, news []runview.Session
+	var olds, news []recorded.Session
 	if o != nil {
 		olds = o.Sessions
 	}
@@ -79,12 +79,12 @@ func diffCassette(name string, o, n *runview.Cassette, opt *Options) CassetteDif
 	return cd
 }
 
-type sessionPair struct{ old, new *runview.Session }
+type sessionPair struct{ old, new *recorded.Session }
 
 // pairSessions pairs sessions with the same first user turn (the n-th
 // such old one with the n-th new one), then the rest in order; what is
 // left is added or removed. Pairs come in NEW's order, removed ones last.
-func pairSessions(old, new []runview.Session) []sessionPair {
+func pairSessions(old, new []recorded.Session) []sessionPair {
 	pairedOld := make([]bool, len(old))
 	byUser := map[string][]int{} // unpaired old sessions by first user turn, in order
 	for i := range old {
@@ -118,7 +118,7 @@ func pairSessions(old, new []runview.Session) []sessionPair {
 	return pairs
 }
 
-func firstUser(s *runview.Session) string {
+func firstUser(s *recorded.Session) string {
 	if len(s.Invocations) == 0 {
 		return ""
 	}
@@ -127,19 +127,19 @@ func firstUser(s *runview.Session) string {
 
 // diffSession compares two sessions; inCassetteChange says the cassette
 // itself is added or removed, which is the one change reported.
-func diffSession(o, n *runview.Session, inCassetteChange bool, opt *Options) SessionDiff {
+func diffSession(o, n *recorded.Session, inCassetteChange bool, opt *Options) SessionDiff {
 	sd := SessionDiff{Status: Same, Changes: []Change{}, Invocations: []InvocationDiff{}}
-	var oi, ni []runview.Invocation
+	var oi, ni []recorded.Invocation
 	if o != nil {
 		sd.OldID, sd.User, oi = o.ID, firstUser(o), o.Invocations
 	}
 	if n != nil {
 		sd.NewID, sd.User, ni = n.ID, firstUser(n), n.Invocations
 	}
-	sameUser := func(a, b runview.Invocation) bool { return a.User == b.User }
+	sameUser := func(a, b recorded.Invocation) bool { return a.User == b.User }
 	// Any two turns may be paired, the same text weighs more than two
 	// pairs of different ones: an extra turn does not shift the rest.
-	weight := func(a, b runview.Invocation) int32 {
+	weight := func(a, b recorded.Invocation) int32 {
 		if a.User == b.User {
 			return 3
 		}
@@ -177,7 +177,7 @@ func diffSession(o, n *runview.Session, inCassetteChange bool, opt *Options) Ses
 
 // loneInvocation is an invocation on one side only; inSessionChange says
 // its session is itself added or removed, which is the one change reported.
-func loneInvocation(o, n *runview.Invocation, inSessionChange bool) InvocationDiff {
+func loneInvocation(o, n *recorded.Invocation, inSessionChange bool) InvocationDiff {
 	d := InvocationDiff{OldID: -1, NewID: -1, Tools: []ToolStep{}, Changes: []Change{}, Old: o, New: n,
 		Cost: Cost{Old: figuresOf(o), New: figuresOf(n)}}
 	inv, status, kind, side := o, Removed, InvocationRemoved, -1

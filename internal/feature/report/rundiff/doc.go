@@ -1,4 +1,4 @@
-// Package rundiff compares two runs (runview.Run, a golden one and a new
+// Package rundiff compares two runs (recorded.Run, a golden one and a new
 // one) and says what the agent does differently: it aligns cassettes by
 // name, sessions by their first user turn then order, invocations in order
 // (re-aligned by user text where one run has extra turns) and each agent's

@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzDiffArgs: any two JSON values as a tool call's arguments, decoded
-// the way runview decodes them (numbers as float64), diff without a panic
+// the way a step's tool calls are read (numbers as float64), diff without a panic
 // in every format, and the call is reported changed exactly when the
 // values differ.
 func FuzzDiffArgs(f *testing.F) {

@@ -15,7 +15,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/align"
 	"github.com/adkproxy/adkproxy/internal/base/rouge"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -36,7 +36,7 @@ type call struct {
 // callsOf lists an invocation's tool calls in file order, each with the
 // result of the same name sent back later (the k-th result of a name goes
 // with the k-th call of it: ids differ between runs).
-func callsOf(inv *runview.Invocation) []call {
+func callsOf(inv *recorded.Invocation) []call {
 	var calls []call
 	for i, s := range inv.Steps {
 		for j, tc := range s.ToolCalls {
@@ -68,14 +68,14 @@ func callsOf(inv *runview.Invocation) []call {
 // httpCall is a tool's HTTP request as a call: named "http METHOD
 // host/path", its query parameters as arguments (a repeated one as a
 // list), its status as the result.
-func httpCall(h runview.HTTPCall, agent string) call {
+func httpCall(h recorded.HTTPCall, agent string) call {
 	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
 	query, _ := url.ParseQuery(h.Query)
 	return call{ToolCall: cassettes.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
 		result: map[string]any{"status": json.Number(strconv.Itoa(h.Status))}, hasRes: true}
 }
 
-func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {
+func diffInvocation(o, n *recorded.Invocation, opt *Options) InvocationDiff {
 	d := InvocationDiff{OldID: o.ID, NewID: n.ID, User: o.User, Tools: []ToolStep{}, Changes: []Change{},
 		Old: o, New: n, Cost: Cost{Old: figuresOf(o), New: figuresOf(n)}}
 	if n.User != o.User {
@@ -103,7 +103,7 @@ func diffInvocation(o, n *runview.Invocation, opt *Options) InvocationDiff {
 // last: when the two runs' last answers come from different agents and
 // OLD also has an answer from NEW's final agent, that agent's answers are
 // compared.
-func finalResponses(o, n *runview.Invocation) (string, string) {
+func finalResponses(o, n *recorded.Invocation) (string, string) {
 	of, nf := o.FinalStep(), n.FinalStep()
 	if of < 0 || nf < 0 || o.Steps[of].Agent == n.Steps[nf].Agent {
 		return o.FinalResponse(), n.FinalResponse()

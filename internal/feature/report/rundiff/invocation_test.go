@@ -5,20 +5,23 @@ package rundiff
 import (
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Parallel agents answer in any order: the last answer (ADK's final
 // response) may come from either, which is no change; a changed answer of
 // the agent that answered last in NEW still is one.
 func TestParallelAgentsFinalResponse(t *testing.T) {
-	inv := func(steps ...runview.Step) *runview.Invocation {
-		return &runview.Invocation{User: "Check Paris", Agents: []string{"a", "b"}, Steps: steps}
+	inv := func(steps ...recorded.Step) *recorded.Invocation {
+		return &recorded.Invocation{User: "Check Paris", Agents: []string{"a", "b"}, Steps: steps}
 	}
-	answer := func(agent, text string) runview.Step { return runview.Step{Agent: agent, Text: text} }
+	answer := func(agent, text string) recorded.Step {
+		return recorded.Step{Agent: agent, Step: wire.Step{Text: text}}
+	}
 	old := inv(answer("a", "Sunny."), answer("b", "10:00."))
 	for _, tc := range []struct {
-		new    *runview.Invocation
+		new    *recorded.Invocation
 		change bool
 	}{
 		{inv(answer("b", "10:00."), answer("a", "Sunny.")), false},

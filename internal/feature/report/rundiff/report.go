@@ -2,7 +2,7 @@
 
 package rundiff
 
-import "github.com/adkproxy/adkproxy/internal/feature/report/runview"
+import "github.com/adkproxy/adkproxy/internal/data/recorded"
 
 // Kind is the class of one change; the list is fixed (and is the enum of
 // schema.json).
@@ -119,8 +119,8 @@ type InvocationDiff struct {
 	Cost       Cost     `json:"cost"`
 
 	// Old and New are the invocations compared (nil on the missing side).
-	Old *runview.Invocation `json:"-"`
-	New *runview.Invocation `json:"-"`
+	Old *recorded.Invocation `json:"-"`
+	New *recorded.Invocation `json:"-"`
 }
 
 // ToolStep is one tool call of the aligned sequences: Status is same,
@@ -164,7 +164,7 @@ func (f *Figures) add(g Figures) {
 	f.LatencyMs += g.LatencyMs
 }
 
-func figuresOf(inv *runview.Invocation) Figures {
+func figuresOf(inv *recorded.Invocation) Figures {
 	if inv == nil {
 		return Figures{}
 	}

@@ -11,29 +11,29 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // weatherDir is the shipped example recording: one session, two turns of
 // a get_weather call and an answer.
-const weatherDir = "../../../examples/weather/cassettes"
+const weatherDir = "../../../../examples/weather/cassettes"
 
-func loadWeather(t testing.TB) runview.Run {
+func loadWeather(t testing.TB) recorded.Run {
 	t.Helper()
 	loaded, err := cassettes.LoadDir(weatherDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runview.Build(weatherDir, loaded)
+	return recorded.Build(weatherDir, loaded)
 }
 
 // edited is a copy of the example changed the way a refactor would:
 // Paris asked in Fahrenheit, Tokyo's call dropped and its answer reworded.
-func edited(t testing.TB) runview.Run {
+func edited(t testing.TB) recorded.Run {
 	run := loadWeather(t)
 	data, _ := json.Marshal(run)
-	var out runview.Run
+	var out recorded.Run
 	json.Unmarshal(data, &out)
 	for ci, c := range run.Cassettes { // exchanges are not in the JSON form
 		for si, s := range c.Sessions {
@@ -72,7 +72,7 @@ func TestJSONFollowsSchema(t *testing.T) {
 	for name, r := range map[string]*Report{
 		"changed":   Diff("old", "new", loadWeather(t), edited(t), Options{}),
 		"identical": Diff("old", "new", loadWeather(t), loadWeather(t), Options{}),
-		"removed":   Diff("old", "new", loadWeather(t), runview.Run{}, Options{}),
+		"removed":   Diff("old", "new", loadWeather(t), recorded.Run{}, Options{}),
 	} {
 		var buf bytes.Buffer
 		if err := WriteJSON(&buf, r); err != nil {
@@ -119,12 +119,12 @@ func BenchmarkDiff10k(b *testing.B) {
 	}
 }
 
-func bigRun(b *testing.B, changed bool) runview.Run {
+func bigRun(b *testing.B, changed bool) recorded.Run {
 	example := loadWeather(b).Cassettes[0].Sessions[0].Invocations
 	changes := edited(b).Cassettes[0].Sessions[0].Invocations
-	c := runview.Cassette{Name: "big"}
+	c := recorded.Cassette{Name: "big"}
 	for s := range 100 {
-		session := runview.Session{ID: s + 1}
+		session := recorded.Session{ID: s + 1}
 		for i := range 100 {
 			inv := example[i%2]
 			if changed && i == 50 {
@@ -135,5 +135,5 @@ func bigRun(b *testing.B, changed bool) runview.Run {
 		}
 		c.Sessions = append(c.Sessions, session)
 	}
-	return runview.Run{Cassettes: []runview.Cassette{c}}
+	return recorded.Run{Cassettes: []recorded.Cassette{c}}
 }

@@ -7,13 +7,13 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
-	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // diffSent compares, for every agent in both invocations, what its first
 // step was sent.
-func diffSent(o, n *runview.Invocation) []Change {
+func diffSent(o, n *recorded.Invocation) []Change {
 	var out []Change
 	for _, agent := range o.Agents {
 		if !slices.Contains(n.Agents, agent) {
@@ -39,13 +39,13 @@ func diffSent(o, n *runview.Invocation) []Change {
 	return out
 }
 
-func sentBy(inv *runview.Invocation, agent string) (runview.Sent, bool) {
+func sentBy(inv *recorded.Invocation, agent string) (recorded.Sent, bool) {
 	for i := range inv.Steps {
 		if s := &inv.Steps[i]; s.Agent == agent && s.Exchange != nil {
 			return s.Sent(), true
 		}
 	}
-	return runview.Sent{}, false
+	return recorded.Sent{}, false
 }
 
 // diffDeclarations compares tools by name: function declarations by their

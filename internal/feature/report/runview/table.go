@@ -15,6 +15,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 // Widths (in runes) beyond which the table cuts a value with "…". The JSON
@@ -31,7 +32,7 @@ const (
 // WriteTable prints one block per cassette of a run read from dir. Lines of
 // one kind (sessions, invocations, steps, other requests) are aligned
 // across the whole block.
-func WriteTable(w io.Writer, dir string, run Run) {
+func WriteTable(w io.Writer, dir string, run recorded.Run) {
 	if len(run.Cassettes) == 0 {
 		fmt.Fprintf(w, "no cassettes in %s\n", textfmt.OneLine(dir))
 		return
@@ -41,19 +42,24 @@ func WriteTable(w io.Writer, dir string, run Run) {
 			fmt.Fprintln(w)
 		}
 		var t table
-		invocations, steps, calls := 0, 0, 0
+		invocations, steps := 0, 0
+		calls := map[string]int{}
 		for _, s := range c.Sessions {
 			invocations += len(s.Invocations)
 			for _, inv := range s.Invocations {
 				steps += len(inv.Steps)
 				for _, st := range inv.Steps {
-					calls += len(st.HTTPCalls)
+					for _, h := range st.HTTPCalls {
+						calls[h.Kind()]++
+					}
 				}
 			}
 		}
 		summary := []string{textfmt.Plural(len(c.Sessions), "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step")}
-		if calls > 0 {
-			summary = append(summary, textfmt.Plural(calls, "tool http call"))
+		for _, kind := range []string{"http", "mcp"} {
+			if calls[kind] > 0 {
+				summary = append(summary, textfmt.Plural(calls[kind], "tool "+kind+" call"))
+			}
 		}
 		if len(c.Other) > 0 {
 			summary = append(summary, textfmt.Plural(len(c.Other), "other request"))
@@ -63,18 +69,18 @@ func WriteTable(w io.Writer, dir string, run Run) {
 		for _, s := range c.Sessions {
 			t.add(sessionRow, "  session "+strconv.Itoa(s.ID))
 			for _, inv := range s.Invocations {
-				t.add(invocationRow, invocationCells(inv)...)
+				t.add(invocationRow, invocationCells(&inv)...)
 				for _, st := range inv.Steps {
 					t.add(stepRow, stepCells(st)...)
 					for _, c := range st.HTTPCalls {
-						t.add(httpRow, "        tool http "+textfmt.OneLine(c.String()))
+						t.add(httpRow, "        tool "+c.Kind()+" "+textfmt.OneLine(c.String()))
 					}
 				}
 			}
 		}
 		if len(c.Other) > 0 {
 			t.add(sessionRow, "  other")
-			for _, o := range groupOther(c.Other) {
+			for _, o := range groupOther(othersOf(c.Other)) {
 				count := ""
 				if o.n > 1 {
 					count = fmt.Sprintf("×%d", o.n)
@@ -86,7 +92,7 @@ func WriteTable(w io.Writer, dir string, run Run) {
 	}
 }
 
-func invocationCells(inv Invocation) []string {
+func invocationCells(inv *recorded.Invocation) []string {
 	id := "    invocation " + strconv.Itoa(inv.ID)
 	if inv.Tag != "" {
 		id += " [" + textfmt.OneLine(inv.Tag) + "]"
@@ -98,7 +104,7 @@ func invocationCells(inv Invocation) []string {
 				calls = append(calls, "confirm "+formatCall(tc)+"? → "+answer.Decision()+PayloadNote(answer.Payload))
 				continue
 			}
-			if refused(inv.Refused, i, j) {
+			if inv.IsRefused(i, j) {
 				calls = append(calls, "confirm "+formatCall(tc)+"? → refused")
 				continue
 			}
@@ -125,7 +131,7 @@ func invocationCells(inv Invocation) []string {
 
 // stepCells: the step, its agent, then what it received (←), what it
 // answered (→) and anything unusual about how it ended.
-func stepCells(st Step) []string {
+func stepCells(st recorded.Step) []string {
 	var what []string
 	if len(st.ToolResults) > 0 {
 		names := make([]string, len(st.ToolResults))
@@ -161,12 +167,20 @@ func stepCells(st Step) []string {
 	if len(notes) > 0 {
 		what = append(what, "["+strings.Join(notes, ", ")+"]")
 	}
-	return []string{"      step " + strconv.Itoa(st.Step), textfmt.OneLine(st.Agent), strings.Join(what, " ")}
+	return []string{"      step " + strconv.Itoa(st.Number), textfmt.OneLine(st.Agent), strings.Join(what, " ")}
 }
 
 // formatCall renders a tool call as name(arg=value, ...) (see textfmt.Call).
 func formatCall(tc cassettes.ToolCall) string {
 	return textfmt.Truncate(textfmt.Call(tc.Name, nonNil(tc.Args), valueWidth), callWidth)
+}
+
+// PayloadNote is " (payload …)" for an answer with a payload, else "".
+func PayloadNote(payload any) string {
+	if payload == nil {
+		return ""
+	}
+	return " (payload " + textfmt.Truncate(textfmt.JSON(payload), valueWidth) + ")"
 }
 
 // quoted is s with whitespace collapsed, cut to width, as a JSON string.
@@ -181,10 +195,10 @@ type otherGroup struct {
 
 // groupOther counts identical other requests (polling, model lists), in
 // order of first appearance.
-func groupOther(other []Other) []otherGroup {
+func groupOther(others []Other) []otherGroup {
 	var out []otherGroup
 	index := map[Other]int{}
-	for _, o := range other {
+	for _, o := range others {
 		if i, ok := index[o]; ok {
 			out[i].n++
 			continue

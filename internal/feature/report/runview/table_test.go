@@ -1,11 +1,11 @@
 package runview
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 func TestTableCells(t *testing.T) {
@@ -23,43 +23,19 @@ func TestTableCells(t *testing.T) {
 	}
 }
 
-// TestCassetteOfOrder: sessions and invocations by id whatever the
-// file order, steps in file order, agents distinct in order of appearance.
-func TestCassetteOfOrder(t *testing.T) {
-	model := func(session, invocation, step int, agent, tag string) *cassettes.Exchange {
+// TestInvocationCells: an invocation's line shows its tag, its agents in
+// order of appearance, and dashes for no usage and no tool calls.
+func TestInvocationCells(t *testing.T) {
+	model := func(step int, agent string) *cassettes.Exchange {
 		return &cassettes.Exchange{
 			Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"contents":[]}`)},
 			Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"parts":[{"text":"ok"}]}}]}`)},
-			Place:    &cassettes.Place{Session: session, Invocation: invocation, Step: step, Agent: agent, Tag: tag, User: fmt.Sprintf("u%d.%d", session, invocation)},
+			Place:    &cassettes.Place{Session: 1, Invocation: 2, Step: step, Agent: agent, Tag: "t-2", User: "u"},
 		}
 	}
-	c := &cassettes.Cassette{Exchanges: []*cassettes.Exchange{
-		model(2, 1, 0, "solo", ""),
-		model(1, 2, 0, "root", "t-2"),
-		model(1, 2, 0, "helper", "t-2"),
-		model(1, 2, 2, "root", "t-2"),
-		model(1, 1, 0, "root", ""),
-	}}
-	got := CassetteOf("c", "c.yaml", c)
-	var summary []string
-	for _, s := range got.Sessions {
-		for _, inv := range s.Invocations {
-			var steps []string
-			for _, st := range inv.Steps {
-				steps = append(steps, fmt.Sprintf("%d:%s", st.Step, st.Agent))
-			}
-			summary = append(summary, fmt.Sprintf("%d.%d %s %s [%s] %v", s.ID, inv.ID, inv.User, inv.Tag, strings.Join(inv.Agents, ","), steps))
-		}
-	}
-	want := []string{
-		"1.1 u1.1  [root] [0:root]",
-		"1.2 u1.2 t-2 [root,helper] [0:root 0:helper 2:root]",
-		"2.1 u2.1  [solo] [0:solo]",
-	}
-	if strings.Join(summary, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(summary, "\n"), strings.Join(want, "\n"))
-	}
-	cells := invocationCells(got.Sessions[0].Invocations[1])
+	c := &cassettes.Cassette{Exchanges: []*cassettes.Exchange{model(0, "root"), model(0, "helper"), model(2, "root")}}
+	got := recorded.CassetteOf("c", "c.yaml", c)
+	cells := invocationCells(&got.Sessions[0].Invocations[0])
 	if cells[0] != "    invocation 2 [t-2]" || cells[2] != "agents: root, helper" || cells[4] != "tokens: -" || cells[5] != "tools: -" {
 		t.Errorf("invocation cells %q", cells)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 )
 
 // TestHTTPCallsUnderTheirStep: a tool exchange shows under the step it was
@@ -37,13 +38,9 @@ func TestHTTPCallsUnderTheirStep(t *testing.T) {
 		model(2, `{"candidates":[{"content":{"parts":[{"text":"18°C"}]}}]}`),
 		tool(nil, "city=Nowhere"),
 	}}
-	view := CassetteOf("c", "c.yaml", c)
-	steps := view.Sessions[0].Invocations[0].Steps
-	if len(steps) != 2 || len(steps[0].HTTPCalls) != 1 || len(steps[1].HTTPCalls) != 0 {
-		t.Fatalf("steps %+v: want the tool exchange under step 0 only", steps)
-	}
+	run := recorded.Run{Cassettes: []recorded.Cassette{recorded.CassetteOf("c", "c.yaml", c)}}
 	var table bytes.Buffer
-	WriteTable(&table, "cassettes", Run{Cassettes: []Cassette{view}})
+	WriteTable(&table, "cassettes", run)
 	lines := strings.Split(table.String(), "\n")
 	at := -1
 	for i, l := range lines {
@@ -57,10 +54,23 @@ func TestHTTPCallsUnderTheirStep(t *testing.T) {
 	if !strings.Contains(table.String(), "GET  https://weather.example.com/v1/current") {
 		t.Errorf("the unplaced tool exchange is not an other request naming its host:\n%s", table.String())
 	}
-	doc, _ := json.Marshal(steps)
+	var doc bytes.Buffer
+	if err := WriteJSON(&doc, run); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{`"http_calls":[{"method":"GET","scheme":"https","host":"weather.example.com","path":"/v1/current","query":"city=Paris","status":200}]`, `"http_calls":[]`} {
-		if !strings.Contains(string(doc), want) {
-			t.Errorf("JSON lacks %s:\n%s", want, doc)
+		if !strings.Contains(compact(t, doc.Bytes()), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, doc.String())
 		}
 	}
+}
+
+// compact is an indented JSON document on one line, HTML characters kept.
+func compact(t *testing.T, doc []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

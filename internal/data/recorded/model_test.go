@@ -1,18 +1,18 @@
-package runview
+package recorded
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // TestInvocationModel: what diff and score pages read from an invocation
 // beyond the ls table: the final response, summed usage and latency, what
 // each agent was sent, and tool calls without arguments kept apart from
-// empty ones while the JSON document still shows {}.
+// empty ones.
 func TestInvocationModel(t *testing.T) {
 	req := `{"contents":[{"role":"user","parts":[{"text":"weather <Paris>?"}]}],` +
 		`"systemInstruction":{"parts":[{"text":"You are helpful."},{"text":"Your internal name is \"root\"."}]},` +
@@ -34,7 +34,7 @@ func TestInvocationModel(t *testing.T) {
 	if inv.FinalStep() != 1 || inv.FinalResponse() != "It is <18°C>." {
 		t.Errorf("final step %d, response %q", inv.FinalStep(), inv.FinalResponse())
 	}
-	if u, ok := inv.Usage(); !ok || u != (Usage{Prompt: 30, Candidates: 6, Thoughts: 3, Total: 39}) {
+	if u, ok := inv.Usage(); !ok || u != (wire.Usage{Prompt: 30, Candidates: 6, Thoughts: 3, Total: 39}) {
 		t.Errorf("usage %+v %v", u, ok)
 	}
 	if inv.Latency() != 100*time.Millisecond {
@@ -51,23 +51,6 @@ func TestInvocationModel(t *testing.T) {
 	calls := inv.Steps[0].ToolCalls
 	if len(calls) != 2 || calls[0].Args != nil || calls[1].Args == nil {
 		t.Fatalf("tool calls %+v: want nil arguments kept apart from empty ones", calls)
-	}
-	if got := formatCall(calls[0]); got != "get_weather()" {
-		t.Errorf("table shows %s", got)
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(inv); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`"tool_calls":[{"name":"get_weather","args":{}},{"name":"now","args":{"q":"<x>"}}]`, `"user":"weather <Paris>?"`, `"text":"It is <18°C>."`} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("JSON lacks %s:\n%s", want, b.String())
-		}
-	}
-	if strings.Contains(b.String(), `\u003c`) {
-		t.Errorf("JSON escapes HTML:\n%s", b.String())
 	}
 }
 

@@ -1,0 +1,58 @@
+// Tool exchanges in the model: each under the step whose function call its
+// tool was serving.
+
+package recorded
+
+import (
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
+)
+
+func httpCallOf(x *cassettes.Exchange) HTTPCall {
+	c := HTTPCall{HTTPCall: cassettes.HTTPCallOf(x), Latency: x.Response.Latency, Exchange: x}
+	if m, ok := wire.MCPOf(x); ok {
+		c.MCP = &m
+	}
+	return c
+}
+
+// Kind is the dialect a listing names after "tool": mcp or http.
+func (c HTTPCall) Kind() string {
+	if c.MCP != nil {
+		return wire.DialectMCP
+	}
+	return wire.DialectHTTP
+}
+
+// String is the call in one line, after "tool " and its Kind:
+// `GET weather.example.com/v1/current?city=Paris → 200`, or for MCP
+// `weather tools/call get_weather {"city":"Paris"} → ok`.
+func (c HTTPCall) String() string {
+	if c.MCP != nil {
+		return c.MCP.String()
+	}
+	return c.HTTPCall.String()
+}
+
+// fileHTTPCalls reads the invocation's tool exchanges, in file order, and
+// puts each under the latest step with its step number and agent (a
+// retried step's calls go to the retry that answered), or under the
+// invocation's last step when none has them.
+func fileHTTPCalls(inv *Invocation, calls []*cassettes.Exchange) {
+	steps := inv.Steps
+	for _, x := range calls {
+		c := httpCallOf(x)
+		inv.HTTPCalls = append(inv.HTTPCalls, c)
+		if len(steps) == 0 {
+			continue
+		}
+		at := len(steps) - 1
+		for i := len(steps) - 1; i >= 0; i-- {
+			if steps[i].Number == x.Place.Step && steps[i].Agent == x.Place.Agent {
+				at = i
+				break
+			}
+		}
+		steps[at].HTTPCalls = append(steps[at].HTTPCalls, c)
+	}
+}

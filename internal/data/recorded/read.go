@@ -1,0 +1,90 @@
+// Reading cassettes into the model: sessions and invocations by id, steps
+// and tool exchanges in file order, the rest as other.
+
+package recorded
+
+import (
+	"cmp"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
+)
+
+// Build reads loaded cassettes (as cassettes.LoadDir returns them from
+// dir) into a run, sorted by cassette name. Version 1 exchanges are placed
+// as replay would place them, which fills in their Place.
+func Build(dir string, loaded map[string]*cassettes.Cassette) Run {
+	run := Run{Cassettes: make([]Cassette, 0, len(loaded))}
+	for _, name := range slices.Sorted(maps.Keys(loaded)) {
+		file, err := filepath.Rel(dir, loaded[name].File)
+		if err != nil {
+			file = loaded[name].File
+		}
+		run.Cassettes = append(run.Cassettes, CassetteOf(name, filepath.ToSlash(file), loaded[name]))
+	}
+	return run
+}
+
+// CassetteOf reads one cassette as replay sees it: its sessions in id
+// order, each with its invocations in id order, steps and tool exchanges
+// in file order, and the requests that are not model calls (Other) in file
+// order. Version 1 exchanges are placed first (see conversation.Organize),
+// which fills in their Place. Each Live connection is a session of its
+// own, after the HTTP sessions, its steps derived by
+// conversation.LiveSteps.
+func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
+	conversation.Organize(matcher.Default(), c.Exchanges)
+	out := Cassette{Name: name, File: file}
+	type key struct{ session, invocation int }
+	type placed struct {
+		inv   Invocation
+		tools []*cassettes.Exchange
+	}
+	invocations := map[key]*placed{}
+	var order []key
+	for _, x := range conversation.WithLiveSteps(c.Exchanges) {
+		p := x.Place
+		if p == nil {
+			out.Other = append(out.Other, x)
+			continue
+		}
+		k := key{p.Session, p.Invocation}
+		at := invocations[k]
+		if at == nil {
+			at = &placed{inv: Invocation{ID: p.Invocation, Tag: p.Tag, Agents: []string{}}}
+			invocations[k] = at
+			order = append(order, k)
+		}
+		if at.inv.User == "" {
+			at.inv.User = p.User
+		}
+		if x.IsTool() {
+			at.tools = append(at.tools, x)
+			continue
+		}
+		if !slices.Contains(at.inv.Agents, p.Agent) {
+			at.inv.Agents = append(at.inv.Agents, p.Agent)
+		}
+		at.inv.Steps = append(at.inv.Steps, stepOf(x))
+	}
+	slices.SortStableFunc(order, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.session, b.session), cmp.Compare(a.invocation, b.invocation))
+	})
+	for _, k := range order {
+		if len(out.Sessions) == 0 || out.Sessions[len(out.Sessions)-1].ID != k.session {
+			out.Sessions = append(out.Sessions, Session{ID: k.session})
+		}
+		s := &out.Sessions[len(out.Sessions)-1]
+		at := invocations[k]
+		inv := &at.inv
+		fileHTTPCalls(inv, at.tools)
+		inv.Refused = refusalsOf(inv)
+		inv.Confirmations = confirmationsOf(inv)
+		s.Invocations = append(s.Invocations, *inv)
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package wire
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+func TestMCPOf(t *testing.T) {
+	x := &cassettes.Exchange{
+		Request: cassettes.Request{Scheme: "stdio", Host: "weather", Method: "POST", Path: "/",
+			Body: []byte(`{"method":"tools/call","params":{"name":"get_weather","arguments":{"city": "Paris"}},"jsonrpc":"2.0","id":1}`)},
+		Response: cassettes.Response{Status: 200, Body: []byte(`{"result":{"content":[{"type":"text","text":"18"}],"isError":true},"jsonrpc":"2.0","id":1}`)},
+	}
+	c, ok := MCPOf(x)
+	if !ok || c.Label() != "MCP server weather tool get_weather" || c.String() != `weather tools/call get_weather {"city":"Paris"} → tool error` {
+		t.Errorf("MCPExchange = %+v (%q, %q)", c, c.Label(), c.String())
+	}
+	// Streamable HTTP: the answer is an SSE event; the request a POST to a path.
+	h := &cassettes.Exchange{
+		Request: cassettes.Request{Scheme: "http", Host: "127.0.0.1:8788", Method: "POST", Path: "/mcp",
+			Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)},
+		Response: cassettes.Response{Status: 200, Events: []cassettes.Event{{Data: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[]}}\n\n")}}},
+	}
+	if c, ok := MCPOf(h); !ok || c.String() != "127.0.0.1:8788/mcp tools/list → ok" {
+		t.Errorf("MCPOf(http) = %+v, %v", c, ok)
+	}
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, `{"contents":[]}`, `[]`, ``} {
+		if IsMCP(&cassettes.Request{Scheme: "https", Host: "a", Method: "POST", Body: []byte(body)}) {
+			t.Errorf("IsMCP(%s) = true", body)
+		}
+	}
+}
+
+func FuzzMCPOf(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}`), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	f.Fuzz(func(t *testing.T, req, resp []byte) {
+		x := &cassettes.Exchange{Request: cassettes.Request{Scheme: "stdio", Host: "s", Method: "POST", Body: req}, Response: cassettes.Response{Body: resp}}
+		c, _ := MCPOf(x)
+		_ = c.String()
+	})
+}
+
+func TestRecogniseMCP(t *testing.T) {
+	h := http.Header{}
+	h.Set("Accept", "application/json, text/event-stream")
+	sid := http.Header{}
+	sid.Set("Mcp-Session-Id", "abc")
+	for _, req := range []*cassettes.Request{
+		{Scheme: "stdio", Host: "weather", Method: "POST", Path: "/"},
+		{Scheme: "http", Host: "127.0.0.1:8788", Method: "POST", Path: "/mcp", Header: h},
+		{Scheme: "http", Host: "127.0.0.1:8788", Method: "GET", Path: "/mcp", Header: sid},
+	} {
+		if c := Recognise(req); c.Kind != Tool || c.Dialect == nil || c.Dialect.Name() != DialectMCP {
+			t.Errorf("Recognise(%s %s://%s%s) = %+v, want an MCP tool call", req.Method, req.Scheme, req.Host, req.Path, c)
+		}
+		if n := testing.AllocsPerRun(50, func() { Recognise(req) }); n != 0 {
+			t.Errorf("Recognise allocated %.0f times", n)
+		}
+	}
+	if c := Recognise(&cassettes.Request{Scheme: "https", Host: "api.example.com", Method: "GET", Path: "/"}); c.Dialect == nil || c.Dialect.Name() != "http" {
+		t.Errorf("a plain tool request is read as %+v", c)
+	}
+	x := &cassettes.Exchange{Request: cassettes.Request{Scheme: "stdio", Host: "weather", Method: "POST", Path: "/",
+		Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}`)},
+		Response: cassettes.Response{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)}}
+	if tx, ok := ToolOf(x); !ok || tx.Name != "MCP server weather tool get_weather" || string(tx.Arguments) != `{"city":"Paris"}` || string(tx.Result) != `{"content":[]}` {
+		t.Errorf("ToolOf = %+v, %v", tx, ok)
+	}
+}
