@@ -38,7 +38,10 @@ import (
 // It also says whether the journal is complete: "complete=1" when it is
 // made, overwritten in place with "complete=0" (one byte, so it works on
 // a full disk) as soon as the run knows the journal is not the whole
-// recording: an append failed or the save at exit failed. A complete
+// recording: an exchange the run keeps could not be appended (a secret
+// refused, Live frames the proxy keeps in memory) or the save at exit
+// failed. An append that fails on a full disk leaves the journal whole:
+// its exchange is not kept, and its client is told. A complete
 // journal is what a crash left, and Load folds it in as its mode says. An
 // incomplete one never replaces a saved cassette (see foldJournal).
 const journalMagic = "adkproxy-journal 2"
@@ -129,7 +132,9 @@ func OpenJournal(path, name string, replace bool, r *Redactor) (*Journal, error)
 }
 
 // Append writes one exchange and syncs it to disk before returning;
-// exchanges appended concurrently share the write and the fsync.
+// exchanges appended concurrently share the write and the fsync. On an
+// error the exchange is not in the journal (what was written of it is
+// undone): a caller that keeps it anyway calls MarkIncomplete.
 func (j *Journal) Append(x *Exchange) error {
 	if bodyBytes(x) >= streamedRecord {
 		return j.appendStreamed(x)

@@ -149,26 +149,42 @@ func (j *Journal) flush() {
 
 // writeSynced reopens the file, writes records at its end with write,
 // prewrites zeros after them if they ran past the last ones, and syncs the
-// file's data (one fdatasync on Linux); on failure the journal is marked
-// incomplete. j.mu is held.
+// file's data (one fdatasync on Linux). On failure (a full disk) what was
+// written is undone: the records are not in the journal, whose callers
+// tell their clients so, and the next records go where these would have,
+// so a torn record never hides the ones after it. j.mu is held.
 func (j *Journal) writeSynced(write func(w io.Writer) error) error {
 	if err := j.reopen(); err != nil {
-		j.markIncompleteLocked()
 		return err
 	}
-	w := io.NewOffsetWriter(j.f, j.end)
+	start := j.end
+	w := io.NewOffsetWriter(j.f, start)
 	err := write(w)
-	n, _ := w.Seek(0, io.SeekCurrent) // bytes written: they stay, whole record or not
-	j.end += n
+	n, _ := w.Seek(0, io.SeekCurrent)
 	if err == nil {
+		j.end += n
 		j.prewrite()
 		began := time.Now()
 		err = syncData(j.f)
 		syncstat.JournalSynced(time.Since(began))
 	}
 	if err != nil {
-		j.markIncompleteLocked()
+		j.unwrite(start, n)
 		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
 	}
 	return nil
+}
+
+// unwrite takes back the n bytes written at start: zeros over them (space
+// already taken, so this works on a full disk) read as the end of the
+// journal, and the next record is written at start. j.mu is held.
+func (j *Journal) unwrite(start, n int64) {
+	for at := start; at < start+n; {
+		m, err := j.f.WriteAt(zeroChunk[:min(int64(len(zeroChunk)), start+n-at)], at)
+		if err != nil {
+			break // the next record, written at start, still ends the readable part
+		}
+		at += int64(m)
+	}
+	j.end = start
 }

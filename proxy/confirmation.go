@@ -15,7 +15,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -179,7 +179,7 @@ func (s *Server) confirmationDiffers(w http.ResponseWriter, r *http.Request, t *
 		return false
 	}
 	s.differs(w, r, t, e, &x.Request, diffs, hinted(fmt.Sprintf("%s: the reported tool confirmation differs from the recording:%s",
-		describePlace(t.name, x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Mismatch))
+		describePlace(t.name, x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
 	return true
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"

@@ -124,7 +124,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	if e == nil {
 		k.org.Abandon(token)
 		msg := hinted(fmt.Sprintf("cassette %q: nothing recorded at %s (session %d): the recording has %d model call(s) of agent %s in that user message",
-			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.hints.Rerecord)
+			t.name, key, place.Session, recorded, place.Agent), "; ", s.cfg.Hints.Rerecord)
 		o := outcomeFor(matcher.OutcomeUnmatched, t.name, req, &place)
 		o.Conformance, o.Message = &key, msg
 		s.report.add(o)

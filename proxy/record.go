@@ -133,9 +133,9 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 			return
 		}
 		// The client sees the end of a chunked stream only when this
-		// handler returns, so keeping the exchange now still comes first.
-		s.keep(t, x, &stored, start, token, analysed)
-		if readErr != nil {
+		// handler returns, so keeping the exchange now still comes first;
+		// one that cannot be kept breaks the stream before its end.
+		if s.keep(t, x, &stored, start, token, analysed) != nil || readErr != nil {
 			// The upstream connection broke: the client's must break the
 			// same way, after the same bytes, or it would see a clean but
 			// short answer.
@@ -156,7 +156,13 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 		x.Response.End = cassettes.EndReset
 	}
 	seen(data)
-	s.keep(t, x, &stored, start, token, analysed) // durable before the body is released
+	if err := s.keep(t, x, &stored, start, token, analysed); err != nil { // durable before the body is released
+		if !t.persist {
+			releaseBody(data)
+		}
+		writeError(w, http.StatusInsufficientStorage, statusUnavailable, notKeptMessage(err))
+		return
+	}
 	if readErr == nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	}
@@ -174,8 +180,10 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, t *tape, out *htt
 
 // keep finishes a forwarded exchange: scrubs it, records it (journalled to
 // disk when the cassette persists) and reports it. analysed, when not
-// nil, is the request's analysis, which recording reuses.
-func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token, analysed *analysis) {
+// nil, is the request's analysis, which recording reuses. An error: the
+// journal could not be written, nothing is kept, and the client must not
+// get the answer (on disk before the client sees its end, or not at all).
+func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request, start time.Time, token conversation.Token, analysed *analysis) error {
 	x.Response.Latency = time.Since(start)
 	t.org.Finish(token, &x.Response) // a failed step's retry belongs to the same invocation
 	t.org.Interacted(x)
@@ -184,13 +192,20 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 		s.cfg.Redactor.Exchange(x) // passthrough writes nothing: nothing to scrub
 	}
 	if !s.beforeSave(t, x, stored) {
-		return
+		return nil
 	}
 	if err := s.storeUpload(t, x); err != nil {
 		s.log.Warn("uploaded file kept in the cassette, not in a side file", "cassette", t.name, "error", err.Error())
 	}
 	old, err := t.record(x, analysed)
-	if err != nil {
+	var je *journalError
+	switch {
+	case errors.As(err, &je) && !je.kept:
+		t.org.Abandon(token) // a retry takes its place
+		s.report.failed()
+		s.log.Error("answer withheld: the exchange could not be written to the journal (is the disk full?); the client gets 507", "cassette", t.name, "error", err.Error())
+		return err
+	case err != nil:
 		s.log.Error("exchange kept in memory only: the journal could not be written; it is saved at exit", "cassette", t.name, "error", err.Error())
 	}
 	if old != nil {
@@ -205,6 +220,13 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 		s.log.Debug("recorded", "cassette", t.name, "method", stored.Method, "path", stored.Path,
 			"status", x.Response.Status, "end", x.Response.End)
 	}
+	return nil
+}
+
+// notKeptMessage is what a client whose answer could not be recorded is
+// told instead of the answer.
+func notKeptMessage(err error) string {
+	return "the answer was not passed on because it could not be recorded on disk (" + err.Error() + "); free space on the disk that holds the cassettes and send the request again"
 }
 
 // teeEvents copies an SSE body event by event.

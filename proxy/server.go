@@ -261,7 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
 		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
-			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.hints.Record))
+			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
@@ -330,7 +330,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path strin
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, errDeclaredTooLarge) {
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
-				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.hints.TooLarge))
+				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
 			return "", "", nil, nil, false
 		}
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())

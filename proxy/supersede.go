@@ -7,8 +7,6 @@
 package proxy
 
 import (
-	"slices"
-
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
 )
 
@@ -24,26 +22,7 @@ func (t *tape) supersede(call *conversation.Call) *entry {
 	if old == nil {
 		return nil
 	}
-	drop := func(list []*entry) []*entry {
-		return slices.DeleteFunc(list, func(e *entry) bool { return e == old })
-	}
-	t.entries = drop(t.entries)
-	if t.queues[old.fp] = drop(t.queues[old.fp]); len(t.queues[old.fp]) == 0 {
-		delete(t.queues, old.fp)
-	}
-	if h := sentHash(&old.x.Request); t.asSent[h] == old {
-		delete(t.asSent, h)
-		for _, e := range t.entries { // another recording sent the same bytes
-			if sentHash(&e.x.Request) == h {
-				t.asSent[h] = e
-				break
-			}
-		}
-	}
-	if old.call != nil {
-		t.positions[old.call.Slot()] = drop(t.positions[old.call.Slot()])
-		t.byUser[old.call.UserText] = drop(t.byUser[old.call.UserText])
-	}
+	t.remove(old)
 	return old
 }
 

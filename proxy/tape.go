@@ -5,7 +5,6 @@ package proxy
 
 import (
 	"bytes"
-	"errors"
 	"hash/maphash"
 	"runtime"
 	"sort"
@@ -371,16 +370,51 @@ func (t *tape) record(x *cassettes.Exchange, analysed *analysis) (superseded *en
 	if t.replaying && !x.IsTool() && !x.IsLive() { // new-episodes: the new recording takes the old one's place
 		superseded = t.supersede(modelCall(analysed, t.m, x.Request.Path, x.Request.Body))
 	}
-	t.index(x, analysed).used = true
+	e := t.index(x, analysed)
+	e.used = true
 	t.dirty = true
 	t.mu.Unlock()
-	if err != nil {
-		return superseded, err
+	if err == nil {
+		err = j.Append(x) // outside the lock: syncing is the slow part
 	}
-	err = j.Append(x) // outside the lock: syncing is the slow part
+	if err != nil {
+		return nil, t.notJournalled(e, superseded, err)
+	}
 	// Only the most recently used journals stay open: descriptors must not
 	// grow with the number of cassettes recorded in one run.
-	return superseded, errors.Join(err, t.journals.used(j))
+	if err := t.journals.used(j); err != nil {
+		return superseded, &journalError{err: err, kept: true}
+	}
+	return superseded, nil
+}
+
+// journalError is record's error: the journal could not be written. kept
+// says whether the exchange is still kept (in memory, saved at exit).
+type journalError struct {
+	err  error
+	kept bool
+}
+
+func (e *journalError) Error() string { return e.err.Error() }
+func (e *journalError) Unwrap() error { return e.err }
+
+// notJournalled handles an exchange that could not be journalled. A Live
+// connection has been seen whole by its client already: it is kept in
+// memory for the save at exit, and the journal marked incomplete. Any
+// other exchange is taken out again (superseded put back), so nothing
+// keeps what its client will be told failed (record.go's keep).
+func (t *tape) notJournalled(e, superseded *entry, err error) error {
+	if e.x.IsLive() {
+		t.saveFailed()
+		return &journalError{err: err, kept: true}
+	}
+	t.mu.Lock()
+	t.remove(e)
+	if superseded != nil {
+		t.putBack(superseded)
+	}
+	t.mu.Unlock()
+	return &journalError{err: err}
 }
 
 // journalLocked is the tape's journal, opened with its first record;

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -126,7 +126,7 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 	if usedUp > 0 {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers to the %s were already used",
-			t.name, usedUp, toolWhat(req, target)), "; ", s.cfg.hints.UsedUp))
+			t.name, usedUp, toolWhat(req, target)), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
 	e, hostKnown := t.toolPosition(req)
@@ -137,12 +137,12 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 	if e == nil {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: no recording of the %s (the cassette has other requests to %s)",
-			t.name, toolWhat(req, target), req.Host), "; ", s.cfg.hints.Rerecord))
+			t.name, toolWhat(req, target), req.Host), "; ", s.cfg.Hints.Rerecord))
 		return
 	}
 	diffs := t.m.DiffTool(&e.x.Request, req)
 	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: %s differs from the recording:%s",
-		describePlace(t.name, e.x.Place), toolWhat(req, target), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Mismatch))
+		describePlace(t.name, e.x.Place), toolWhat(req, target), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
 }
 
 // toolWhat names a tool request in a message: by its MCP server and tool

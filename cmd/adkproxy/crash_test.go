@@ -3,19 +3,22 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
@@ -131,4 +134,85 @@ func fullyReceived(base, question string, stream bool, cassette int) bool {
 	defer resp.Body.Close()
 	data, err := io.ReadAll(bufio.NewReader(resp.Body))
 	return err == nil && resp.StatusCode == 200 && bytes.Contains(data, []byte("You said"))
+}
+
+func init() { proxiedClients["fill-disk"] = fillDiskClient }
+
+// fillDiskClient asks 30 padded questions with the genai client, one line
+// per call: "ok N" for an answer, "err N: ..." for an error.
+func fillDiskClient() int {
+	ctx := context.Background()
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "fill-disk-key-0123456789", Backend: genai.BackendGeminiAPI,
+		HTTPOptions: genai.HTTPOptions{BaseURL: os.Getenv("GOOGLE_GEMINI_BASE_URL")}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	padding := strings.Repeat("padding ", 1000)
+	for i := range 30 {
+		resp, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("question %d %s", i, padding)), nil)
+		if err != nil {
+			fmt.Printf("err %d: %v\n", i, strings.ReplaceAll(err.Error(), "\n", " "))
+			continue
+		}
+		if !strings.Contains(resp.Text(), "You said") {
+			fmt.Printf("err %d: no answer\n", i)
+			continue
+		}
+		fmt.Printf("ok %d\n", i)
+	}
+	return 0
+}
+
+// TestFullDiskWhileRecording is issue 39 item 3 through the real binary
+// and the genai client: recording 30 calls onto a 256 KiB disk. Every
+// call whose answer the client got is on disk afterwards (the YAML may not
+// fit: the journal holds them), every other call got a 507 naming the
+// disk, and the summary counts only what is on disk.
+func TestFullDiskWhileRecording(t *testing.T) {
+	dir := testutil.SmallDisk(t, 256<<10)
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	r := adkproxy(t, nil, append([]string{"record", "--cassettes", dir, "--upstream", up.URL}, self("fill-disk")...)...)
+	answered := map[string]bool{}
+	refused := 0
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		n, ok := strings.CutPrefix(line, "ok ")
+		switch {
+		case ok:
+			answered["question "+n] = true
+		case strings.HasPrefix(line, "err ") && strings.Contains(line, "507") && strings.Contains(line, "disk"):
+			refused++
+		default:
+			t.Errorf("the client saw neither an answer nor a 507 naming the disk: %s", line)
+		}
+	}
+	if len(answered) == 0 || refused == 0 || len(answered)+refused != 30 {
+		t.Fatalf("%d answered, %d refused: the disk did not fill up mid-run\n%s\n%s", len(answered), refused, r.stdout, r.stderr)
+	}
+	if want := fmt.Sprintf("recorded %d exchange(s)", len(answered)); !strings.Contains(r.stderr, want) {
+		t.Errorf("the summary does not say %q:\n%s", want, r.stderr)
+	}
+	c, err := cassettes.Load(filepath.Join(dir, "default.yaml"))
+	if err != nil {
+		t.Fatalf("what is on disk does not load: %v", err)
+	}
+	onDisk := map[string]bool{}
+	for _, x := range c.Exchanges {
+		var req struct {
+			Contents []struct{ Parts []struct{ Text string } }
+		}
+		json.Unmarshal(x.Request.Body, &req)
+		q, _, _ := strings.Cut(req.Contents[0].Parts[0].Text, " padding")
+		onDisk[q] = true
+	}
+	for q := range answered {
+		if !onDisk[q] {
+			t.Errorf("the client got the answer to %q, but it is not on disk", q)
+		}
+	}
+	if len(onDisk) != len(answered) {
+		t.Errorf("%d exchange(s) on disk, %d answered", len(onDisk), len(answered))
+	}
+	t.Logf("exit %d; %d answered, %d refused; %s", r.code, len(answered), refused, strings.TrimSpace(r.stderr))
 }

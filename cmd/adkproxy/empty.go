@@ -6,8 +6,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/engine/clientenv"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
@@ -23,7 +23,7 @@ func allowEmptyFlag() cli.Flag {
 // replay while the folder holds cassettes. It is nil when a request came,
 // when the run allows that (--allow-empty, lenient replay, no command), and
 // in replay of an empty folder.
-func nothingReached(c *cli.Context, mode proxy.Mode, srv *proxy.Server, base string) error {
+func nothingReached(c *cli.Context, mode proxy.Mode, srv *proxy.Server, base string, placeholder bool) error {
 	if len(c.Args().Slice()) == 0 || c.Bool("allow-empty") {
 		return nil
 	}
@@ -41,10 +41,5 @@ func nothingReached(c *cli.Context, mode proxy.Mode, srv *proxy.Server, base str
 	if c.Bool("no-forward-proxy") {
 		vars = "GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL"
 	}
-	return errors.New(strings.Join([]string{what + ".",
-		"  The command had " + vars + " set to " + base + ".",
-		"  Check that its client reads them (the table 'Pointing a client at adkproxy' in the README), that no base URL",
-		"  or endpoint in its code or config overrides them, and that the command runs the agent at all.",
-		"  --allow-empty accepts a run that sends nothing.",
-	}, "\n"))
+	return errors.New(clientenv.NothingReached(what, vars, base, placeholder))
 }

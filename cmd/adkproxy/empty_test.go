@@ -28,6 +28,8 @@ func TestRunThatNoRequestReachedFails(t *testing.T) {
 		{"strict replay", append([]string{"replay", "--cassettes", cas}, bypass...), 76, "no request reached adkproxy, but " + cas + " holds 1 cassette(s)"},
 		{"record", append([]string{"record", "--cassettes", cas, "--upstream", "http://127.0.0.1:9"}, bypass...), 76, "nothing was recorded: no request reached adkproxy"},
 		{"strict replay, command failed", append([]string{"replay", "--cassettes", cas}, "--", "sh", "-c", "exit 3"), 3, "no request reached adkproxy"},
+		// record set the placeholder key itself: the key is not the cause.
+		{"record, command failed", append([]string{"record", "--cassettes", cas, "--upstream", "http://127.0.0.1:9"}, "--", "sh", "-c", "exit 3"), 3, "nothing was recorded: no request reached adkproxy"},
 		{"lenient replay", append([]string{"replay", "--mode", "lenient", "--cassettes", cas}, bypass...), 0, ""},
 		{"replay --allow-empty", append([]string{"replay", "--allow-empty", "--cassettes", cas}, bypass...), 0, ""},
 		{"record --allow-empty", append([]string{"record", "--allow-empty", "--cassettes", cas, "--upstream", "http://127.0.0.1:9"}, bypass...), 0, ""},
@@ -43,7 +45,10 @@ func TestRunThatNoRequestReachedFails(t *testing.T) {
 			}
 			continue
 		}
-		for _, want := range []string{c.says, "GOOGLE_GEMINI_BASE_URL", "Pointing a client at adkproxy", "--allow-empty"} {
+		for _, want := range []string{c.says, "GOOGLE_GEMINI_BASE_URL", "Pointing a client at adkproxy", "--allow-empty",
+			"- the base URL", "createGoogleGenerativeAI({baseURL: http://127.0.0.1:", "OPENAI_BASE_URL=http://127.0.0.1:",
+			"- the SDK's own key variable: adkproxy set GOOGLE_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OPENAI_API_KEY to a placeholder",
+			"- the version segment"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("%s: stderr lacks %q:\n%s", c.name, want, r.stderr)
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -35,7 +34,7 @@ type inProcess struct {
 // where; missing, if set, is added when the folder does not exist.
 func startInProcess(c *cli.Context, pcfg proxy.Config, rerecord, where, missing string) (*inProcess, error) {
 	pcfg.Redactor = cassettes.NewRedactor()
-	proxyopt.SetHints(&pcfg, proxyopt.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord})
+	pcfg.Hints = proxy.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord}
 	// Two recording runs into one folder would overwrite each other's calls.
 	lcfg := pcfg
 	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))

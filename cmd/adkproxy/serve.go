@@ -19,7 +19,8 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/clilog"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/engine/clientenv"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -97,7 +98,7 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 
 	var runErr error
 	if len(command) > 0 {
-		if env, done, err := fwd.childEnv(childEnv(placeholderKey(cfg), "http://"+addr), "http://"+addr); err != nil {
+		if env, done, err := fwd.childEnv(clientenv.Env(os.Environ(), "http://"+addr, placeholderKey(cfg)), "http://"+addr); err != nil {
 			runErr = err
 		} else {
 			runErr = runCommand(command, env, signals, c.App.Writer, stderr)
@@ -118,14 +119,18 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
-	empty := nothingReached(c, mode, srv, "http://"+addr) // empty.go
-	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0
+	empty := nothingReached(c, mode, srv, "http://"+addr, clientenv.PlaceholderSet(placeholderKey(cfg))) // empty.go
+	// A run given the placeholder key did not fail for want of one.
+	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 &&
+		!clientenv.PlaceholderSet(placeholderKey(cfg))
 	if empty != nil && runErr != nil && !keyless { // the command's status wins; the likelier cause is said below
 		fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), empty)
 	}
 	if keyless {
 		fmt.Fprintf(stderr, "adkproxy: no API key reached adkproxy: none of the requests carried %s. "+
-			"Set GOOGLE_API_KEY or GEMINI_API_KEY (the variables the Gemini SDKs read) for adkproxy record, which passes them on to the command, or give the client a key.\n",
+			"Set the variable its SDK reads for adkproxy record, which passes it on to the command: GOOGLE_API_KEY or GEMINI_API_KEY (genai, ADK, LangChain.js, Genkit), "+
+			"GOOGLE_GENERATIVE_AI_API_KEY (the Vercel AI SDK) or OPENAI_API_KEY (openai and the OpenAI Agents SDK on Gemini's OpenAI-compatible endpoint), or give the client a key "+
+			"(the table 'Pointing a client at adkproxy' in the README).\n",
 			cassettes.CredentialPlaces)
 	}
 	if f := c.String("report"); f != "" {
@@ -221,7 +226,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		cfg.ReplayTiming = c.Bool("replay-timing")
 		cfg.CheckAll = c.Bool("check")
 	}
-	proxyopt.SetHints(&cfg, hintsFor(mode, cfg.Lenient))
+	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
 }
 
@@ -230,12 +235,12 @@ const controlHint = "start adkproxy with --control-token TOKEN and send it as a 
 
 // hintsFor ends the proxy's failure messages with the command or flag that
 // helps, in the mode being run.
-func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
+func hintsFor(mode proxy.Mode, lenient bool) proxy.Hints {
 	if mode == proxy.ModeRecord {
 		// Only record --mode once replays strictly, and only on a cassette
 		// that exists: overwriting it is the way to take the change.
 		const overwrite = "re-record with 'adkproxy record --mode overwrite'"
-		return proxyopt.Hints{
+		return proxy.Hints{
 			Record:   overwrite,
 			Rerecord: "R" + overwrite[1:] + " if the change is intended.",
 			Mismatch: "R" + overwrite[1:] + " if the change is intended.",
@@ -248,7 +253,7 @@ func hintsFor(mode proxy.Mode, lenient bool) proxyopt.Hints {
 	if lenient { // already accepting: only re-recording helps
 		mismatch = "Re-record with 'adkproxy record' if the change is intended."
 	}
-	return proxyopt.Hints{
+	return proxy.Hints{
 		Record:   "record it first with 'adkproxy record'",
 		Rerecord: "Re-record with 'adkproxy record' if the change is intended.",
 		Mismatch: mismatch,
@@ -265,33 +270,18 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		msg := "LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach this proxy (and, while recording, use your API key)"
 		if forwarding {
-			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given"
+			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given" +
+				" (but not to this machine's loopback, link-local or own addresses unless --forward-allow-local names them)"
 		}
 		log.Warn(msg, "addr", addr.String())
 	}
 }
 
-// childEnv points every Gemini SDK at the proxy.
 // placeholderKey says whether a wrapped command may start with the
 // placeholder key: in replay, which sends no key anywhere, and in record
 // from an upstream that is not Google's (a fake, a staging server).
 func placeholderKey(cfg proxy.Config) bool {
 	return cfg.Mode == proxy.ModeReplay || proxyopt.PlaceholderKeyServes(cfg.Upstream)
-}
-
-func childEnv(placeholder bool, base string) []string {
-	env := append(os.Environ(),
-		"GOOGLE_GEMINI_BASE_URL="+base,
-		"GOOGLE_VERTEX_BASE_URL="+base,
-		"ADKPROXY_URL="+base,
-	)
-	// SDKs refuse to start without a key. When the user set neither
-	// variable, GOOGLE_API_KEY alone gets the placeholder: Go and JS genai,
-	// ADK-JS and Python genai all read it, and all warn when both are set.
-	if placeholder && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "" {
-		env = append(env, "GOOGLE_API_KEY="+proxyopt.ReplayPlaceholderKey)
-	}
-	return env
 }
 
 func printExports(w io.Writer, cfg proxy.Config, base string) {

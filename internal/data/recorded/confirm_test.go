@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // A refusal goes with the earliest unanswered call of its name: of two
@@ -16,9 +17,9 @@ func TestRefusalsPairResultsWithCalls(t *testing.T) {
 	booked := cassettes.ToolResult{Name: "book_room", Response: map[string]any{"status": "booked"}}
 	rejected := cassettes.ToolResult{Name: "book_room", Response: map[string]any{"error": "This tool call is rejected."}}
 	inv := Invocation{Steps: []Step{
-		{ToolCalls: []cassettes.ToolCall{call("Paris"), call("Oslo")}},
-		{ToolResults: []cassettes.ToolResult{booked, rejected}, ToolCalls: []cassettes.ToolCall{call("Rome")}},
-		{ToolResults: []cassettes.ToolResult{rejected, rejected, {Name: "other", Response: rejected.Response}}},
+		{Step: wire.Step{ToolCalls: []cassettes.ToolCall{call("Paris"), call("Oslo")}}},
+		{Step: wire.Step{ToolResults: []cassettes.ToolResult{booked, rejected}, ToolCalls: []cassettes.ToolCall{call("Rome")}}},
+		{Step: wire.Step{ToolResults: []cassettes.ToolResult{rejected, rejected, {Name: "other", Response: rejected.Response}}}},
 	}}
 	got := refusalsOf(&inv)
 	if len(got) != 2 || got[0].Step != 0 || got[0].Call != 1 || got[0].ToolCall.Args["city"] != "Oslo" ||

@@ -9,6 +9,6 @@
 // starts from it: scoring's sessions, the run views of ls (runview), diff
 // (rundiff), the OTLP export, the HTML pages. Where sessions and
 // invocations are is conversation's business (Organize, LiveSteps); each
-// exchange is read once, by cassettes.TrajectoryOf, and every step keeps
+// model call is read once, by package wire (wire.StepOf), and every step keeps
 // its exchange for anything the model does not carry.
 package recorded

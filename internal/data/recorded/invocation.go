@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // FinalStep is the index of the step that gave the final response: the
 // last one that answered with text and no tool call, what the user was told
-// (ADK's rule, cassettes.FinalStep). It is -1 when no step did.
+// (ADK's rule, wire.FinalStep). It is -1 when no step did.
 func (inv *Invocation) FinalStep() int {
 	for i := len(inv.Steps) - 1; i >= 0; i-- {
 		if s := &inv.Steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
@@ -30,11 +31,11 @@ func (inv *Invocation) FinalResponse() string {
 
 // Usage sums the usage of the steps; ok is false when no step reported
 // any.
-func (inv *Invocation) Usage() (sum Usage, ok bool) {
+func (inv *Invocation) Usage() (sum wire.Usage, ok bool) {
 	for _, s := range inv.Steps {
 		if u := s.Usage; u != nil {
-			sum = Usage{sum.Prompt + u.Prompt, sum.Candidates + u.Candidates, sum.Total + u.Total,
-				sum.Thoughts + u.Thoughts, sum.Cached + u.Cached, sum.ToolUse + u.ToolUse}
+			sum = wire.Usage{Prompt: sum.Prompt + u.Prompt, Candidates: sum.Candidates + u.Candidates, Total: sum.Total + u.Total,
+				Thoughts: sum.Thoughts + u.Thoughts, Cached: sum.Cached + u.Cached, ToolUse: sum.ToolUse + u.ToolUse}
 			ok = true
 		}
 	}

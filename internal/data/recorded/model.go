@@ -57,8 +57,13 @@ type Invocation struct {
 	Confirmations []Confirmation
 }
 
-// Step is one model call, in file order within its invocation.
+// Step is one model call, in file order within its invocation: what the
+// wire says it did (wire.Step: the tool results it was sent, the tool
+// calls and text it answered with, its finish reason, usage, model version
+// and latency; ToolResults and ToolCalls never nil), and where and how it
+// happened.
 type Step struct {
+	wire.Step
 	// Number is the step's number in its invocation (its Place.Step): a
 	// retry has the number of the step it retried.
 	Number int
@@ -68,16 +73,6 @@ type Step struct {
 	// Model is the model that answered (the response's modelVersion, or
 	// the one named in the request path).
 	Model string
-	// ToolResults are the results the call was sent (of the previous
-	// step's calls), ToolCalls and Text what it answered with. Never nil.
-	ToolResults  []cassettes.ToolResult
-	ToolCalls    []cassettes.ToolCall
-	Text         string
-	FinishReason string
-	// Usage is nil when the answer reported none.
-	Usage *Usage
-	// Latency is how long the answer took.
-	Latency time.Duration
 	// ErrorStatus is the status of a Gemini error body
 	// ("RESOURCE_EXHAUSTED"), or "".
 	ErrorStatus string
@@ -90,17 +85,6 @@ type Step struct {
 	// Exchange is what the step was read from: its request holds what the
 	// model was sent (generation config, system instruction, tools).
 	Exchange *cassettes.Exchange
-}
-
-// Usage is a model call's usageMetadata, with the names the cassettes'
-// trajectories use. Prompt includes Cached.
-type Usage struct {
-	Prompt     int32
-	Candidates int32
-	Total      int32
-	Thoughts   int32
-	Cached     int32
-	ToolUse    int32
 }
 
 // HTTPCall is one request a tool made to another host through the forward

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // TestInvocationModel: what diff and score pages read from an invocation
@@ -33,7 +34,7 @@ func TestInvocationModel(t *testing.T) {
 	if inv.FinalStep() != 1 || inv.FinalResponse() != "It is <18°C>." {
 		t.Errorf("final step %d, response %q", inv.FinalStep(), inv.FinalResponse())
 	}
-	if u, ok := inv.Usage(); !ok || u != (Usage{Prompt: 30, Candidates: 6, Thoughts: 3, Total: 39}) {
+	if u, ok := inv.Usage(); !ok || u != (wire.Usage{Prompt: 30, Candidates: 6, Thoughts: 3, Total: 39}) {
 		t.Errorf("usage %+v %v", u, ok)
 	}
 	if inv.Latency() != 100*time.Millisecond {

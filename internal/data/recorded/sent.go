@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -28,7 +29,7 @@ type Sent struct {
 // contents, most of a body, are skipped (diffs read this for every
 // invocation).
 func (s *Step) Sent() Sent {
-	out := Sent{Model: conversation.ModelOfPath(s.Exchange.Request.Path)}
+	out := Sent{Model: wire.ModelOfPath(s.Exchange.Request.Path)}
 	var req struct {
 		SystemInstruction json.RawMessage `json:"systemInstruction"`
 		GenerationConfig  json.RawMessage `json:"generationConfig"`

@@ -6,31 +6,22 @@ import (
 	"encoding/json"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
-// stepOf reads a placed model call: its trajectory, read once, and what
-// its place and status say.
+// stepOf reads a placed model call: its step as the wire says, read
+// once, and what its place and status say.
 func stepOf(x *cassettes.Exchange) Step {
-	t := cassettes.TrajectoryOf(x)
-	s := Step{
-		Number: x.Place.Step, Agent: x.Place.Agent, Status: x.Response.Status, Model: t.ModelVersion,
-		ToolResults: t.ToolResults, ToolCalls: t.ToolCalls, Text: t.Text, FinishReason: t.FinishReason,
-		Latency: t.Latency, Reset: x.Response.End == cassettes.EndReset,
-		HTTPCalls: []HTTPCall{}, Exchange: x,
-	}
-	if s.Model == "" {
-		s.Model = conversation.ModelOfPath(x.Request.Path)
+	s := Step{Step: wire.StepOf(x), Number: x.Place.Step, Agent: x.Place.Agent, Status: x.Response.Status,
+		Reset: x.Response.End == cassettes.EndReset, HTTPCalls: []HTTPCall{}, Exchange: x}
+	if s.Model = s.ModelVersion; s.Model == "" {
+		s.Model = wire.ModelOfPath(x.Request.Path)
 	}
 	if s.ToolResults == nil {
 		s.ToolResults = []cassettes.ToolResult{}
 	}
 	if s.ToolCalls == nil {
 		s.ToolCalls = []cassettes.ToolCall{}
-	}
-	if u := t.Usage; u != nil {
-		s.Usage = &Usage{Prompt: u.PromptTokenCount, Candidates: u.CandidatesTokenCount, Total: u.TotalTokenCount,
-			Thoughts: u.ThoughtsTokenCount, Cached: u.CachedContentTokenCount, ToolUse: u.ToolUsePromptTokenCount}
 	}
 	if x.Response.Status != 200 {
 		s.ErrorStatus = errorStatus(&x.Response)
@@ -41,7 +32,7 @@ func stepOf(x *cassettes.Exchange) Step {
 // errorStatus reads the status of a Gemini error body
 // ({"error": {"status": "RESOURCE_EXHAUSTED", ...}}), or "".
 func errorStatus(r *cassettes.Response) string {
-	for _, payload := range cassettes.ResponsePayloads(r) {
+	for _, payload := range wire.Payloads(r) {
 		var body struct {
 			Error struct {
 				Status string `json:"status"`

@@ -3,6 +3,8 @@ package fake_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -262,5 +264,31 @@ func TestLiveBeyondTheScript(t *testing.T) {
 	_, err := livescenario.Run(context.Background(), livescenario.Options{BaseURL: ws, APIKey: "any"})
 	if err == nil || !strings.Contains(err.Error(), "close 1011") || !strings.Contains(err.Error(), `Live connection 1's model call is in turn 2 (user: "Thanks")`) {
 		t.Errorf("a Live call past the script: %v", err)
+	}
+}
+
+// TestPathWithoutVersionNamesIt: a base URL without /v1beta (the Vercel AI
+// SDK's must end in it) sends /models/...; the fake says the version
+// segment is missing and what it serves instead, not "not a method".
+func TestPathWithoutVersionNamesIt(t *testing.T) {
+	base := serve(t, issueScript)
+	for path, want := range map[string]string{
+		"/models/gemini-2.5-flash:generateContent":               "has no API version segment: the fake serves /v1beta/models/gemini-2.5-flash:generateContent",
+		"/models/gemini-2.5-flash:streamGenerateContent?alt=sse": "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+		"/v1beta/models/gemini-2.5-flash:frobnicate":             "is not a method the fake serves",
+		"/nothing/here": "is not a method the fake serves",
+	} {
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(`{"contents":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), want) {
+			t.Errorf("POST %s: %d %s\nwant 404 saying %q", path, resp.StatusCode, b, want)
+		}
+		if strings.Contains(want, "version") && strings.Contains(string(b), "not a method") {
+			t.Errorf("POST %s: still says 'not a method': %s", path, b)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m := methodPath.FindStringSubmatch(r.URL.Path)
 	if m == nil {
-		fault.WriteError(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("adkproxy fake: %s %s is not a method the fake serves (generateContent, streamGenerateContent, countTokens, models, Live)", r.Method, r.URL.Path), 0)
+		notServed(w, r)
 		return
 	}
 	model, method := m[1], m[2]
@@ -71,8 +71,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && (method == "generateContent" || method == "streamGenerateContent"):
 		s.generate(w, r, model, body)
 	default:
-		fault.WriteError(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("adkproxy fake: %s %s is not a method the fake serves (generateContent, streamGenerateContent, countTokens, models, Live)", r.Method, r.URL.Path), 0)
+		notServed(w, r)
 	}
+}
+
+// notServed answers a path the fake does not serve, naming what is
+// missing when the path lacks only its version segment: a base URL given
+// to an SDK in code that does not end as the SDK expects.
+func notServed(w http.ResponseWriter, r *http.Request) {
+	msg := fmt.Sprintf("adkproxy fake: %s %s is not a method the fake serves (generateContent, streamGenerateContent, countTokens, models, Live)", r.Method, r.URL.Path)
+	if want := withVersion(r.URL.Path); want != "" {
+		msg = fmt.Sprintf("adkproxy fake: %s %s has no API version segment: the fake serves %s. The client's base URL lacks it "+
+			"(the Vercel AI SDK's baseURL must end in /v1beta; openai's baseURL in /v1beta/openai/)", r.Method, r.URL.Path, want)
+	}
+	fault.WriteError(w, http.StatusNotFound, "NOT_FOUND", msg, 0)
+}
+
+// withVersion is path with the /v1beta segment it lacks, or "" when it
+// lacks something else.
+func withVersion(path string) string {
+	if strings.HasPrefix(path, "/v1") {
+		return ""
+	}
+	if methodPath.MatchString("/v1beta" + path) {
+		return "/v1beta" + path
+	}
+	return ""
 }
 
 // generate answers a model call with its turn's next item.

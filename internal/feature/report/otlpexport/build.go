@@ -206,7 +206,7 @@ func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Ti
 	for j, h := range step.HTTPCalls {
 		s := httpSpan(t, path+"/http/"+strconv.Itoa(j), gen, h)
 		setStart(s, end)
-		end = end.Add(h.Exchange.Response.Latency)
+		end = end.Add(h.Latency)
 		setEnd(s, end)
 	}
 	descriptions := toolDescriptions(sent)

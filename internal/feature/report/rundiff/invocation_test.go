@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Parallel agents answer in any order: the last answer (ADK's final
@@ -15,7 +16,9 @@ func TestParallelAgentsFinalResponse(t *testing.T) {
 	inv := func(steps ...recorded.Step) *recorded.Invocation {
 		return &recorded.Invocation{User: "Check Paris", Agents: []string{"a", "b"}, Steps: steps}
 	}
-	answer := func(agent, text string) recorded.Step { return recorded.Step{Agent: agent, Text: text} }
+	answer := func(agent, text string) recorded.Step {
+		return recorded.Step{Agent: agent, Step: wire.Step{Text: text}}
+	}
 	old := inv(answer("a", "Sunny."), answer("b", "10:00."))
 	for _, tc := range []struct {
 		new    *recorded.Invocation
