@@ -19,7 +19,9 @@ import (
 func ToolKey(req *cassettes.Request) Fingerprint { return Default().ToolKey(req) }
 
 // DiffTool is Default's Matcher.DiffTool.
-func DiffTool(recorded, got *cassettes.Request) []Difference { return Default().DiffTool(recorded, got) }
+func DiffTool(recorded, got *cassettes.Request) []Difference {
+	return Default().DiffTool(recorded, got)
+}
 
 // toolBody is a tool request's JSON body as m matches it: m's ignore
 // paths (--ignore) and the fields tool dialects' clients make up on every
