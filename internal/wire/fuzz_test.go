@@ -43,6 +43,8 @@ func FuzzWireStep(f *testing.F) {
 	f.Add(generatePath, `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}}]}]}`, `{"candidates":[{"content":{"parts":[{"text":"x"},{"functionCall":{"name":"f"}}]},"finishReason":"STOP"}],"usageMetadata":{"totalTokenCount":1}}`)
 	f.Add("/v1beta/interactions", `{"input":[{"type":"function_result","result":1}]}`, `{"outputs":[{"type":"text","text":"x"}],"usage":{"total_tokens":2}}`)
 	f.Add("/v1beta/models/m:countTokens", `{}`, `null`)
+	f.Add("/v1beta/openai/chat/completions", `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":[{"type":"text","text":"1"}]}]}`,
+		`{"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"total_tokens":1}}`)
 	f.Fuzz(func(t *testing.T, path, req, resp string) {
 		x := exchange(path, req, resp)
 		a := StepOf(x)
