@@ -304,7 +304,8 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		msg := "LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach this proxy (and, while recording, use your API key)"
 		if forwarding {
-			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given"
+			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given" +
+				" (but not to this machine's loopback, link-local or own addresses unless --forward-allow-local names them)"
 		}
 		log.Warn(msg, "addr", addr.String())
 	}
