@@ -16,7 +16,7 @@ import (
 // when aligning it, or returns nil for arrays compared by position.
 func sequenceKey(path string) func(v any) string {
 	switch {
-	case path == "contents":
+	case path == "contents", path == "messages": // messages: the OpenAI-compatible endpoint's history
 		return canonicalKey // turns are the same only when equal
 	case isDeclarations(path):
 		return func(v any) string { // a tool is its name, whatever else changed
@@ -32,6 +32,41 @@ func sequenceKey(path string) func(v any) string {
 }
 
 func canonicalKey(v any) string { return string(AppendCanonical(nil, v)) }
+
+// chatFunctions reports whether every element of both arrays is an OpenAI
+// chat tool ({"type": "function", "function": {"name"...}}): the "tools"
+// of a chat completion, aligned by function name as Gemini's declarations
+// are.
+func chatFunctions(a, b []any) bool {
+	for _, v := range append(append([]any(nil), a...), b...) {
+		m, _ := v.(map[string]any)
+		if f, ok := m["function"].(map[string]any); !ok || f["name"] == nil {
+			return false
+		}
+	}
+	return len(a)+len(b) > 0
+}
+
+// functionKey is a chat tool's key when aligning: its function's name.
+func functionKey(v any) string {
+	if name := nameOf(v); name != "" {
+		return "name:" + name
+	}
+	return canonicalKey(v)
+}
+
+// isToolCalls reports whether path is messages[...].tool_calls, whose
+// calls are addressed by their function's name.
+func isToolCalls(path string) bool {
+	return strings.HasPrefix(path, "messages[") && strings.HasSuffix(path, "].tool_calls")
+}
+
+// holdsJSON reports whether the string at path is JSON sent as a string:
+// a chat tool call's arguments, or a chat message's content (a tool
+// message's result), compared as the value it holds.
+func holdsJSON(path string) bool {
+	return strings.HasPrefix(path, "messages[") && (strings.HasSuffix(path, ".function.arguments") || strings.HasSuffix(path, "].content"))
+}
 
 // isParts reports whether path is contents[N].parts.
 func isParts(path string) bool {
@@ -92,6 +127,11 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 	place := func(keys []string, values []any, i int) string {
 		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && count(rk, keys[i]) <= 1 && count(gk, keys[i]) <= 1 {
 			return path + "[" + name + "]"
+		}
+		if path == "messages" { // by role: messages[user#2] is the second user message on its side
+			if l := label(values, i); l != "" {
+				return path + "[" + l + "]"
+			}
 		}
 		return path + "[" + strconv.Itoa(i) + "]"
 	}
