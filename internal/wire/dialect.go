@@ -56,6 +56,7 @@ type Matching struct {
 // told apart first; the Gemini API's paths last, as the widest.
 var dialects = []Dialect{
 	mcp{},
+	a2a{},
 	httpTool{},
 	live{},
 	interactions{},
