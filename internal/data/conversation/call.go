@@ -122,7 +122,7 @@ func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, wire.Body
 		if !ok {
 			return nil, nil, false
 		}
-		req, ok := bodyread.Read(m, body)
+		req, ok := m.ReadBody(body)
 		return c, req, ok
 	}
 	req, ok := m.ReadBody(body)
