@@ -99,6 +99,30 @@ func partPlace(path string, recorded, got []any, i int) string {
 	return path + "[" + l + "]"
 }
 
+// labels is label for every element of values, in one pass over them.
+func labels(values []any) []string {
+	names := make([]string, len(values))
+	total := map[string]int{}
+	for i, v := range values {
+		if names[i] = nameOf(v); isName(names[i]) {
+			total[names[i]]++
+		}
+	}
+	out := make([]string, len(values))
+	seen := map[string]int{}
+	for i, name := range names {
+		switch n := total[name]; {
+		case n == 0:
+		case n == 1:
+			out[i] = name
+		default:
+			seen[name]++
+			out[i] = name + "#" + strconv.Itoa(seen[name])
+		}
+	}
+	return out
+}
+
 // isDeclarations reports whether path is tools[N].functionDeclarations.
 func isDeclarations(path string) bool {
 	rest, ok := strings.CutPrefix(path, "tools[")
@@ -114,29 +138,41 @@ func isDeclarations(path string) bool {
 // (at its recorded index), added and changed (at the request's index).
 // Between two kept elements, removed and added ones are paired up as
 // changes when pairChanged, so an edited turn is diffed field by field.
-func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged bool) []Difference {
+func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged bool, b *budget) []Difference {
 	rk, gk := make([]string, len(recorded)), make([]string, len(got))
+	rn, gn := map[string]int{}, map[string]int{} // how often each key occurs, for place
 	for i, v := range recorded {
 		rk[i] = key(v)
+		rn[rk[i]]++
 	}
 	for i, v := range got {
 		gk[i] = key(v)
+		gn[gk[i]]++
 	}
 	// A declaration is addressed by its name where that is unique on both
 	// sides (tools[0].functionDeclarations[get_weather]); --ignore reads it.
-	place := func(keys []string, values []any, i int) string {
-		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && count(rk, keys[i]) <= 1 && count(gk, keys[i]) <= 1 {
+	// Messages' role labels, worked out once per side when first needed:
+	// label per element would make a long history's diff quadratic.
+	var rl, gl []string
+	roles := func(values []any, l *[]string) []string {
+		if *l == nil {
+			*l = labels(values)
+		}
+		return *l
+	}
+	place := func(keys []string, values []any, l *[]string, i int) string {
+		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && rn[keys[i]] <= 1 && gn[keys[i]] <= 1 {
 			return path + "[" + name + "]"
 		}
 		if path == "messages" { // by role: messages[user#2] is the second user message on its side
-			if l := label(values, i); l != "" {
-				return path + "[" + l + "]"
+			if name := roles(values, l)[i]; name != "" {
+				return path + "[" + name + "]"
 			}
 		}
 		return path + "[" + strconv.Itoa(i) + "]"
 	}
-	at := func(i int) string { return place(gk, got, i) }
-	atRecorded := func(i int) string { return place(rk, recorded, i) }
+	at := func(i int) string { return place(gk, got, &gl, i) }
+	atRecorded := func(i int) string { return place(rk, recorded, &rl, i) }
 	var out []Difference
 	var removed, added []int // the run since the last kept pair
 	flush := func() {
@@ -145,7 +181,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			pairs = min(len(removed), len(added))
 		}
 		for k := range pairs {
-			out = append(out, DiffJSON(at(added[k]), recorded[removed[k]], got[added[k]])...)
+			out = append(out, diffJSON(at(added[k]), recorded[removed[k]], got[added[k]], b)...)
 		}
 		for _, i := range removed[pairs:] {
 			out = append(out, Difference{Path: atRecorded(i), Kind: Removed, Recorded: render(recorded[i])})
@@ -155,7 +191,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 		}
 		removed, added = removed[:0], added[:0]
 	}
-	edits := align.Align(rk, gk, func(a, b string) bool { return a == b })
+	edits, _ := align.AlignWithin(rk, gk, func(x, y string) bool { return x == y }, &b.cells)
 	movedFrom, moved := moves(edits, rk, gk, pairChanged)
 	for _, e := range edits {
 		switch {
@@ -167,12 +203,12 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			i := movedFrom[e.New]
 			out = append(out, Difference{Path: at(e.New), Kind: Changed,
 				Recorded: "at index " + strconv.Itoa(i), Got: "at index " + strconv.Itoa(e.New)})
-			out = append(out, DiffJSON(at(e.New), recorded[i], got[e.New])...)
+			out = append(out, diffJSON(at(e.New), recorded[i], got[e.New], b)...)
 		case e.Op == align.Insert:
 			added = append(added, e.New)
 		default: // align.Keep
 			flush()
-			out = append(out, DiffJSON(at(e.New), recorded[e.Old], got[e.New])...) // same name, maybe other fields
+			out = append(out, diffJSON(at(e.New), recorded[e.Old], got[e.New], b)...) // same name, maybe other fields
 		}
 	}
 	flush()
@@ -208,14 +244,4 @@ func moves(edits []align.Edit, rk, gk []string, pairChanged bool) (movedFrom []i
 		}
 	}
 	return movedFrom, moved
-}
-
-func count(keys []string, key string) int {
-	n := 0
-	for _, k := range keys {
-		if k == key {
-			n++
-		}
-	}
-	return n
 }
