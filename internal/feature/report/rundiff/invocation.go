@@ -68,7 +68,7 @@ func callsOf(inv *recorded.Invocation) []call {
 // httpCall is a tool's HTTP request as a call: named "http METHOD
 // host/path", its query parameters as arguments (a repeated one as a
 // list), its status as the result.
-func httpCall(h recorded.HTTPCall, agent string) call {
+func httpCall(h *recorded.HTTPCall, agent string) call {
 	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
 	query, _ := url.ParseQuery(h.Query)
 	return call{ToolCall: cassettes.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
