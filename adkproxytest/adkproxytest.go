@@ -18,7 +18,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -119,7 +119,7 @@ func New(dir, name string, opts ...Option) (*Proxy, error) {
 		return nil, err
 	}
 	cfg := proxy.Config{Mode: proxy.ModeReplay, Dir: dir, DefaultCassette: name}
-	proxyopt.SetHints(&cfg, hints(name))
+	cfg.Hints = hints(name)
 	if recording {
 		cfg.Mode = proxy.ModeRecord
 	}
@@ -167,13 +167,13 @@ func (s settings) recording() (bool, error) {
 }
 
 // hints end the proxy's failure messages with what to do in a Go test.
-func hints(name string) proxyopt.Hints {
+func hints(name string) proxy.Hints {
 	levels := strings.Split(name, "/")
 	for i, l := range levels {
 		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
 	}
 	rerecord := fmt.Sprintf("%s=1 go test -run '%s'", RecordEnv, strings.Join(levels, "/"))
-	return proxyopt.Hints{
+	return proxy.Hints{
 		Record:   "record it with " + rerecord,
 		Rerecord: "Re-record with " + rerecord + " if the change is intended.",
 		Mismatch: "Re-record with " + rerecord + " if the change is intended.",

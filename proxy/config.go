@@ -11,7 +11,6 @@ import (
 	"net/url"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -158,15 +157,30 @@ type Config struct {
 	// ModePassthrough, which replay nothing.
 	Match func(request, recorded *cassettes.Request) bool
 
-	// hints end failure messages with what the user can do, in the words
-	// of adkproxy's own programs (proxyopt.SetHints); none for others.
-	hints proxyopt.Hints
+	// Hints end failure messages with what the user can do about them, in
+	// the words of the program around the Server; the zero value adds
+	// none.
+	Hints Hints
 }
 
-func init() {
-	proxyopt.SetHints = func(cfg any, h proxyopt.Hints) { cfg.(*Config).hints = h }
-	proxyopt.LimitListener = newLimitListener
-	proxyopt.SniffTLS = sniffTLS
+// Hints finish failure messages with what the user can do about them, in
+// the words of the program around the Server (its commands and flags),
+// which package proxy does not know: adkproxy's CLI names its commands,
+// adkproxytest the go test command line that re-records. An empty hint is
+// left out.
+type Hints struct {
+	// Record: a cassette that does not exist or is empty.
+	Record string
+	// Rerecord: a request that matches no recording.
+	Rerecord string
+	// Mismatch: a request that differs from the recording at its place.
+	Mismatch string
+	// UsedUp: a request whose recorded answers were all used already.
+	UsedUp string
+	// TooLarge: a request body larger than MaxBody.
+	TooLarge string
+	// Control: a control request refused for lack of a control token.
+	Control string
 }
 
 func (c *Config) setDefaults() error {

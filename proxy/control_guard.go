@@ -161,7 +161,7 @@ func (s *Server) controlAllowed(r *http.Request) (int, string) {
 	case !isLoopbackPeer(r.RemoteAddr):
 		if token == "" {
 			return http.StatusForbidden, hinted(fmt.Sprintf("control requests from %s are refused: only loopback peers may use %s when no control token is set",
-				r.RemoteAddr, ControlPrefix), "; ", s.cfg.hints.Control)
+				r.RemoteAddr, ControlPrefix), "; ", s.cfg.Hints.Control)
 		}
 		return http.StatusUnauthorized, fmt.Sprintf("control requests from %s need the control token as \"Authorization: Bearer TOKEN\"", r.RemoteAddr)
 	case !loopbackHost(r.Host):

@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -268,7 +268,7 @@ func TestControlRefusesOtherMachinesWithoutTheToken(t *testing.T) {
 		return hs.URL
 	}
 	dir := t.TempDir()
-	open := serve(withHints(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, proxyopt.Hints{Control: "start it with --control-token"}))
+	open := serve(withHints(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, proxy.Hints{Control: "start it with --control-token"}))
 	guarded := serve(proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ControlToken: token})
 	loopback := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir, ControlToken: token})
 

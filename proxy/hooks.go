@@ -159,7 +159,7 @@ func (s *Server) verifyMatching(w http.ResponseWriter, t *tape, req *cassettes.R
 	if usedUp > 0 {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers Config.Match accepts for %s %s were already used",
-			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.hints.UsedUp))
+			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
 	s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, "Config.Match accepts no recording: "+s.explainMiss(t, req))

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // Limits bound the time and connections a client can hold. Each field's

@@ -73,7 +73,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		s.paths.Delete(name)
 		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
-			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.hints.Record))
+			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if t.replaying && s.faults.active() {
@@ -93,7 +93,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 			if usedUp > 0 {
 				msg = fmt.Sprintf("cassette %q: all %d recorded Live connections to %s were already used", t.name, usedUp, req.Path)
 			}
-			s.miss(w, matcher.OutcomeUnmatched, t.name, &req, nil, nil, hinted(msg, "; ", s.cfg.hints.Rerecord))
+			s.miss(w, matcher.OutcomeUnmatched, t.name, &req, nil, nil, hinted(msg, "; ", s.cfg.Hints.Rerecord))
 			return
 		}
 	}

@@ -194,7 +194,7 @@ func (p *livePlayer) differs(i int, diffs []matcher.Difference, why string) bool
 	if why != "" {
 		head += " (" + why + ")"
 	}
-	msg := hinted(head+":"+matcher.FormatDiffs(diffs, maxShownDiffs), "\n", s.cfg.hints.Mismatch)
+	msg := hinted(head+":"+matcher.FormatDiffs(diffs, maxShownDiffs), "\n", s.cfg.Hints.Mismatch)
 	o := outcomeFor(matcher.OutcomeMismatched, t.name, p.req, nil)
 	o.Diffs, o.Message = keptDiffs(diffs), msg
 	p.differed = true

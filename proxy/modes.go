@@ -143,7 +143,7 @@ func (c *Config) reportMode() string {
 // failed on. It returns nil, or an error wrapping
 // ErrRunFailed with the counts.
 func (s *Server) Failure() error {
-	if err := s.oversized.failure(s.cfg.hints.TooLarge); err != nil {
+	if err := s.oversized.failure(s.cfg.Hints.TooLarge); err != nil {
 		return err
 	}
 	if err := s.refused.failure(); err != nil {

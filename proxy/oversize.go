@@ -212,7 +212,7 @@ func (s *Server) noteOversized(t *tape, stored *cassettes.Request, sent int64, e
 	}
 	msg := s.oversized.add(t.name, stored, sent, s.cfg.MaxBody, err == nil)
 	o := outcomeFor(matcher.OutcomeForwarded, t.name, stored, nil)
-	o.Message = hinted(msg+"; passed on, not recorded", "; ", s.cfg.hints.TooLarge)
+	o.Message = hinted(msg+"; passed on, not recorded", "; ", s.cfg.Hints.TooLarge)
 	s.report.add(o)
 	s.log.Error("answer over the body limit passed on but not recorded; the run will fail", "cassette", t.name,
 		"method", stored.Method, "path", stored.Path, "bytes", sent, "limit", s.cfg.MaxBody)

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -73,7 +72,7 @@ func TestOversizedAnswerIsPassedWholeAndNotRecorded(t *testing.T) {
 			defer up.Close()
 			dir := testutil.OutDir(t)
 			rec := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
-				MaxBody: testMaxBody}, proxyopt.Hints{TooLarge: "raise --max-body"}))
+				MaxBody: testMaxBody}, proxy.Hints{TooLarge: "raise --max-body"}))
 			resp := post(t, rec.URL, generatePath, nil, `{"contents":[{"role":"user","parts":[{"text":"big"}]}]}`)
 			got, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -149,7 +148,7 @@ func TestEndlessStreamIsPassedOnAndNotRecorded(t *testing.T) {
 	defer up.Close()
 	dir := testutil.OutDir(t)
 	rec := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL),
-		MaxBody: testMaxBody}, proxyopt.Hints{TooLarge: "raise --max-body"}))
+		MaxBody: testMaxBody}, proxy.Hints{TooLarge: "raise --max-body"}))
 	resp := post(t, rec.URL, streamPath, nil, `{"contents":[{"role":"user","parts":[{"text":"endless"}]}]}`)
 	br := bufio.NewReader(resp.Body)
 	want := 4 * testMaxBody / len(event(0))

@@ -38,7 +38,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 	if usedUp > 0 {
 		s.miss(w, matcher.OutcomeUnmatched, t.name, req, nil, nil, hinted(fmt.Sprintf(
 			"cassette %q: all %d recorded answers to %s %s were already used",
-			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.hints.UsedUp))
+			t.name, usedUp, req.Method, pathAndQuery(req)), "; ", s.cfg.Hints.UsedUp))
 		return
 	}
 	var e *entry
@@ -54,7 +54,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 	}
 	diffs := s.m.Diff(&e.x.Request, req)
 	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: request differs from the recording:%s",
-		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Mismatch))
+		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
 }
 
 // differs answers a request that differs from the recording e at its
@@ -106,15 +106,15 @@ func (s *Server) miss(w http.ResponseWriter, kind matcher.OutcomeKind, name stri
 func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 	head := fmt.Sprintf("cassette %q: no recorded request matches %s %s", t.name, req.Method, pathAndQuery(req))
 	if msg, ok := t.explainUpload(req); ok {
-		return hinted(head+": "+msg, "\n", s.cfg.hints.Rerecord)
+		return hinted(head+": "+msg, "\n", s.cfg.Hints.Rerecord)
 	}
 	recorded := t.requests()
 	i, diffs := s.m.Closest(recorded, req)
 	if i < 0 {
-		return hinted(head+": the cassette is empty", "; ", s.cfg.hints.Record)
+		return hinted(head+": the cassette is empty", "; ", s.cfg.Hints.Record)
 	}
 	return hinted(fmt.Sprintf("%s.\nClosest recording (interaction %d, %s %s) differs in %d field(s):%s",
-		head, i+1, recorded[i].Method, pathAndQuery(recorded[i]), len(diffs), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.hints.Rerecord)
+		head, i+1, recorded[i].Method, pathAndQuery(recorded[i]), len(diffs), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Rerecord)
 }
 
 // serve writes a recorded response: same status, headers and bytes, and a

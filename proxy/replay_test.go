@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -64,7 +63,7 @@ func TestIdenticalRequestsReplayInRecordedOrder(t *testing.T) {
 	up.Close()
 
 	const hint = "ask for repeats"
-	rep := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, proxyopt.Hints{UsedUp: hint}))
+	rep := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, proxy.Hints{UsedUp: hint}))
 	for i := 1; i <= 3; i++ {
 		if got, want := body(t, post(t, rep.URL, generatePath, nil, same)), fmt.Sprintf("{\n  \"call\": %d\n}\n", i); got != want {
 			t.Fatalf("replay %d: got %q, want %q", i, got, want)
@@ -107,7 +106,7 @@ func TestUnmatchedRequestGetsGeminiErrorWithDiff(t *testing.T) {
 	recorded := `{"contents":[{"role":"user","parts":[{"text":"weather?"}]},{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"temp_c":15}}}]}]}`
 	dir := record(t, up.URL, recorded)
 	const hint = "Accept it with the lenient switch."
-	rep := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, proxyopt.Hints{Mismatch: hint}))
+	rep := startProxy(t, withHints(proxy.Config{Mode: proxy.ModeReplay, Dir: dir}, proxy.Hints{Mismatch: hint}))
 	changed := strings.Replace(recorded, `"temp_c":15`, `"temp_c":23`, 1)
 	resp := post(t, rep.URL, generatePath, nil, changed)
 	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json; charset=UTF-8" {

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 	"golang.org/x/sync/singleflight"
 )
@@ -261,7 +262,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
 		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
-			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.hints.Record))
+			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {
@@ -330,7 +331,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path strin
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, errDeclaredTooLarge) {
 			writeError(w, http.StatusRequestEntityTooLarge, statusInvalidArgument,
-				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.hints.TooLarge))
+				hinted(fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBody), "; ", s.cfg.Hints.TooLarge))
 			return "", "", nil, nil, false
 		}
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, "could not read the request body: "+err.Error())
@@ -393,7 +394,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	if found && cassettes.HasJournal(path) {
 		// Fold what a killed recording left in the journal into the YAML
 		// now, before this run starts a journal of its own.
-		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing}, s.cfg.Redactor); err != nil {
+		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
 			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
 		}
 		cassettes.RemoveJournal(path) // stale now; removing it is tidiness, not safety

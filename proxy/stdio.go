@@ -17,7 +17,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // SchemeStdio is the scheme of a stdio MCP server's exchanges.

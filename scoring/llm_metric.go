@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/adkproxy/adkproxy/internal/base/gotmpl"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 )
 
@@ -24,7 +25,8 @@ type ScaleMetric struct {
 	// Prompt is the template text (from "prompt" or the file "prompt_file"
 	// names, relative to the config's folder).
 	Prompt string
-	// Template is Prompt parsed.
+	// Template is Prompt parsed, within gotmpl's bounds: render it with
+	// Render (it runs through nothing else).
 	Template   *template.Template
 	Min, Max   float64
 	NumSamples int
@@ -47,6 +49,13 @@ type ScalePromptData struct {
 	Reference, ReferenceToolCalls, State            string
 	FinalState                                      string
 	Invocation, Invocations                         int
+}
+
+// Render is the metric's prompt for one invocation, within the bounds of
+// a template read from a user's files (output 4 MiB, 5 s; see
+// docs/guarantees.md): one over them is an error naming its line.
+func (sm *ScaleMetric) Render(data ScalePromptData) (string, error) {
+	return gotmpl.Execute(sm.Template, "", data, gotmpl.Limits{})
 }
 
 var metricNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
@@ -136,11 +145,11 @@ func (cfg *Config) parseScaleMetric(name string, n pyjson.Value) (Criterion, err
 	if strings.TrimSpace(sm.Prompt) == "" {
 		return cr, n.Errorf("the prompt is empty")
 	}
-	if sm.Template, err = template.New(name).Option("missingkey=error").Parse(sm.Prompt); err != nil {
+	if sm.Template, err = gotmpl.Parse(name, sm.Prompt, "missingkey=error"); err != nil {
 		return cr, n.Errorf("the prompt is not a valid template: %v", err)
 	}
 	// A template naming a field the data has not fails now, not mid-run.
-	if err := sm.Template.Execute(discard{}, ScalePromptData{}); err != nil {
+	if _, err := sm.Render(ScalePromptData{}); err != nil {
 		return cr, n.Errorf("the prompt does not render: %v (fields: .UserText, .FinalResponse, .ToolCalls, .ToolResults, .Reference, .ReferenceToolCalls, .State, .FinalState, .Invocation, .Invocations)", err)
 	}
 	num := func(key string, into *float64) error {
@@ -195,10 +204,6 @@ func (cfg *Config) parseScaleMetric(name string, n pyjson.Value) (Criterion, err
 	}
 	return cr, nil
 }
-
-type discard struct{}
-
-func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 // String names the scale for messages: "0–5".
 func (sm *ScaleMetric) String() string { return fmt.Sprintf("%g–%g", sm.Min, sm.Max) }

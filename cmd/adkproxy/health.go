@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/urfave/cli/v2"
 )
 

@@ -5,7 +5,7 @@ package main
 // Flags that bound what one client can hold: timeouts and --max-conns.
 
 import (
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/urfave/cli/v2"
 )

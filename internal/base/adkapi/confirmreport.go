@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
-// ControlConfirmation is the proxy's path for reported answers (the same
-// as proxyopt.ControlConfirmation, which this package does not import).
-const ControlConfirmation = "/_adkproxy/confirmation"
+// ControlConfirmation is the proxy's path for reported answers.
+const ControlConfirmation = proxyopt.ControlConfirmation
 
 // ConfirmationReporter posts each answer to the adkproxy at URL before the
 // answer goes to the agent, so the proxy has it when the tool's result

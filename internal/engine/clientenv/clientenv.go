@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // Placeholder is the key given to clients that need none (replay, and

@@ -26,7 +26,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // Options configure Run; the zero value of each field is its default.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
 // Placeholders of the server command.

@@ -65,11 +65,11 @@ func (r *caseRun) scale(ctx context.Context, cr *scoring.Criterion, m *scoring.M
 	var sum float64
 	scored := 0
 	for i := range r.c.Actual {
-		var def strings.Builder
-		if err := sm.Template.Execute(&def, scaleData(r.c, i)); err != nil {
+		def, err := sm.Render(scaleData(r.c, i))
+		if err != nil {
 			return fmt.Errorf("%s: the prompt does not render for invocation %d: %w", cr.Metric, i+1, err)
 		}
-		prompt, err := render("scale_metric", "main", map[string]any{"Definition": strings.TrimSpace(def.String()),
+		prompt, err := render("scale_metric", "main", map[string]any{"Definition": strings.TrimSpace(def),
 			"Min": num(sm.Min), "Max": num(sm.Max)})
 		if err != nil {
 			return err

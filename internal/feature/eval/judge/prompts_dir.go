@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/adkproxy/adkproxy/internal/base/gotmpl"
 	"github.com/adkproxy/adkproxy/internal/base/jinja"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -95,7 +96,7 @@ func LoadPrompts(dir string) (Prompts, error) {
 			continue
 		}
 		if ext == ".tmpl" {
-			if o.tmpl, err = template.New(kind).Parse(string(data)); err != nil {
+			if o.tmpl, err = gotmpl.Parse(kind, string(data)); err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			for _, part := range builtinParts(kind) {
@@ -191,18 +192,15 @@ func (j *Judge) prompt(kind string, data any, adk func() map[string]string, prop
 		return []string{o.renderADK(adk())}, nil
 	}
 	exec := func(part string, v any) (string, error) {
-		var b strings.Builder
-		t := prompts[kind]
-		if o != nil {
-			t = o.tmpl
+		if o == nil {
+			return render(kind, part, v)
 		}
-		if err := t.ExecuteTemplate(&b, part, v); err != nil {
-			if o != nil {
-				return "", fmt.Errorf("%s: %w", o.file, err)
-			}
-			return "", err
+		// The user's template is data: bounded (gotmpl).
+		out, err := gotmpl.Execute(o.tmpl, part, v, gotmpl.Limits{})
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", o.file, err)
 		}
-		return b.String(), nil
+		return out, nil
 	}
 	main, err := exec("main", data)
 	if err != nil {

@@ -1,60 +1,17 @@
-// Package proxyopt holds what adkproxy's own programs (the CLI and
-// adkproxytest) set or use in package proxy beyond its public API: the
-// hints that end failure messages in the program's words, the listener
-// wrappers the CLI serves through (connection limit, TLS on the same
-// port), the tunnel host pattern check, the placeholder key replay hands
-// out and when a recording client may use it too, the control API's paths,
-// and the defaults of proxy.Limits the CLI shows as flag defaults.
-// Package proxy fills in the function variables when it is initialised,
-// so they are set wherever proxy is imported.
+// Package proxyopt holds what package proxy shares with adkproxy's own
+// programs (the CLI and adkproxytest) beyond its public API, below it so
+// that each imports it directly: the listener wrappers the CLI serves
+// through (connection limit, TLS on the same port), the body of the errors
+// adkproxy answers with itself, the tunnel host pattern check, the
+// placeholder key replay hands out and when a recording client may use it
+// too, the control API's paths, and the defaults of proxy.Limits the CLI
+// shows as flag defaults.
 package proxyopt
 
 import (
-	"crypto/tls"
 	"fmt"
-	"log/slog"
-	"net"
 	"strings"
 	"time"
-)
-
-// Hints finish failure messages with what the user can do about them, in
-// the words of the program around the server (its commands and flags),
-// which package proxy does not know. An empty hint is left out.
-type Hints struct {
-	// Record: a cassette that does not exist or is empty.
-	Record string
-	// Rerecord: a request that matches no recording.
-	Rerecord string
-	// Mismatch: a request that differs from the recording at its place.
-	Mismatch string
-	// UsedUp: a request whose recorded answers were all used already.
-	UsedUp string
-	// TooLarge: a request body larger than MaxBody.
-	TooLarge string
-	// Control: a control request refused for lack of a control token.
-	Control string
-}
-
-// Set by package proxy.
-var (
-	// SetHints gives a *proxy.Config the hints its Server ends failure
-	// messages with.
-	SetHints func(cfg any, h Hints)
-	// LimitListener wraps ln so that at most maxConns accepted
-	// connections are open at once; a connection beyond that gets a 503
-	// Gemini error (UNAVAILABLE, Retry-After: 1) and is closed, rather than
-	// waiting unseen in the backlog. Accept errors are logged at warn
-	// level on log, at most once a second, then returned (http.Server
-	// retries temporary ones).
-	LimitListener func(ln net.Listener, maxConns int, log *slog.Logger) net.Listener
-	// SniffTLS wraps ln so that each accepted connection whose first byte
-	// opens a TLS handshake is served over TLS, with the certificate leaf
-	// returns for the name the client asked for, and every other
-	// connection as it is. Certificates are given for localhost, loopback
-	// addresses and the address the client connected to; other names are
-	// refused. Accept never waits on one slow client.
-	SniffTLS func(ln net.Listener, leaf func(host string) (*tls.Certificate, error)) net.Listener
 )
 
 // The control API's paths (proxy.ControlPrefix is the same prefix).

@@ -3,7 +3,7 @@
 // HTTP, on the same port, so clients that insist on https: and wss:
 // (Python's and Go's Live clients) reach adkproxy as https://127.0.0.1:PORT.
 
-package proxy
+package proxyopt
 
 import (
 	"bufio"
@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 )
 
 // tlsRecordHandshake is the first byte of every TLS connection: a record
@@ -24,9 +22,9 @@ const tlsRecordHandshake = 0x16
 
 // sniffTimeout bounds how long a new connection may stay silent before
 // its first byte says which protocol it speaks.
-const sniffTimeout = proxyopt.HeaderTimeout
+const sniffTimeout = HeaderTimeout
 
-// sniffTLS wraps ln so that each accepted connection whose first byte
+// SniffTLS wraps ln so that each accepted connection whose first byte
 // opens a TLS handshake is served over TLS, with the certificate leaf
 // returns for the name the client asked for (the local CA's
 // ca.Authority.Leaf), and every other connection as it is. Certificates
@@ -34,7 +32,7 @@ const sniffTimeout = proxyopt.HeaderTimeout
 // connected to; other names are refused (http.Server logs the failed
 // handshake). Accept never waits on one slow client: connections are
 // sniffed on their own goroutines.
-func sniffTLS(ln net.Listener, leaf func(host string) (*tls.Certificate, error)) net.Listener {
+func SniffTLS(ln net.Listener, leaf func(host string) (*tls.Certificate, error)) net.Listener {
 	s := &sniffListener{Listener: ln, ready: make(chan net.Conn), errs: make(chan error), done: make(chan struct{})}
 	s.config = &tls.Config{
 		NextProtos: []string{"http/1.1"}, // WebSocket upgrades are HTTP/1.1 only

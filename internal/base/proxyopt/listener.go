@@ -1,7 +1,7 @@
 // A listener that bounds the number of open connections and reports
 // failures to accept (such as running out of descriptors) at warn level.
 
-package proxy
+package proxyopt
 
 import (
 	"bufio"
@@ -16,22 +16,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/adkproxy/adkproxy/internal/engine/proxyopt"
 )
 
 // refuseTimeout bounds how long a refused connection is kept to deliver
 // its 503.
 const refuseTimeout = 2 * time.Second
 
-// newLimitListener wraps ln so that at most maxConns accepted connections are
+// LimitListener wraps ln so that at most maxConns accepted connections are
 // open at once; a connection beyond that gets a 503 Gemini error
 // (UNAVAILABLE, Retry-After: 1) and is closed, rather than waiting unseen
 // in the backlog. Accept errors are logged at warn level on log, at most
 // once a second, then returned (http.Server retries temporary ones).
-func newLimitListener(ln net.Listener, maxConns int, log *slog.Logger) net.Listener {
+func LimitListener(ln net.Listener, maxConns int, log *slog.Logger) net.Listener {
 	if maxConns <= 0 {
-		maxConns = proxyopt.DefaultMaxConns
+		maxConns = DefaultMaxConns
 	}
 	return &limitListener{Listener: ln, max: int64(maxConns), log: log}
 }
@@ -97,7 +95,7 @@ func refuse(c net.Conn, max int64) {
 	if _, err := http.ReadRequest(br); err != nil {
 		return
 	}
-	body := errorBody(http.StatusServiceUnavailable, statusUnavailable,
+	body := ErrorBody(http.StatusServiceUnavailable, statusUnavailable,
 		fmt.Sprintf("too many connections (the limit is %d); retry shortly", max))
 	var head bytes.Buffer
 	head.WriteString("HTTP/1.1 503 Service Unavailable\r\n")
@@ -119,3 +117,6 @@ func refuse(c net.Conn, max int64) {
 	}
 	io.Copy(io.Discard, io.LimitReader(br, 1<<20)) // until the client closes, or the deadline
 }
+
+// statusUnavailable is the google.rpc.Code name of a 503.
+const statusUnavailable = "UNAVAILABLE"
