@@ -115,10 +115,10 @@ func DiffJSON(path string, recorded, got any) []Difference {
 		if !ok {
 			break
 		}
-		if key := sequenceKey(path); key != nil {
-			return diffSequence(path, r, g, key, path == "contents")
+		if key, paired := sequenceKey(path, r, g); key != nil {
+			return diffSequence(path, r, g, key, paired)
 		}
-		parts := isParts(path)
+		parts := isParts(path, r, g)
 		var out []Difference
 		for i := 0; i < len(r) || i < len(g); i++ {
 			p := path + "[" + strconv.Itoa(i) + "]"

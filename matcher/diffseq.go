@@ -7,41 +7,37 @@ package matcher
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/align"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // sequenceKey says how the elements of the array at path are told apart
-// when aligning it, or returns nil for arrays compared by position.
-func sequenceKey(path string) func(v any) string {
+// when aligning it, and whether an edited element between kept ones is
+// paired and diffed field by field; nil for arrays compared by position.
+// The dialects say which arrays are sequences (wire.ArrayAt).
+func sequenceKey(path string, recorded, got []any) (key func(v any) string, paired bool) {
+	a := wire.ArrayAt(path, recorded, got)
 	switch {
-	case path == "contents":
-		return canonicalKey // turns are the same only when equal
-	case isDeclarations(path):
-		return func(v any) string { // a tool is its name, whatever else changed
-			if m, ok := v.(map[string]any); ok {
-				if name, ok := m["name"].(string); ok {
-					return "name:" + name
-				}
-			}
-			return canonicalKey(v)
-		}
+	case !a.Aligned:
+		return nil, false
+	case a.Key == nil:
+		return canonicalKey, a.Paired // the same only when equal
 	}
-	return nil
+	return func(v any) string { // a tool is its name, whatever else changed
+		if k, ok := a.Key(v); ok {
+			return "name:" + k
+		}
+		return canonicalKey(v)
+	}, a.Paired
 }
 
 func canonicalKey(v any) string { return string(AppendCanonical(nil, v)) }
 
-// isParts reports whether path is contents[N].parts.
-func isParts(path string) bool {
-	rest, ok := strings.CutPrefix(path, "contents[")
-	if !ok {
-		return false
-	}
-	n, ok := strings.CutSuffix(rest, "].parts")
-	_, err := strconv.Atoi(n)
-	return ok && err == nil
+// isParts reports whether the array at path is compared by position with
+// its elements addressed by name (a turn's parts: contents[2].parts[f]).
+func isParts(path string, recorded, got []any) bool {
+	return wire.ArrayAt(path, recorded, got).Labelled
 }
 
 // partPlace addresses the i-th part of a content compared by position:
@@ -62,17 +58,6 @@ func partPlace(path string, recorded, got []any, i int) string {
 		return path + "[" + strconv.Itoa(i) + "]"
 	}
 	return path + "[" + l + "]"
-}
-
-// isDeclarations reports whether path is tools[N].functionDeclarations.
-func isDeclarations(path string) bool {
-	rest, ok := strings.CutPrefix(path, "tools[")
-	if !ok {
-		return false
-	}
-	n, ok := strings.CutSuffix(rest, "].functionDeclarations")
-	_, err := strconv.Atoi(n)
-	return ok && err == nil
 }
 
 // diffSequence aligns recorded and got by key and lists what was removed

@@ -407,10 +407,12 @@ var openaiMatching = Matching{
 			return "contents"
 		case "tools", "tool_choice":
 			return "tools"
-		case "model", "stream", "stream_options":
-			return ""
+		case "temperature", "top_p", "max_tokens", "max_completion_tokens", "response_format", "reasoning_effort",
+			"n", "stop", "seed", "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs", "logit_bias",
+			"parallel_tool_calls", "modalities", "audio", "prediction", "service_tier":
+			return "generation_config"
 		}
-		return "generation_config" // temperature, max_tokens, response_format, reasoning_effort...
+		return "" // Gemini's fields (toolConfig, labels...) are its own
 	},
 }
 
@@ -422,7 +424,7 @@ func openaiElementName(v any) string {
 		name, _ := f["name"].(string)
 		return name
 	}
-	if role, ok := m["role"].(string); ok {
+	if role, ok := m["role"].(string); ok && m["parts"] == nil { // not a Gemini content
 		return role
 	}
 	return ""
