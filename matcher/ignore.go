@@ -149,8 +149,8 @@ func isNth(s string) bool {
 }
 
 // nameOf is the name a dialect addresses an array element by (a function
-// declaration by its name, a part by the function it calls or answers),
-// or "".
+// declaration by its name, a part by the function it calls or answers, a
+// chat message by its role), or "" (wire.ElementName).
 func nameOf(v any) string { return wire.ElementName(v) }
 
 // label addresses values[i] by its name, as --ignore reads it: "NAME"

@@ -2,7 +2,11 @@
 
 package wire
 
-import "github.com/adkproxy/adkproxy/cassettes"
+import (
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
 
 // Dialect is one way model or tool traffic is spelled on the wire. Adding
 // one is a file of this package with a value implementing it, listed in
@@ -201,4 +205,40 @@ func Members() []string {
 		out = append(out, m.Members...)
 	}
 	return out
+}
+
+// HoldsJSON reports whether the string at a diff path is one a dialect
+// sends JSON in (Matching.JSONStrings), every index or label in either
+// read as [*]: messages[user#1].content matches messages[*].content.
+func HoldsJSON(path string) bool {
+	for _, m := range matchings {
+		for _, p := range m.JSONStrings {
+			if anyIndex(path) == anyIndex(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyIndex is path with every bracketed index, label or key as [*].
+func anyIndex(path string) string {
+	if !strings.Contains(path, "[") {
+		return path
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '[')
+		if i < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		b.WriteString(path[:i])
+		b.WriteString("[*]")
+		j := strings.IndexByte(path[i:], ']')
+		if j < 0 {
+			return b.String()
+		}
+		path = path[i+j+1:]
+	}
 }

@@ -401,6 +401,7 @@ var openaiMatching = Matching{
 		"messages[*].content",
 	},
 	ElementName: openaiElementName,
+	Array:       openaiArray,
 	Group: func(field string) string {
 		switch field {
 		case "messages":
@@ -414,6 +415,41 @@ var openaiMatching = Matching{
 		}
 		return "" // Gemini's fields (toolConfig, labels...) are its own
 	},
+}
+
+// openaiArray: the history (messages) is a sequence of messages, the same
+// only when equal, an edited one diffed field by field, each addressed by
+// its role (messages[user#2]); a chat completion's tools are a sequence
+// told apart by function name, when every element is one
+// ({"type": "function", "function": {"name"...}}); a message's tool calls
+// keep their positions, addressed by their function's name.
+func openaiArray(path string, recorded, got []any) Array {
+	switch {
+	case path == "messages":
+		return Array{Aligned: true, Paired: true, Labelled: true}
+	case path == "tools" && chatFunctions(recorded, got):
+		return Array{Aligned: true, Key: func(v any) (string, bool) {
+			name := openaiElementName(v)
+			return name, name != ""
+		}}
+	case strings.HasPrefix(path, "messages[") && strings.HasSuffix(path, "].tool_calls"):
+		return Array{Labelled: true}
+	}
+	return Array{}
+}
+
+// chatFunctions reports whether every element of both arrays is a chat
+// tool with a function name.
+func chatFunctions(a, b []any) bool {
+	for _, list := range [2][]any{a, b} {
+		for _, v := range list {
+			m, _ := v.(map[string]any)
+			if f, ok := m["function"].(map[string]any); !ok || f["name"] == nil {
+				return false
+			}
+		}
+	}
+	return len(a)+len(b) > 0
 }
 
 // openaiElementName is the name of the function a tool or tool call is
