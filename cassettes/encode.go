@@ -54,7 +54,7 @@ func Marshal(c *Cassette) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("cannot marshal a nil cassette")
 	}
-	sessions, other, live, err := structureNodes(c.Exchanges)
+	sessions, other, live, err := structureNodes(c.Exchanges, c.Trajectories)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func Marshal(c *Cassette) ([]byte, error) {
 // structureNodes groups placed exchanges into sessions, invocations and
 // steps (in the order they appear in the slice) and lists the rest, Live
 // connections apart.
-func structureNodes(exchanges []*Exchange) (sessions, other, live *yaml.Node, err error) {
+func structureNodes(exchanges []*Exchange, trajectoryOf func(*Exchange) Trajectory) (sessions, other, live *yaml.Node, err error) {
 	sessions = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	other = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	live = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
@@ -148,7 +148,11 @@ func structureNodes(exchanges []*Exchange) (sessions, other, live *yaml.Node, er
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		step := mapping("step", intNode(p.Step), "agent", agent, "trajectory", trajectoryNode(TrajectoryOf(x)))
+		var t Trajectory
+		if trajectoryOf != nil {
+			t = trajectoryOf(x)
+		}
+		step := mapping("step", intNode(p.Step), "agent", agent, "trajectory", trajectoryNode(t))
 		step.Content = append(step.Content, n.Content...)
 		confirmations, err := confirmationsNode(x.Confirmations)
 		if err != nil {
@@ -199,11 +203,11 @@ func trajectoryNode(t Trajectory) *yaml.Node {
 		n.Content = append(n.Content, strNode("finish_reason"), strNode(t.FinishReason))
 	}
 	if u := t.Usage; u != nil {
-		usage := flowMap("prompt", u.PromptTokenCount, "candidates", u.CandidatesTokenCount, "total", u.TotalTokenCount)
+		usage := flowMap("prompt", u.Prompt, "candidates", u.Candidates, "total", u.Total)
 		for _, extra := range []struct {
 			name  string
 			value int32
-		}{{"thoughts", u.ThoughtsTokenCount}, {"cached", u.CachedContentTokenCount}, {"tool_use", u.ToolUsePromptTokenCount}} {
+		}{{"thoughts", u.Thoughts}, {"cached", u.Cached}, {"tool_use", u.ToolUse}} {
 			if extra.value > 0 {
 				usage.Content = append(usage.Content, strNode(extra.name), anyNode(extra.value))
 			}

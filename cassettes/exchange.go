@@ -108,4 +108,9 @@ type Cassette struct {
 	// Warnings say what Load left out (an incomplete journal); they are
 	// for the log, and not stored either.
 	Warnings []string
+	// Trajectories reads a step's trajectory from its bodies when the
+	// cassette is written (adkproxy's reader is internal/wire's StepOf);
+	// nil writes each trajectory empty, with only its HTTP calls. It is
+	// not stored either.
+	Trajectories func(*Exchange) Trajectory
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 const (
@@ -222,7 +223,7 @@ func checkADKCassette(t *testing.T, c *cassettes.Cassette) {
 			t.Errorf("exchange %d (%s %s) has no place; every request of the agent is a model call", i+1, x.Request.Method, x.Request.Path)
 			continue
 		}
-		tr := cassettes.TrajectoryOf(x)
+		tr := wire.StepOf(x)
 		fmt.Fprintf(&skeleton, "\n  session %d invocation %d (%q) step %d agent %s: calls %v results %v text %q",
 			p.Session, p.Invocation, p.User, p.Step, p.Agent, tr.ToolCalls, tr.ToolResults, tr.Text)
 		if p.Session != 1 {

@@ -110,6 +110,27 @@ func TestMCPStdioADKJS(t *testing.T) {
 		}
 	})
 
+	t.Run("diff and OTLP", func(t *testing.T) {
+		// The server's answers change on every run: a second recording's
+		// tool result differs, and diff names the MCP tool.
+		again := testutil.OutDir(t)
+		rec2 := runAdkproxy(t, root, bin, env(), "record", "--cassettes", again, "--upstream", fake, "--", node, "e2e/mcp/agent.mjs")
+		if rec2.code != 0 {
+			t.Fatalf("second record exited %d", rec2.code)
+		}
+		res := runAdkproxy(t, root, bin, adkEnv(), "diff", dir, again)
+		if !strings.Contains(res.stdout, "mcp weather tools/call get_weather(city=\"Paris\")") ||
+			!strings.Contains(res.stdout, "mcp weather tools/call get_weather result.content[0].text") {
+			t.Errorf("diff should list the MCP tool call and its changed result:\n%s", res.stdout)
+		}
+		exp := runAdkproxy(t, root, bin, adkEnv(), "export", "--format", "otlp-json", dir)
+		for _, want := range []string{`"tools/call get_weather"`, `"gen_ai.tool.name"`, `"mcp.method.name"`} {
+			if !strings.Contains(exp.stdout, want) {
+				t.Errorf("the OTLP export has no %s", want)
+			}
+		}
+	})
+
 	t.Run("ls", func(t *testing.T) {
 		res := runAdkproxy(t, root, bin, adkEnv(), "ls", "--cassettes", dir)
 		if res.code != 0 {
@@ -120,6 +141,154 @@ func TestMCPStdioADKJS(t *testing.T) {
 		step1 := strings.Index(res.stdout, "step 1")
 		if step0 < 0 || call < step0 || step1 < call {
 			t.Errorf("ls should list the MCP tool call with its arguments inside step 0:\n%s", res.stdout)
+		}
+	})
+}
+
+// TestMCPStreamableHTTPADKJS: ADK-JS's MCPToolset reaches a Streamable
+// HTTP server built on @modelcontextprotocol/sdk (answers that change on
+// every run) through HTTP_PROXY, at a name --connect-to routes to
+// loopback. Record reads the POSTs as MCP and answers the client's
+// optional GET stream 405; strict replay with the server stopped passes
+// and gives the recorded answer; a changed argument fails naming the MCP
+// server and tool; ls shows the tools/call in its step.
+func TestMCPStreamableHTTPADKJS(t *testing.T) {
+	root := testutil.RepoRoot()
+	node := requireMCP(t, root)
+	bin := testutil.BuildAdkproxy(t)
+	dir := testutil.OutDir(t)
+	started := filepath.Join(t.TempDir(), "started")
+	port, stop := startNode(t, root, node, "e2e/mcp/server.mjs", "--http", "0", "--started", started)
+	fake := startFake(t, bin, filepath.Join(root, "e2e", "mcp", "weather.yaml"))
+	env := func(extra ...string) []string {
+		return append(adkEnv("MCP_URL=http://weather.mcp.test/mcp"), extra...)
+	}
+
+	rec := runAdkproxy(t, root, bin, env(), "record", "--cassettes", dir, "--upstream", fake,
+		"--connect-to", "weather.mcp.test:80=127.0.0.1:"+port, "--", node, "e2e/mcp/agent.mjs")
+	if rec.code != 0 {
+		t.Fatalf("record exited %d; stderr:\n%s", rec.code, rec.stderr)
+	}
+	if r := parseMCPRun(t, "record", rec.stdout); len(r.ToolResults) != 1 || !strings.Contains(rec.stdout, `\"city\":\"Paris\"`) {
+		t.Fatalf("record: the agent should have had one get_weather result for Paris, got %s", rec.stdout)
+	}
+	stop()
+
+	rep := runAdkproxy(t, root, bin, env(), "replay", "--cassettes", dir, "--", node, "e2e/mcp/agent.mjs")
+	if rep.code != 0 {
+		t.Fatalf("strict replay with the MCP server stopped exited %d; stderr:\n%s", rep.code, rep.stderr)
+	}
+	if strings.TrimSpace(rep.stdout) != strings.TrimSpace(rec.stdout) {
+		t.Errorf("replay gave the agent other answers than the recording:\nrecorded %s\nreplayed %s", rec.stdout, rep.stdout)
+	}
+
+	t.Run("changed argument", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, env("CITY=Lyon"), "replay", "--cassettes", dir, "--", node, "e2e/mcp/agent.mjs")
+		if res.code != exitUnmatched && res.code != 1 {
+			t.Errorf("replay with a changed argument exited %d, want %d or the agent's 1", res.code, exitUnmatched)
+		}
+		for _, want := range []string{`MCP server weather.mcp.test/mcp tool get_weather (POST http://weather.mcp.test/mcp) differs from the recording`,
+			`arguments.city: recorded "Paris", got "Lyon"`} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr does not say %q:\n%s", want, res.stderr)
+			}
+		}
+	})
+
+	t.Run("ls", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, adkEnv(), "ls", "--cassettes", dir)
+		step0 := strings.Index(res.stdout, "step 0")
+		call := strings.Index(res.stdout, `tool mcp weather.mcp.test/mcp tools/call get_weather {"city":"Paris"} → ok`)
+		step1 := strings.Index(res.stdout, "step 1")
+		if res.code != 0 || step0 < 0 || call < step0 || step1 < call {
+			t.Errorf("ls (exit %d) should list the MCP tool call with its arguments inside step 0:\n%s", res.code, res.stdout)
+		}
+		if strings.Contains(res.stdout, "tool http") {
+			t.Errorf("ls lists MCP traffic as anonymous HTTP:\n%s", res.stdout)
+		}
+	})
+}
+
+// startNode runs a server script of e2e/mcp that prints "listening PORT"
+// and returns the port and a function that stops it.
+func startNode(t *testing.T, root, node string, args ...string) (port string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(node, args...)
+	cmd.Dir = root
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
+	t.Cleanup(stop)
+	line := make([]byte, 64)
+	n, _ := out.Read(line)
+	port, ok := strings.CutPrefix(strings.TrimSpace(string(line[:n])), "listening ")
+	if !ok {
+		t.Fatalf("%v said %q, not its port", args, line[:n])
+	}
+	return port, stop
+}
+
+// TestA2AADKJS: ADK-JS's RemoteA2AAgent, used as an AgentTool, calls a
+// remote agent built on @a2a-js/sdk (a booking number drawn at random on
+// every run) through HTTP_PROXY. ADK makes up a messageId and an
+// adk_session_id for every message: strict replay with the remote agent
+// stopped still passes and gives the recorded answer; a changed request
+// fails naming the remote agent; ls shows the card fetch and the
+// message/send with its text inside the calling step.
+func TestA2AADKJS(t *testing.T) {
+	root := testutil.RepoRoot()
+	node := requireMCP(t, root)
+	bin := testutil.BuildAdkproxy(t)
+	dir := testutil.OutDir(t)
+	port, stop := startNode(t, root, node, "e2e/mcp/a2a_server.mjs", "--port", "0", "--public-url", "http://travel.a2a.test/")
+	fake := startFake(t, bin, filepath.Join(root, "e2e", "mcp", "travel.yaml"))
+	env := func(extra ...string) []string { return append(adkEnv("A2A_CARD=http://travel.a2a.test/"), extra...) }
+
+	rec := runAdkproxy(t, root, bin, env(), "record", "--cassettes", dir, "--upstream", fake,
+		"--connect-to", "travel.a2a.test:80=127.0.0.1:"+port, "--", node, "e2e/mcp/a2a_agent.mjs")
+	if rec.code != 0 || !strings.Contains(rec.stdout, "Booked trip #") {
+		t.Fatalf("record exited %d and printed %s; stderr:\n%s", rec.code, rec.stdout, rec.stderr)
+	}
+	stop()
+
+	rep := runAdkproxy(t, root, bin, env(), "replay", "--cassettes", dir, "--", node, "e2e/mcp/a2a_agent.mjs")
+	if rep.code != 0 {
+		t.Fatalf("strict replay with the remote agent stopped exited %d; stderr:\n%s", rep.code, rep.stderr)
+	}
+	if strings.TrimSpace(rep.stdout) != strings.TrimSpace(rec.stdout) {
+		t.Errorf("replay gave the agent other answers than the recording:\nrecorded %s\nreplayed %s", rec.stdout, rep.stdout)
+	}
+
+	t.Run("changed request", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, env("REQUEST=Book a trip to Rome"), "replay", "--cassettes", dir, "--", node, "e2e/mcp/a2a_agent.mjs")
+		if res.code != exitUnmatched && res.code != 1 {
+			t.Errorf("replay with a changed request exited %d, want %d or the agent's 1", res.code, exitUnmatched)
+		}
+		for _, want := range []string{`A2A agent travel_agent message/send (POST http://travel.a2a.test/) differs from the recording`,
+			`body.params.message.parts[0].text: recorded "Book a trip to Paris", got "Book a trip to Rome"`} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr does not say %q:\n%s", want, res.stderr)
+			}
+		}
+		if strings.Contains(res.stderr, "messageId") || strings.Contains(res.stderr, "adk_session_id") {
+			t.Errorf("the ids ADK makes up for every message are reported as differences:\n%s", res.stderr)
+		}
+	})
+
+	t.Run("ls", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, adkEnv(), "ls", "--cassettes", dir)
+		step0 := strings.Index(res.stdout, "step 0")
+		card := strings.Index(res.stdout, "tool a2a travel_agent agent-card")
+		call := strings.Index(res.stdout, `tool a2a travel_agent message/send "Book a trip to Paris" → "Booked trip #`)
+		step1 := strings.Index(res.stdout, "step 1")
+		if res.code != 0 || step0 < 0 || card < step0 || call < card || step1 < call {
+			t.Errorf("ls (exit %d) should list the card fetch and the message/send inside step 0:\n%s", res.code, res.stdout)
 		}
 	})
 }

@@ -53,7 +53,26 @@ func (d Difference) String() string {
 // maxShown bounds how much of one value a difference quotes.
 const maxShown = 120
 
+// maxDiffCells is the work one explanation may spend aligning (history
+// turns, tool declarations and the words of changed texts: old × new
+// elements per alignment, summed over the request). Past it alignments are
+// coarser (all removed, then all added) and a changed text's word diff is
+// left out, which the difference says.
+const maxDiffCells = 1 << 22
+
+// budget is what is left of maxDiffCells for one explanation.
+type budget struct {
+	cells   int64
+	noWords bool // scoring candidates (Closest): no word diffs at all
+}
+
+func newBudget() *budget { return &budget{cells: maxDiffCells} }
+
 func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, gok bool) []Difference {
+	return diffRequestsWithin(recorded, got, rv, rok, gv, gok, newBudget())
+}
+
+func diffRequestsWithin(recorded, got *cassettes.Request, rv any, rok bool, gv any, gok bool, b *budget) []Difference {
 	var out []Difference
 	if recorded.Method != got.Method {
 		out = append(out, Difference{Path: "method", Kind: Changed, Recorded: recorded.Method, Got: got.Method})
@@ -66,7 +85,7 @@ func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, go
 	}
 	switch {
 	case rok && gok:
-		out = append(out, DiffJSON("", rv, gv)...)
+		out = append(out, diffJSON("", rv, gv, b)...)
 	case !bytes.Equal(recorded.Body, got.Body):
 		out = append(out, Difference{Path: "body", Kind: Changed,
 			Recorded: describeBytes(recorded.Body), Got: describeBytes(got.Body)})
@@ -79,6 +98,10 @@ func diffRequests(recorded, got *cassettes.Request, rv any, rok bool, gv any, go
 // key, numbers by value, arrays by index, except the history (contents)
 // and function declarations, which are aligned as sequences (diffseq.go).
 func DiffJSON(path string, recorded, got any) []Difference {
+	return diffJSON(path, recorded, got, newBudget())
+}
+
+func diffJSON(path string, recorded, got any, b *budget) []Difference {
 	switch r := recorded.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -106,7 +129,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 			case !inR:
 				out = append(out, Difference{Path: p, Kind: Added, Got: render(gv)})
 			default:
-				out = append(out, DiffJSON(p, rv, gv)...)
+				out = append(out, diffJSON(p, rv, gv, b)...)
 			}
 		}
 		return out
@@ -116,7 +139,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 			break
 		}
 		if key := sequenceKey(path); key != nil {
-			return diffSequence(path, r, g, key, path == "contents")
+			return diffSequence(path, r, g, key, path == "contents", b)
 		}
 		parts := isParts(path)
 		var out []Difference
@@ -131,7 +154,7 @@ func DiffJSON(path string, recorded, got any) []Difference {
 			case i >= len(r):
 				out = append(out, Difference{Path: p, Kind: Added, Got: render(g[i])})
 			default:
-				out = append(out, DiffJSON(p, r[i], g[i])...)
+				out = append(out, diffJSON(p, r[i], g[i], b)...)
 			}
 		}
 		return out
@@ -150,8 +173,8 @@ func DiffJSON(path string, recorded, got any) []Difference {
 	}
 	d := Difference{Path: path, Kind: Changed, Recorded: render(recorded), Got: render(got)}
 	if rs, ok := recorded.(string); ok {
-		if gs, ok := got.(string); ok && (len(rs) > longText || len(gs) > longText || strings.Contains(rs+gs, "\n")) {
-			d.Words = truncateTo(WordDiff(rs, gs), maxWordsShown)
+		if gs, ok := got.(string); ok && !b.noWords && (len(rs) > longText || len(gs) > longText || strings.Contains(rs, "\n") || strings.Contains(gs, "\n")) {
+			d.Words = truncateTo(wordDiffWithin(rs, gs, b), maxWordsShown)
 		}
 	}
 	return []Difference{d}
@@ -228,11 +251,17 @@ func FormatDiffs(diffs []Difference, limit int) string {
 // Closest picks the recorded request most like got: same method and path
 // first, then the fewest differences. It returns -1 when there are none.
 func (m *Matcher) Closest(recorded []*cassettes.Request, got *cassettes.Request) (int, []Difference) {
+	// Candidates are scored by their number of differences, which word
+	// diffs do not change: they are left out, and the candidates share one
+	// budget, so explaining a miss costs about one diff per recording
+	// (once it is spent, alignments are coarser and may rank a candidate
+	// lower); the closest is then diffed in full.
+	scoring := &budget{cells: maxDiffCells, noWords: true}
+	gv, gok := m.Parse(got.Body)
 	best, bestScore := -1, 0
-	var bestDiffs []Difference
 	for i, r := range recorded {
-		diffs := m.Diff(r, got)
-		score := len(diffs)
+		rv, rok := m.Parse(r.Body)
+		score := len(diffRequestsWithin(r, got, rv, rok, gv, gok, scoring))
 		if r.Method != got.Method {
 			score += 1 << 20
 		}
@@ -240,8 +269,12 @@ func (m *Matcher) Closest(recorded []*cassettes.Request, got *cassettes.Request)
 			score += 1 << 16
 		}
 		if best < 0 || score < bestScore {
-			best, bestScore, bestDiffs = i, score, diffs
+			best, bestScore = i, score
 		}
 	}
-	return best, bestDiffs
+	if best < 0 {
+		return -1, nil
+	}
+	rv, rok := m.Parse(recorded[best].Body)
+	return best, diffRequests(recorded[best], got, rv, rok, gv, gok)
 }

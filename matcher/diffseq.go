@@ -79,18 +79,21 @@ func isDeclarations(path string) bool {
 // (at its recorded index), added and changed (at the request's index).
 // Between two kept elements, removed and added ones are paired up as
 // changes when pairChanged, so an edited turn is diffed field by field.
-func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged bool) []Difference {
+func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged bool, b *budget) []Difference {
 	rk, gk := make([]string, len(recorded)), make([]string, len(got))
+	rn, gn := map[string]int{}, map[string]int{} // how often each key occurs, for place
 	for i, v := range recorded {
 		rk[i] = key(v)
+		rn[rk[i]]++
 	}
 	for i, v := range got {
 		gk[i] = key(v)
+		gn[gk[i]]++
 	}
 	// A declaration is addressed by its name where that is unique on both
 	// sides (tools[0].functionDeclarations[get_weather]); --ignore reads it.
 	place := func(keys []string, values []any, i int) string {
-		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && count(rk, keys[i]) <= 1 && count(gk, keys[i]) <= 1 {
+		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && rn[keys[i]] <= 1 && gn[keys[i]] <= 1 {
 			return path + "[" + name + "]"
 		}
 		return path + "[" + strconv.Itoa(i) + "]"
@@ -105,7 +108,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			pairs = min(len(removed), len(added))
 		}
 		for k := range pairs {
-			out = append(out, DiffJSON(at(added[k]), recorded[removed[k]], got[added[k]])...)
+			out = append(out, diffJSON(at(added[k]), recorded[removed[k]], got[added[k]], b)...)
 		}
 		for _, i := range removed[pairs:] {
 			out = append(out, Difference{Path: atRecorded(i), Kind: Removed, Recorded: render(recorded[i])})
@@ -115,7 +118,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 		}
 		removed, added = removed[:0], added[:0]
 	}
-	edits := align.Align(rk, gk, func(a, b string) bool { return a == b })
+	edits, _ := align.AlignWithin(rk, gk, func(x, y string) bool { return x == y }, &b.cells)
 	movedFrom, moved := moves(edits, rk, gk, pairChanged)
 	for _, e := range edits {
 		switch {
@@ -127,12 +130,12 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			i := movedFrom[e.New]
 			out = append(out, Difference{Path: at(e.New), Kind: Changed,
 				Recorded: "at index " + strconv.Itoa(i), Got: "at index " + strconv.Itoa(e.New)})
-			out = append(out, DiffJSON(at(e.New), recorded[i], got[e.New])...)
+			out = append(out, diffJSON(at(e.New), recorded[i], got[e.New], b)...)
 		case e.Op == align.Insert:
 			added = append(added, e.New)
 		default: // align.Keep
 			flush()
-			out = append(out, DiffJSON(at(e.New), recorded[e.Old], got[e.New])...) // same name, maybe other fields
+			out = append(out, diffJSON(at(e.New), recorded[e.Old], got[e.New], b)...) // same name, maybe other fields
 		}
 	}
 	flush()
@@ -168,14 +171,4 @@ func moves(edits []align.Edit, rk, gk []string, pairChanged bool) (movedFrom []i
 		}
 	}
 	return movedFrom, moved
-}
-
-func count(keys []string, key string) int {
-	n := 0
-	for _, k := range keys {
-		if k == key {
-			n++
-		}
-	}
-	return n
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Matcher compares requests with one set of ignored fields. The same
@@ -15,6 +16,9 @@ import (
 type Matcher struct {
 	ignore []Path
 	byName bool // a path selects by [NAME]: canonicalise through the tree
+	// toolIgnore is left out of tool request bodies: the paths given to
+	// New and the tool dialects' volatile fields (wire.A2AVolatile).
+	toolIgnore []Path
 }
 
 // New returns a matcher ignoring defaultIgnore plus the given paths.
@@ -27,6 +31,13 @@ func New(ignore ...string) (*Matcher, error) {
 		}
 		m.ignore = append(m.ignore, p)
 		m.byName = m.byName || p.selectsByName()
+	}
+	for _, s := range append(append([]string(nil), wire.A2AVolatile...), ignore...) {
+		p, err := ParsePath(s)
+		if err != nil {
+			return nil, err
+		}
+		m.toolIgnore = append(m.toolIgnore, p)
 	}
 	return m, nil
 }

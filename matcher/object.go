@@ -8,26 +8,29 @@ import (
 	"bytes"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/bodyread"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
-// The placing of model calls reads a body through the matcher, once; the
-// read is shared through an internal package so it stays out of this API.
-func init() {
-	bodyread.Read = func(m any, body []byte) (bodyread.Object, bool) {
-		o, ok := m.(*Matcher).readObject(body, false)
-		if !ok {
-			return nil, false
-		}
-		return o, true
+// ReadBody reads a request body as m sees it, once, for the placing of a
+// model call and its fingerprint to share; ok is false unless body is a
+// single JSON object. The result is adkproxy's own (its type is internal).
+func (m *Matcher) ReadBody(body []byte) (b wire.Body, ok bool) {
+	o, ok := m.readObject(body, false)
+	if !ok {
+		return nil, false
 	}
-	bodyread.ReadBriefly = func(m any, body []byte) (bodyread.Object, bool) {
-		o, ok := m.(*Matcher).readObject(body, true)
-		if !ok {
-			return nil, false
-		}
-		return o, true
+	return o, true
+}
+
+// ReadBodyBriefly is ReadBody for a caller that keeps nothing of the body
+// past calling its Release: the canonical bytes are then not copied out of
+// the read's buffer, which the next read reuses.
+func (m *Matcher) ReadBodyBriefly(body []byte) (b wire.Body, ok bool) {
+	o, ok := m.readObject(body, true)
+	if !ok {
+		return nil, false
 	}
+	return o, true
 }
 
 // object is a JSON object body read once, with a matcher's ignored fields
@@ -92,7 +95,7 @@ func (m *Matcher) readObject(body []byte, brief bool) (o *object, ok bool) {
 	return o, true
 }
 
-// Release gives a brief object's buffer back; see bodyread.Object.
+// Release gives a brief object's buffer back; see wire.Body.
 func (o *object) Release() {
 	if o.pooled != nil {
 		canonPool.Put(o.pooled)

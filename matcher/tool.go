@@ -14,8 +14,32 @@ import (
 
 // ToolKey identifies a tool request for replay: scheme, host, method, path,
 // canonical query and canonical body. Requests with one key are
-// interchangeable and are answered first in, first out.
-func ToolKey(req *cassettes.Request) Fingerprint {
+// interchangeable and are answered first in, first out. It is Default's
+// (Matcher.ToolKey).
+func ToolKey(req *cassettes.Request) Fingerprint { return Default().ToolKey(req) }
+
+// DiffTool is Default's Matcher.DiffTool.
+func DiffTool(recorded, got *cassettes.Request) []Difference {
+	return Default().DiffTool(recorded, got)
+}
+
+// toolBody is a tool request's JSON body as m matches it: m's ignore
+// paths (--ignore) and the fields tool dialects' clients make up on every
+// run (wire.A2AVolatile) left out.
+func (m *Matcher) toolBody(body []byte) (any, bool) {
+	v, ok := ParseJSON(body)
+	if !ok {
+		return nil, false
+	}
+	for _, p := range m.toolIgnore {
+		p.Remove(v)
+	}
+	return v, true
+}
+
+// ToolKey identifies a tool request for replay, m's ignored fields left
+// out of its body.
+func (m *Matcher) ToolKey(req *cassettes.Request) Fingerprint {
 	h := sha256.New()
 	for _, s := range []string{req.Scheme, req.Host, req.Method, req.Path, canonicalQuery(req.Query)} {
 		h.Write([]byte(s))
@@ -26,9 +50,9 @@ func ToolKey(req *cassettes.Request) Fingerprint {
 		h.Write([]byte{'f'})
 		h.Write([]byte(canonicalQuery(string(req.Body))))
 	default:
-		if canon, ok := canonicalBytes(nil, req.Body, nil); ok {
+		if v, ok := m.toolBody(req.Body); ok {
 			h.Write([]byte{'j'})
-			h.Write(canon)
+			h.Write(AppendCanonical(nil, v))
 		} else {
 			h.Write([]byte{'b'})
 			h.Write(req.Body)
@@ -49,8 +73,8 @@ func SameToolPlace(a, b *cassettes.Request) bool {
 // DiffTool lists how a tool request differs from its recording: scheme,
 // host, method and path as a whole, the query parameter by parameter
 // (query.city), and the body by JSON field (body.units), form field, or
-// as bytes.
-func DiffTool(recorded, got *cassettes.Request) []Difference {
+// as bytes; m's ignored fields are left out of the body.
+func (m *Matcher) DiffTool(recorded, got *cassettes.Request) []Difference {
 	var out []Difference
 	for _, f := range [][3]string{{"scheme", recorded.Scheme, got.Scheme}, {"host", recorded.Host, got.Host},
 		{"method", recorded.Method, got.Method}, {"path", recorded.Path, got.Path}} {
@@ -59,8 +83,8 @@ func DiffTool(recorded, got *cassettes.Request) []Difference {
 		}
 	}
 	out = append(out, diffPairs("query", recorded.Query, got.Query)...)
-	rv, rok := ParseJSON(recorded.Body)
-	gv, gok := ParseJSON(got.Body)
+	rv, rok := m.toolBody(recorded.Body)
+	gv, gok := m.toolBody(got.Body)
 	switch {
 	case rok && gok:
 		out = append(out, DiffJSON("body", rv, gv)...)

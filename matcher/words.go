@@ -4,6 +4,8 @@
 package matcher
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/align"
@@ -20,7 +22,24 @@ const contextWords = 4
 // "the [-old-]{+new+} words", with long unchanged stretches cut to "…".
 func WordDiff(a, b string) string {
 	aw, bw := strings.Fields(a), strings.Fields(b)
-	edits := align.Align(aw, bw, func(x, y string) bool { return x == y })
+	return renderWordEdits(aw, bw, align.Align(aw, bw, func(x, y string) bool { return x == y }))
+}
+
+// wordDiffWithin is WordDiff charged to the explanation's budget; a text
+// whose changed middle does not fit in what is left is shown whole, saying
+// why.
+func wordDiffWithin(a, b string, left *budget) string {
+	aw, bw := strings.Fields(a), strings.Fields(b)
+	edits, coarse := align.AlignWithin(aw, bw, func(x, y string) bool { return x == y }, &left.cells)
+	if coarse {
+		return fmt.Sprintf("word diff left out (over the budget of %d cells per request): recorded %s, got %s",
+			maxDiffCells, truncate(strconv.Quote(a)), truncate(strconv.Quote(b)))
+	}
+	return renderWordEdits(aw, bw, edits)
+}
+
+// renderWordEdits is the word diff of aw and bw for their alignment.
+func renderWordEdits(aw, bw []string, edits []align.Edit) string {
 	ops := make([]wordOp, len(edits))
 	changed := false
 	for k, e := range edits {

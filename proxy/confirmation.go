@@ -16,6 +16,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -81,7 +82,7 @@ func (s *Server) fileConfirmations(t *tape, x *cassettes.Exchange) {
 	if x.Place == nil || x.IsTool() || x.IsLive() || !s.confirmations.waiting(t.name) {
 		return
 	}
-	if got := s.confirmations.take(t.name, cassettes.TrajectoryOf(x).ToolResults); len(got) > 0 {
+	if got := s.confirmations.take(t.name, wire.StepOf(x).ToolResults); len(got) > 0 {
 		x.Confirmations = append(x.Confirmations, got...)
 	}
 }
@@ -157,7 +158,7 @@ func (s *Server) confirmationDiffers(w http.ResponseWriter, r *http.Request, t *
 	if x.Place == nil || x.IsTool() || !s.confirmations.waiting(t.name) {
 		return false
 	}
-	reported := s.confirmations.take(t.name, cassettes.TrajectoryOf(x).ToolResults)
+	reported := s.confirmations.take(t.name, wire.StepOf(x).ToolResults)
 	var diffs []matcher.Difference
 	used := make([]bool, len(reported))
 	for _, rec := range x.Confirmations {

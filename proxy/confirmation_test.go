@@ -12,6 +12,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -77,7 +78,7 @@ func TestReportedConfirmationIsFiledOnTheStepCarryingTheToolResult(t *testing.T)
 	if len(filed) != 1 || !reflect.DeepEqual(c.Exchanges[filed[0]].Confirmations, want) {
 		t.Fatalf("confirmations filed on exchanges %v: %#v", filed, c.Exchanges)
 	}
-	if results := cassettes.TrajectoryOf(c.Exchanges[filed[0]]).ToolResults; len(results) != 1 || results[0].Name != "get_weather" {
+	if results := wire.StepOf(c.Exchanges[filed[0]]).ToolResults; len(results) != 1 || results[0].Name != "get_weather" {
 		t.Errorf("the answer is on a step whose request carries %+v, want get_weather's result", results)
 	}
 

@@ -31,6 +31,12 @@ type ForwardProxy struct {
 	// recorded while recording, and refused in replay. Nil intercepts
 	// every host.
 	Tunnel []string
+	// AllowLocal lists hosts (as Tunnel does) that a peer off loopback may
+	// reach through the forward proxy although they are this machine's:
+	// a loopback, link-local (169.254.0.0/16, the cloud metadata service)
+	// or own address, by address or by a name resolving to one. Nil
+	// allows none; clients on loopback reach any host.
+	AllowLocal []string
 }
 
 // check validates the configuration when New runs.
@@ -44,6 +50,11 @@ func (f *ForwardProxy) check() error {
 	for _, p := range f.Tunnel {
 		if err := proxyopt.CheckHostPattern(p); err != nil {
 			return fmt.Errorf("forward proxy: tunnel host pattern: %v", err)
+		}
+	}
+	for _, p := range f.AllowLocal {
+		if err := proxyopt.CheckHostPattern(p); err != nil {
+			return fmt.Errorf("forward proxy: allowed local host pattern: %v", err)
 		}
 	}
 	return nil
@@ -122,7 +133,13 @@ func (s *Server) newForwardProxy() *goproxy.ProxyHttpServer {
 	}}
 	dial := newDialer(s.cfg.ConnectTo)
 	gp.ConnectDialWithReq = func(r *http.Request, network, addr string) (net.Conn, error) {
-		return dial.DialContext(r.Context(), network, addr)
+		ctx, err := s.guardLocal(r, hostOnly(addr)) // forward_local.go
+		if err != nil {
+			s.report.failed()
+			s.log.Warn("tunnel refused: a peer off loopback asked for this machine", "host", addr, "peer", r.RemoteAddr)
+			return nil, err
+		}
+		return dial.DialContext(ctx, network, addr)
 	}
 	tool := s.toolTraffic()
 	intercept := &goproxy.ConnectAction{Action: goproxy.ConnectMitm, TLSConfig: func(host string, _ *goproxy.ProxyCtx) (*tls.Config, error) {
@@ -167,6 +184,14 @@ func (s *Server) newForwardProxy() *goproxy.ProxyHttpServer {
 		}
 		if isGeminiHost(r.URL.Hostname()) || forSelf(r, local) {
 			h = s
+		} else if s.cfg.Mode != ModeReplay { // replay dials nothing
+			guarded, err := s.guardLocal(r, r.URL.Hostname()) // forward_local.go
+			if err != nil {
+				s.report.failed()
+				s.log.Warn("forward proxy refused: a peer off loopback asked for this machine", "host", r.URL.Host, "peer", r.RemoteAddr)
+				return r, deniedResponse(r, err.Error())
+			}
+			r = r.WithContext(guarded)
 		}
 		return r, respond(h, r)
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -111,7 +112,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 	key := matcher.ConformanceKey{UserMessage: a.invocation - 1, Agent: place.Agent, Call: n}
 	if e == nil && recorded == 0 && isAgentTool {
 		// ADK records an agent used as a tool by the tool's result only.
-		for _, payload := range cassettes.ResponsePayloads(asTool) {
+		for _, payload := range wire.Payloads(asTool) {
 			k.org.Calls(token, conversation.ResponseCalls(payload))
 		}
 		o := outcomeFor(matcher.OutcomeMatched, t.name, req, &place)
@@ -132,7 +133,7 @@ func (s *Server) replayKeyed(w http.ResponseWriter, r *http.Request, t *tape, re
 		writeError(w, http.StatusBadRequest, statusFailedPrecondition, msg)
 		return true
 	}
-	for _, payload := range cassettes.ResponsePayloads(&e.x.Response) {
+	for _, payload := range wire.Payloads(&e.x.Response) {
 		k.org.Calls(token, conversation.ResponseCalls(payload))
 	}
 	k.org.Finish(token, &e.x.Response)

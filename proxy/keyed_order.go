@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -132,7 +133,7 @@ func carries(req []byte, answer *cassettes.Response) bool {
 // relay quotes unchanged) and function calls, across its events.
 func answerParts(resp *cassettes.Response) []string {
 	var out []string
-	for _, payload := range cassettes.ResponsePayloads(resp) {
+	for _, payload := range wire.Payloads(resp) {
 		v, _ := matcher.ParseJSON(payload)
 		m, _ := v.(map[string]any)
 		cands, _ := m["candidates"].([]any)

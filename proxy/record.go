@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/bodyread"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -80,7 +80,7 @@ type analysis struct {
 	model bool   // call is conversation.Analyze's (a model call), not an interaction's
 	path  string // what was analysed
 	body  []byte
-	read  bodyread.Object // the body as the matcher read it (model calls), for the fingerprint
+	read  wire.Body // the body as the matcher read it (model calls), for the fingerprint
 }
 
 // modelCall is conversation.Analyze's call for path and body: the one
@@ -247,7 +247,7 @@ func (s *Server) teeEvents(w http.ResponseWriter, resp *http.Response, out *cass
 			now := time.Now()
 			out.Events = append(out.Events, cassettes.Event{Data: ev, After: now.Sub(last)})
 			last = now
-			seen(eventData(ev))
+			seen(wire.EventData(ev))
 			w.Write(ev)
 			// Events that came in one read go out in one flush; an event
 			// is never held for bytes still to come.

@@ -38,7 +38,12 @@ func newDialer(rules []ConnectTo) *dialer {
 
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	if to, ok := d.routes[strings.ToLower(addr)]; ok {
-		addr = to
+		return d.Dialer.DialContext(ctx, network, to) // the operator named where it goes
+	}
+	if ctx.Value(guardKey{}) != nil { // forward_local.go: a peer off loopback
+		guarded := d.Dialer
+		guarded.Control = guardedControl
+		return guarded.DialContext(ctx, network, addr)
 	}
 	return d.Dialer.DialContext(ctx, network, addr)
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 	"golang.org/x/sync/singleflight"
 )
@@ -393,7 +394,7 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	if found && cassettes.HasJournal(path) {
 		// Fold what a killed recording left in the journal into the YAML
 		// now, before this run starts a journal of its own.
-		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing}, s.cfg.Redactor); err != nil {
+		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
 			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
 		}
 		cassettes.RemoveJournal(path) // stale now; removing it is tidiness, not safety

@@ -4,7 +4,6 @@
 package proxy
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"sync"
@@ -140,34 +139,3 @@ func splitEvents(body []byte) [][]byte {
 
 // isCleanEnd tells a normal end of a body from a broken connection.
 func isCleanEnd(err error) bool { return err == nil || errors.Is(err, io.EOF) }
-
-// eventData returns the payload of an event's data lines ("data: {...}"),
-// as cassettes.ResponsePayloads reads it: the lines' payloads joined, nil
-// when empty. An event of one data line (every Gemini event) gives a part
-// of ev itself, not a copy: the recording tee reads each event this way.
-func eventData(ev []byte) []byte {
-	var data []byte
-	copied := false
-	for rest := ev; len(rest) > 0; {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		p, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
-		if !ok || len(p) == 0 {
-			continue
-		}
-		p = bytes.TrimPrefix(p, []byte(" "))
-		switch {
-		case len(data) == 0:
-			data = p
-		case len(p) > 0:
-			if !copied {
-				data, copied = append([]byte(nil), data...), true
-			}
-			data = append(data, p...)
-		}
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	return data
-}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"io"
 	"testing"
-
-	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // chunkedReader hands out data in pieces of the given sizes, as a network
@@ -71,23 +69,6 @@ func FuzzSSESplitter(f *testing.F) {
 			if i < len(whole)-1 && eventEnd(whole[i], 0, true) != len(whole[i]) {
 				t.Fatalf("event %d %q does not end with a blank line", i, whole[i])
 			}
-		}
-	})
-}
-
-// FuzzEventData: an event's payload read in place is the one
-// cassettes.ResponsePayloads gives.
-func FuzzEventData(f *testing.F) {
-	for _, s := range []string{"data: {\"a\":1}\r\n\r\n", "data:x\ndata: y\n\n", "event: e\ndata:\n\n", ": c\r\ndata:  two\r\r", "data: a\ndata:\ndata: b\n", ""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, ev []byte) {
-		var want []byte
-		if p := cassettes.ResponsePayloads(&cassettes.Response{Events: []cassettes.Event{{Data: ev}}}); len(p) > 0 {
-			want = p[0]
-		}
-		if got := eventData(ev); !bytes.Equal(got, want) || (got == nil) != (want == nil) {
-			t.Fatalf("%q: %q, want %q", ev, got, want)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -502,5 +503,5 @@ func (t *tape) snapshot() *cassettes.Cassette {
 		}
 		return a.Invocation < b.Invocation
 	})
-	return &cassettes.Cassette{Name: t.name, Exchanges: xs}
+	return &cassettes.Cassette{Name: t.name, Exchanges: xs, Trajectories: wire.StepOf}
 }

@@ -42,6 +42,16 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 		return
 	}
 	defer leave()
+	if wire.IsMCPServerStream(r.Method, r.Header) {
+		// Streamable HTTP's optional stream of server messages never
+		// ends while the session lasts, so it cannot be kept: in every
+		// mode it is answered as by a server without one, and the client
+		// carries on over its POSTs, in record as in replay.
+		w.Header().Set("Allow", "POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, statusInvalidArgument,
+			"adkproxy answers MCP's optional GET stream of server messages with 405 in record and replay alike; requests and their answers go over POST")
+		return
+	}
 	// A tool's token request carries its secrets in the body (form or
 	// JSON fields named like credentials): learn them before anything is
 	// stored or compared.
@@ -130,17 +140,21 @@ func (s *Server) verifyTool(w http.ResponseWriter, r *http.Request, t *tape, req
 			t.name, toolWhat(req, target), req.Host), "; ", s.cfg.Hints.Rerecord))
 		return
 	}
-	diffs := matcher.DiffTool(&e.x.Request, req)
+	diffs := t.m.DiffTool(&e.x.Request, req)
 	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: %s differs from the recording:%s",
 		describePlace(t.name, e.x.Place), toolWhat(req, target), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
 }
 
 // toolWhat names a tool request in a message: by its MCP server and tool
-// when it is MCP (wire.MCPRequestOf), else by its method and target.
+// when it is MCP (wire.MCPRequestOf), by its remote agent and method when
+// it is A2A (wire.A2AOf), else by its method and target.
 func toolWhat(req *cassettes.Request, target string) string {
 	if c, ok := wire.MCPRequestOf(req); ok && req.Scheme == "stdio" {
 		return c.Label()
 	} else if ok {
+		return c.Label() + " (" + req.Method + " " + target + ")"
+	}
+	if c, ok := wire.A2AOf(&cassettes.Exchange{Request: *req}); ok {
 		return c.Label() + " (" + req.Method + " " + target + ")"
 	}
 	return "tool request " + req.Method + " " + target
@@ -165,7 +179,7 @@ func (t *tape) addTool(e *entry) {
 	if t.tools == nil {
 		t.tools, t.toolsSent = map[matcher.Fingerprint][]*entry{}, map[uint64]*entry{}
 	}
-	e.fp = matcher.ToolKey(&e.x.Request)
+	e.fp = t.m.ToolKey(&e.x.Request)
 	t.tools[e.fp] = append(t.tools[e.fp], e)
 	if h := toolSentHash(&e.x.Request); t.toolsSent[h] == nil {
 		t.toolsSent[h] = e
@@ -184,7 +198,7 @@ func (t *tape) toolKey(req *cassettes.Request) matcher.Fingerprint {
 		e.x.Request.Header.Get("Content-Type") == req.Header.Get("Content-Type") {
 		return e.fp
 	}
-	return matcher.ToolKey(req)
+	return t.m.ToolKey(req)
 }
 
 func toolSentHash(req *cassettes.Request) uint64 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -58,7 +59,7 @@ func unusedMessage(name string, e *entry, r refused) string {
 	}
 	if p := e.x.Place; p != nil {
 		what = fmt.Sprintf("session %d, invocation %d (%q), step %d, agent %s", p.Session, p.Invocation, p.User, p.Step, p.Agent)
-		if calls := cassettes.TrajectoryOf(e.x).ToolCalls; len(calls) > 0 {
+		if calls := wire.StepOf(e.x).ToolCalls; len(calls) > 0 {
 			names := make([]string, len(calls))
 			for i, c := range calls {
 				names[i] = c.Name

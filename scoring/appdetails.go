@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // requestDetails reads a model request's system instruction (its text
@@ -52,10 +53,10 @@ func present(raw json.RawMessage) bool {
 }
 
 // rawCalls are the functionCall objects of a response, in the order
-// cassettes.TrajectoryOf reads them.
+// wire.StepOf reads them.
 func rawCalls(r *cassettes.Response) []json.RawMessage {
 	var out []json.RawMessage
-	for _, payload := range cassettes.ResponsePayloads(r) {
+	for _, payload := range wire.Payloads(r) {
 		var resp struct {
 			Candidates []*struct {
 				Content *struct {
@@ -76,7 +77,7 @@ func rawCalls(r *cassettes.Response) []json.RawMessage {
 }
 
 // rawResults are the functionResponse objects of the request's trailing
-// non-model contents, in the order cassettes.TrajectoryOf reads them.
+// non-model contents, in the order wire.StepOf reads them.
 func rawResults(body []byte) []json.RawMessage {
 	var req struct {
 		Contents []*struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // DefaultSandboxTools are the tools sandbox_usage counts unless its
@@ -228,7 +229,7 @@ func groundingOf(x *cassettes.Exchange) Grounding {
 		return g
 	}
 	cited := map[int]bool{}
-	for _, payload := range cassettes.ResponsePayloads(&x.Response) {
+	for _, payload := range wire.Payloads(&x.Response) {
 		var resp struct {
 			Candidates []struct {
 				GroundingMetadata *struct {

@@ -307,7 +307,7 @@ stop "$SMALL_PID"
 
 # --- 6. Go benchmarks and CPU profiles --------------------------------------------------------------
 log "go test -bench (matcher, cassettes, proxy, adkproxytest, scoring, rundiff)"
-go test -run '^$' -bench 'Fingerprint4KB|Canonical4KB|CanonicalAppend4KB|Analyze4KB' -benchmem -count "$REPS" ./matcher >"$WORK/gobench.txt"
+go test -run '^$' -bench 'Fingerprint4KB|Canonical4KB|CanonicalAppend4KB|Analyze4KB|Mismatch' -benchmem -count "$REPS" ./matcher >"$WORK/gobench.txt"
 go test -run '^$' -bench 'Marshal|Unmarshal|Save|Load|JournalAppend' -benchmem -count "$REPS" ./cassettes >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'ReplayJSON|ReplaySSE|NewReplay|Record|InterceptedReplay' -benchmem -count "$REPS" ./proxy >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'Start' -benchmem -count "$REPS" ./adkproxytest >>"$WORK/gobench.txt"

@@ -19,6 +19,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/testing/httprr"
 	"github.com/adkproxy/adkproxy/internal/testing/workload"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -88,7 +89,7 @@ func save(dir, name string, xs []*cassettes.Exchange) error {
 	}
 	path := filepath.Join(dir, rel)
 	if len(xs) <= 2*chunk {
-		return cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: xs}, nil)
+		return cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: xs, Trajectories: wire.StepOf}, nil)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -110,7 +111,7 @@ func save(dir, name string, xs []*cassettes.Exchange) error {
 				return fmt.Errorf("interaction without a place: cannot write %s in chunks", path)
 			}
 		}
-		data, err := cassettes.Marshal(&cassettes.Cassette{Name: name, Exchanges: xs[start:end]})
+		data, err := cassettes.Marshal(&cassettes.Cassette{Name: name, Exchanges: xs[start:end], Trajectories: wire.StepOf})
 		if err != nil {
 			f.Close()
 			return err

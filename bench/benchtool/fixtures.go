@@ -16,6 +16,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/testing/workload"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 	"gopkg.in/yaml.v3"
 )
@@ -64,7 +65,7 @@ func writeAdkproxyCassette(dir string) error {
 	xs := workload.Exchanges()
 	conversation.Organize(matcher.Default(), xs)
 	return cassettes.Save(filepath.Join(dir, cassettes.DefaultName+cassettes.Extension),
-		&cassettes.Cassette{Name: cassettes.DefaultName, Exchanges: xs}, cassettes.NewRedactor())
+		&cassettes.Cassette{Name: cassettes.DefaultName, Exchanges: xs, Trajectories: wire.StepOf}, cassettes.NewRedactor())
 }
 
 // proxay's tape format (proxay 1.9.0 dist/persistence.js): YAML with

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // missRSS measures adkproxy replay's peak resident memory while -c clients
@@ -38,7 +39,7 @@ func missRSS(args []string) error {
 		Request:  cassettes.Request{Method: "POST", Path: path, Body: []byte(`{"contents":[{"role":"user","parts":[{"text":"hello there"}]}]}`)},
 		Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"parts":[{"text":"hi"}],"role":"model"}}]}`)},
 	}
-	if err := cassettes.Save(filepath.Join(tmp, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: []*cassettes.Exchange{x}}, nil); err != nil {
+	if err := cassettes.Save(filepath.Join(tmp, "default.yaml"), &cassettes.Cassette{Name: "default", Exchanges: []*cassettes.Exchange{x}, Trajectories: wire.StepOf}, nil); err != nil {
 		return err
 	}
 	var body bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/base/numruns"
 	"github.com/adkproxy/adkproxy/internal/data/conformance"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/feature/adk/drive"
@@ -105,10 +106,9 @@ func runDrive(c *cli.Context) error {
 	}
 
 	runs := c.Int("num-runs")
-	if runs < 1 {
-		return usageErrorf("drive: --num-runs %d: want 1 or more", runs)
+	if convs, err = numruns.Repeat(convs, runs, func(conv drive.Conversation, k int) drive.Conversation { return conv.Run(k, runs) }); err != nil {
+		return usageErrorf("drive: %v", err)
 	}
-	convs = repeatConversations(convs, runs)
 	confirm, err := drive.ParseConfirmation(c.String("confirm"), c.String("confirm-shape"), c.String("confirm-payload"))
 	if err != nil {
 		return usageErrorf("drive: --confirm/--confirm-shape/--confirm-payload: %v", err)
@@ -168,21 +168,4 @@ func waitForServer(ctx context.Context, client *adkapi.Client, wait time.Duratio
 		return fmt.Errorf("drive: the server did not answer within --wait %v: %w", wait, err)
 	}
 	return nil
-}
-
-// repeatConversations plays each conversation runs times in a row, so a
-// case's sessions stay together in the recording.
-func repeatConversations(convs []drive.Conversation, runs int) []drive.Conversation {
-	if runs == 1 {
-		return convs
-	}
-	out := make([]drive.Conversation, 0, len(convs)*runs)
-	for _, c := range convs {
-		for k := 1; k <= runs; k++ {
-			r := c
-			r.Name = fmt.Sprintf("%s (run %d of %d)", c.Name, k, runs)
-			out = append(out, r)
-		}
-	}
-	return out
 }

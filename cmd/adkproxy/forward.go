@@ -29,6 +29,7 @@ func routeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "connect-to", Usage: "`RULE` HOST:PORT=ADDR:PORT: dial ADDR:PORT for requests to HOST:PORT, keeping HOST for TLS and matching, like curl's --connect-to (Gemini and tool hosts; repeatable)", EnvVars: envFor("connect-to")},
 		stringFlag("upstream-ca", "", "also trust the CA certificates in PEM `FILE` for upstream servers (Gemini and tool hosts)"),
+		&cli.StringSliceFlag{Name: "forward-allow-local", Usage: "let peers off loopback reach `HOST` (or *.domain) through the forward proxy although it is this machine's loopback, link-local (169.254.0.0/16, cloud metadata) or own address (repeatable)", EnvVars: envFor("forward-allow-local")},
 	}
 }
 
@@ -55,10 +56,15 @@ func setupForwarding(c *cli.Context, cfg *proxy.Config) (*forwarding, error) {
 		}
 		cfg.UpstreamRoots = roots
 	}
-	tunnels := c.StringSlice("tunnel")
+	tunnels, allowLocal := c.StringSlice("tunnel"), c.StringSlice("forward-allow-local")
 	for _, t := range tunnels {
 		if err := proxyopt.CheckHostPattern(t); err != nil {
 			return nil, usageErrorf("--tunnel: %v", err)
+		}
+	}
+	for _, h := range allowLocal {
+		if err := proxyopt.CheckHostPattern(h); err != nil {
+			return nil, usageErrorf("--forward-allow-local: %v", err)
 		}
 	}
 	if c.Bool("no-forward-proxy") {
@@ -78,7 +84,7 @@ func setupForwarding(c *cli.Context, cfg *proxy.Config) (*forwarding, error) {
 	if created {
 		fmt.Fprintf(c.App.ErrWriter, "adkproxy: created a local CA in %s to intercept HTTPS through HTTPS_PROXY (trust %s; see 'adkproxy ca --help')\n", dir, auth.CertPath)
 	}
-	cfg.Forward = &proxy.ForwardProxy{Leaf: auth.Leaf, Tunnel: tunnels}
+	cfg.Forward = &proxy.ForwardProxy{Leaf: auth.Leaf, Tunnel: tunnels, AllowLocal: allowLocal}
 	return &forwarding{auth: auth}, nil
 }
 

@@ -1,66 +1,53 @@
-// The in-process recorder behind adkproxy's own calls (the judge, the
-// simulated user, Vertex AI evaluations): a proxy.Server the calls reach
-// through its Transport, under the recording lock, and its closing.
+// The in-process recorder behind adkproxy's own calls (package inprocess),
+// its failures given the CLI's exit statuses.
 
 package main
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
-// inProcessBaseURL is the base URL an in-process client names: the host is
-// never dialled, the recorder's transport takes every call.
-const inProcessBaseURL = "http://adkproxy-in-process.invalid"
-
 // inProcess is a running in-process recorder.
-type inProcess struct {
-	srv *proxy.Server
-	// release gives up the recording lock (a no-op in replay).
-	release func()
+type inProcess struct{ *inprocess.Recorder }
+
+// startInProcess serves pcfg as inprocess.Start does; a folder it cannot
+// read exits 65, one another recorder holds 75.
+func startInProcess(c *cli.Context, pcfg proxy.Config, o inprocess.Options) (*inProcess, error) {
+	o.Log = warnings(c)
+	rec, err := inprocess.Start(pcfg, o)
+	if err != nil {
+		return nil, inProcessError(err)
+	}
+	return &inProcess{rec}, nil
 }
 
-// startInProcess serves pcfg (its Mode, Dir, Upstream and Lenient) with
-// secrets redacted and every miss's hint saying rerecord, under the
-// recording lock. A folder it cannot read is a data error prefixed with
-// where; missing, if set, is added when the folder does not exist.
-func startInProcess(c *cli.Context, pcfg proxy.Config, rerecord, where, missing string) (*inProcess, error) {
-	pcfg.Redactor = cassettes.NewRedactor()
-	pcfg.Hints = proxy.Hints{Record: rerecord, Rerecord: rerecord, Mismatch: rerecord, UsedUp: rerecord}
-	// Two recording runs into one folder would overwrite each other's calls.
-	lcfg := pcfg
-	lcfg.Logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	release, err := lockForRecording(lcfg)
-	if err != nil {
-		return nil, err
+func inProcessError(err error) error {
+	var open *inprocess.OpenError
+	switch {
+	case errors.As(err, &open):
+		return withCode(exitDataErr, err)
+	case errors.Is(err, cassettes.ErrLocked):
+		return withCode(exitTempFail, err)
 	}
-	srv, err := proxy.New(pcfg)
-	if err != nil {
-		release()
-		if missing != "" && errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("%w (%s)", err, missing)
-		}
-		return nil, withCode(exitDataErr, fmt.Errorf("%s: %w", where, err))
-	}
-	return &inProcess{srv: srv, release: release}, nil
+	return err
 }
 
-// httpClient sends its calls to the recorder.
-func (r *inProcess) httpClient() *http.Client { return &http.Client{Transport: r.srv.Transport()} }
+// warnings is a logger of warnings to stderr, for the recorders of
+// commands that have no --log-format.
+func warnings(c *cli.Context) *slog.Logger {
+	return slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
 
 // close writes what was recorded and gives up the lock.
 func (r *inProcess) close() error {
-	err := r.srv.Close()
-	r.release()
-	if err != nil {
+	if err := r.Close(); err != nil {
 		return withCode(exitCantWrite, err)
 	}
 	return nil

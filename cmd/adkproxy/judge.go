@@ -68,7 +68,7 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 	rerecord := "record the judge's verdicts again: adkproxy score --judge-mode record, with a key"
 	rec, err := startModelRecorder(c, modelRecorderFlags{command: "score", dir: "judge-cassettes", mode: "judge-mode",
 		baseURL: "judge-base-url", what: "the judge's verdicts", model: "the judge model", rerecord: rerecord, missingIsEmpty: true,
-		keyOptional: (needsVertex(cfg) || len(cfg.CustomMetrics) > 0) && !judgesWithGemini(cfg)})
+		keyOptional: (judge.NeedsVertex(cfg) || len(cfg.CustomMetrics) > 0) && !judgesWithGemini(cfg)})
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +89,10 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 			return nil, withCode(exitDataErr, fmt.Errorf("--judge-prompts: %w", err))
 		}
 	}
-	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.srv, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff, Prompts: prompts})}
+	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.Server, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff, Prompts: prompts})}
 	cfg.Judge = j.judge
 	// Custom metrics that call Gemini themselves go through the same recorder.
-	ep := &judge.Endpoint{Recorder: rec.srv}
+	ep := &judge.Endpoint{Recorder: rec.Server}
 	if rec.mode != proxy.ModeRecord && apiKey() == "" {
 		ep.Env = []string{"GOOGLE_API_KEY=" + replayKey}
 	}

@@ -1,19 +1,15 @@
 // The in-process recorder of adkproxy's own model calls (the LLM judge,
-// the simulated user): its mode from the flags and the key, and the genai
-// client on its transport.
+// the simulated user): its mode from the flags and the key.
 
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 	"google.golang.org/genai"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -82,34 +78,14 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		key = replayKey
 		pcfg.Lenient = f.lenient
 	}
-	var missing *cassettes.MissingFolderError
-	var cleanup func()
-	if mode == proxy.ModeReplay && f.missingIsEmpty && errors.As(cassettes.CheckFolder(dir), &missing) {
-		empty, err := os.MkdirTemp("", "adkproxy-nothing-recorded-")
-		if err != nil {
-			return nil, err
-		}
-		pcfg.Dir, cleanup = empty, func() { os.Remove(empty) }
-		f.rerecord = fmt.Sprintf("--%s %s does not exist (its recording made no call); %s", f.dir, dir, f.rerecord)
-	}
-	rec, err := startInProcess(c, pcfg, f.rerecord, "--"+f.dir, fmt.Sprintf("record %s first: --%s record with a key", f.what, f.mode))
+	rec, err := startInProcess(c, pcfg, inprocess.Options{Rerecord: f.rerecord, Where: "--" + f.dir,
+		Missing: fmt.Sprintf("record %s first: --%s record with a key", f.what, f.mode), MissingIsEmpty: f.missingIsEmpty})
 	if err != nil {
-		if cleanup != nil {
-			cleanup()
-		}
 		return nil, err
 	}
-	if cleanup != nil {
-		release := rec.release
-		rec.release = func() { release(); cleanup() }
-	}
-	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey: key, Backend: genai.BackendGeminiAPI,
-		HTTPOptions: genai.HTTPOptions{BaseURL: inProcessBaseURL + "/"},
-		HTTPClient:  rec.httpClient(),
-	})
+	client, err := rec.GeminiClient(key)
 	if err != nil {
-		rec.release()
+		rec.Release()
 		return nil, fmt.Errorf("%s: the model client: %w", f.command, err)
 	}
 	return &modelRecorder{inProcess: rec, dir: dir, mode: mode, client: client}, nil

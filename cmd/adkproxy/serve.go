@@ -8,12 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/clientenv"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
+	"github.com/adkproxy/adkproxy/internal/engine/wrap"
 	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
@@ -38,40 +38,20 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		return err
 	}
 	defer release()
-	stderr := c.App.ErrWriter
 	fwd, err := setupForwarding(c, &cfg) // forward.go
 	if err != nil {
 		return err
 	}
-	restoreGC, stopProgress := func() {}, func() {}
-	if mode == proxy.ModeReplay {
-		restoreGC = loadingGC(cfg.Dir)
-		stopProgress = startProgress(stderr, "adkproxy: loading cassettes from "+cfg.Dir)
-	}
-	srv, err := proxy.New(cfg)
-	stopProgress()
-	restoreGC()
+	srv, err := newServer(c, cfg)
 	if err != nil {
 		return err
 	}
-	command := c.Args().Slice()
-	listen := c.String("listen")
-	if len(command) > 0 && !c.IsSet("listen") {
-		listen = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := listen(c, mode, cfg)
 	if err != nil {
-		return usageErrorf("cannot listen on %s: %v", listen, err)
+		return err
 	}
-	addr := ln.Addr().String()
-	warnIfExposed(cfg.Logger, ln.Addr(), mode == proxy.ModeRecord && cfg.Forward != nil)
-	if f := c.String("addr-file"); f != "" {
-		if err := cassettes.WriteFileAtomic(f, []byte(addr+"\n")); err != nil {
-			ln.Close()
-			return usageErrorf("cannot write --addr-file %s: %v", f, err)
-		}
-	}
-	if unannounce, err := mcp.Announce("http://"+addr, string(mode)); err != nil { // adkproxy mcp finds the proxy by it
+	base := "http://" + ln.Addr().String()
+	if unannounce, err := mcp.Announce(base, string(mode)); err != nil { // adkproxy mcp finds the proxy by it
 		cfg.Logger.Warn("adkproxy mcp will not find this proxy without ADKPROXY_URL", "error", err.Error())
 	} else {
 		defer unannounce()
@@ -82,47 +62,101 @@ func runProxy(c *cli.Context, mode proxy.Mode) error {
 		served = proxyopt.SniffTLS(served, fwd.auth.Leaf)
 	}
 	go httpServer.Serve(served)
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	defer stopWatch()
-	if c.Bool("watch") {
-		go func() {
-			if err := srv.Watch(watchCtx); err != nil {
-				cfg.Logger.Error("--watch stopped: cassettes edited from now on are not reloaded", "error", err.Error())
-			}
-		}()
-	}
-
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(signals)
-
-	var runErr error
-	if len(command) > 0 {
-		if env, done, err := fwd.childEnv(clientenv.Env(os.Environ(), "http://"+addr, placeholderKey(cfg)), "http://"+addr); err != nil {
-			runErr = err
-		} else {
-			runErr = runCommand(command, env, signals, c.App.Writer, stderr)
-			done()
-		}
-	} else {
-		printExports(c.App.Writer, cfg, "http://"+addr)
-		fwd.printExports(c.App.Writer, "http://"+addr)
-		cfg.Logger.Info("adkproxy "+string(mode)+" listening", "addr", addr, "cassettes", cfg.Dir)
-		<-signals
-	}
-
+	stopWatch := watch(c, srv, cfg.Logger)
+	runErr := runOrServe(c, mode, cfg, fwd, base)
 	stopWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	httpServer.Shutdown(ctx)
+	return endRun(c, mode, srv, cfg, runErr, base)
+}
+
+// newServer makes the proxy, showing progress while replay loads its
+// cassettes.
+func newServer(c *cli.Context, cfg proxy.Config) (*proxy.Server, error) {
+	if cfg.Mode != proxy.ModeReplay {
+		return proxy.New(cfg)
+	}
+	restoreGC := loadingGC(cfg.Dir)
+	stopProgress := startProgress(c.App.ErrWriter, "adkproxy: loading cassettes from "+cfg.Dir)
+	srv, err := proxy.New(cfg)
+	stopProgress()
+	restoreGC()
+	return srv, err
+}
+
+// listen opens --listen (a free loopback port for a wrapped command given
+// none), warns when other machines can reach it, and writes --addr-file.
+func listen(c *cli.Context, mode proxy.Mode, cfg proxy.Config) (net.Listener, error) {
+	listen := c.String("listen")
+	if c.Args().Present() && !c.IsSet("listen") {
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, usageErrorf("cannot listen on %s: %v", listen, err)
+	}
+	warnIfExposed(cfg.Logger, ln.Addr(), mode == proxy.ModeRecord && cfg.Forward != nil)
+	if f := c.String("addr-file"); f != "" {
+		if err := cassettes.WriteFileAtomic(f, []byte(ln.Addr().String()+"\n")); err != nil {
+			ln.Close()
+			return nil, usageErrorf("cannot write --addr-file %s: %v", f, err)
+		}
+	}
+	return ln, nil
+}
+
+// watch reloads edited cassettes with --watch until the returned stop.
+func watch(c *cli.Context, srv *proxy.Server, log *slog.Logger) (stop func()) {
+	ctx, stop := context.WithCancel(context.Background())
+	if c.Bool("watch") {
+		go func() {
+			if err := srv.Watch(ctx); err != nil {
+				log.Error("--watch stopped: cassettes edited from now on are not reloaded", "error", err.Error())
+			}
+		}()
+	}
+	return stop
+}
+
+// runOrServe runs the wrapped command, passing on SIGINT and SIGTERM, or
+// with none prints the exports and serves until one of them.
+func runOrServe(c *cli.Context, mode proxy.Mode, cfg proxy.Config, fwd *forwarding, base string) error {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	if !c.Args().Present() {
+		wrap.PrintExports(c.App.Writer, cfg, base)
+		fwd.printExports(c.App.Writer, base)
+		cfg.Logger.Info("adkproxy "+string(mode)+" listening", "addr", strings.TrimPrefix(base, "http://"), "cassettes", cfg.Dir)
+		<-signals
+		return nil
+	}
+	env, done, err := fwd.childEnv(clientenv.Env(os.Environ(), base, wrap.PlaceholderKey(cfg)), base)
+	if err != nil {
+		return err
+	}
+	defer done()
+	err = wrap.Run(c.Args().Slice(), env, signals, c.App.Writer, c.App.ErrWriter)
+	var st *wrap.Status
+	if errors.As(err, &st) {
+		return withCode(st.Code, st.Err)
+	}
+	return err
+}
+
+// endRun writes the cassettes and --report, sums the run up on stderr and
+// picks its exit status.
+func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, cfg proxy.Config, runErr error, base string) error {
+	stderr := c.App.ErrWriter
 	flushErr := closeProxy(c, srv, runErr, stderr) // failedrun.go
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
-	empty := nothingReached(c, mode, srv, "http://"+addr, clientenv.PlaceholderSet(placeholderKey(cfg))) // empty.go
+	placeholder := clientenv.PlaceholderSet(wrap.PlaceholderKey(cfg))
+	empty := nothingReached(c, mode, srv, base, placeholder) // empty.go
 	// A run given the placeholder key did not fail for want of one.
-	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 &&
-		!clientenv.PlaceholderSet(placeholderKey(cfg))
+	keyless := mode == proxy.ModeRecord && runErr != nil && exitCodeFor(runErr) != exitNoCommand && srv.Stats().WithKey == 0 && !placeholder
 	if empty != nil && runErr != nil && !keyless { // the command's status wins; the likelier cause is said below
 		fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), empty)
 	}
@@ -270,65 +304,11 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, forwarding bool) {
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		msg := "LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach this proxy (and, while recording, use your API key)"
 		if forwarding {
-			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given"
+			msg += "; recording here is also an open forward proxy to any host (HTTPS_PROXY) unless --no-forward-proxy is given" +
+				" (but not to this machine's loopback, link-local or own addresses unless --forward-allow-local names them)"
 		}
 		log.Warn(msg, "addr", addr.String())
 	}
-}
-
-// placeholderKey says whether a wrapped command may start with the
-// placeholder key: in replay, which sends no key anywhere, and in record
-// from an upstream that is not Google's (a fake, a staging server).
-func placeholderKey(cfg proxy.Config) bool {
-	return cfg.Mode == proxy.ModeReplay || proxyopt.PlaceholderKeyServes(cfg.Upstream)
-}
-
-func printExports(w io.Writer, cfg proxy.Config, base string) {
-	fmt.Fprintf(w, "export GOOGLE_GEMINI_BASE_URL=%s\nexport GOOGLE_VERTEX_BASE_URL=%s\n", base, base)
-	switch {
-	case cfg.Mode == proxy.ModeReplay:
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value; replay sends no key anywhere\n", proxyopt.ReplayPlaceholderKey)
-	case placeholderKey(cfg) && os.Getenv("GOOGLE_API_KEY") == "" && os.Getenv("GEMINI_API_KEY") == "":
-		fmt.Fprintf(w, "export GOOGLE_API_KEY=%s  # any value the upstream accepts; it is not Google's\n", proxyopt.ReplayPlaceholderKey)
-	}
-}
-
-// runCommand runs the wrapped command to completion, passing on signals,
-// and returns an exitError carrying its status when it did not succeed.
-func runCommand(argv []string, env []string, signals <-chan os.Signal, stdout, stderr io.Writer) error {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdin = os.Stdin
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		return withCode(exitNoCommand, fmt.Errorf("cannot run %s: %v", argv[0], err))
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for {
-		select {
-		case sig := <-signals:
-			cmd.Process.Signal(sig)
-		case err := <-done:
-			return commandStatus(argv[0], err)
-		}
-	}
-}
-
-func commandStatus(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return withCode(exitNoCommand, fmt.Errorf("%s: %v", name, err))
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return withCode(128+int(ws.Signal()), fmt.Errorf("%s was killed by %v", name, ws.Signal()))
-	}
-	// The command has already said what went wrong; add nothing to stderr.
-	return withCode(exit.ExitCode(), errors.New(""))
 }
 
 // moreIn words where a summary's requests past the first few can be read.

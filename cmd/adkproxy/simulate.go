@@ -15,6 +15,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/base/numruns"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
@@ -103,10 +104,8 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if runs := c.Int("num-runs"); runs < 1 {
-		return usageErrorf("simulate: --num-runs %d: want 1 or more", runs)
-	} else if runs > 1 {
-		cases = repeatCases(cases, runs)
+	if cases, err = numruns.Repeat(cases, c.Int("num-runs"), (*simulate.Case).Nth); err != nil {
+		return usageErrorf("simulate: %v", err)
 	}
 	simCfg, scoreCfg := scenarios.DefaultSimulatorConfig(), (*scoring.Config)(nil)
 	if path := c.String("config"); path != "" {
@@ -148,7 +147,7 @@ func runSimulate(c *cli.Context) error {
 		}
 		model = rec.client
 		if rec.mode == proxy.ModeReplay {
-			misses, stats = rec.srv.Misses, rec.srv.Stats
+			misses, stats = rec.Server.Misses, rec.Server.Stats
 		}
 	}
 	var progress = c.App.ErrWriter
@@ -182,7 +181,7 @@ func runSimulate(c *cli.Context) error {
 			return fmt.Errorf("--sim-cassettes: %w", err)
 		}
 		if rec.mode == proxy.ModeReplay {
-			unused = rec.srv.Stats().Unused
+			unused = rec.Server.Stats().Unused
 		}
 	}
 	report := simulate.NewReport(transcripts, scoreCfg)
@@ -332,19 +331,4 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		return nil, withCode(exitDataErr, errors.New("simulate: the --scenarios and --evalset files hold no case"))
 	}
 	return cases, nil
-}
-
-// repeatCases plays each case runs times, run after run of one case in a
-// row (Case.Run numbers them; Case.Key names each run's session and
-// recordings).
-func repeatCases(cases []*simulate.Case, runs int) []*simulate.Case {
-	out := make([]*simulate.Case, 0, len(cases)*runs)
-	for _, c := range cases {
-		for k := 1; k <= runs; k++ {
-			r := *c
-			r.Run = k
-			out = append(out, &r)
-		}
-	}
-	return out
 }

@@ -1,12 +1,17 @@
 // An agent on ADK-JS whose get_weather tool comes from an MCP server
 // through MCPToolset: over stdio (MCP_STDIO_COMMAND, a JSON array: the
 // server's command, prefixed with `adkproxy mcp --`) or Streamable HTTP
-// (MCP_URL). It asks one question and prints, as one JSON object, the
+// (MCP_URL, reached through HTTP_PROXY). It asks one question and prints, as one JSON object, the
 // tool results the agent got and its final text. The model is reached
 // only through GOOGLE_GEMINI_BASE_URL, which adkproxy sets; the MCP client
 // passes the stdio server a minimal environment (no ADKPROXY_URL).
 
-import { InMemoryRunner, LlmAgent, LogLevel, MCPToolset, setLogger } from '@google/adk';
+import { InMemoryRunner, LlmAgent, MCPToolset, setLogger } from '@google/adk';
+import { EnvHttpProxyAgent, setGlobalDispatcher } from 'undici';
+
+// Node's fetch reads no proxy variables of its own: the MCP client's and
+// the A2A client's requests go through HTTP_PROXY (set by adkproxy) this way.
+if (process.env.HTTP_PROXY) setGlobalDispatcher(new EnvHttpProxyAgent());
 
 const toStderr = (...args) => console.error('adk:', ...args);
 setLogger({ log: () => {}, debug: () => {}, info: () => {}, warn: toStderr, error: toStderr, setLogLevel: () => {} });

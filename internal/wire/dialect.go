@@ -33,6 +33,11 @@ type Matching struct {
 	// that differ between runs of one agent, such as ids the client made
 	// up; they are left out of matching by default.
 	Volatile []string
+	// JSONStrings are paths (the --ignore syntax) of string fields that
+	// hold JSON, such as a chat completion's tool-call arguments: where
+	// the string is a JSON object or array it is compared, diffed and
+	// addressed as the value it holds, field by field.
+	JSONStrings []string
 	// ElementName names an array element in a diff path and an --ignore
 	// [NAME] selector ("" when it has none): a function declaration by
 	// its name, a part by the function it calls or answers.
@@ -51,9 +56,11 @@ type Matching struct {
 // told apart first; the Gemini API's paths last, as the widest.
 var dialects = []Dialect{
 	mcp{},
+	a2a{},
 	httpTool{},
 	live{},
 	interactions{},
+	openai{},
 	gemini{},
 }
 

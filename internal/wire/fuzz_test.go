@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -42,6 +43,8 @@ func FuzzWireStep(f *testing.F) {
 	f.Add(generatePath, `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}}]}]}`, `{"candidates":[{"content":{"parts":[{"text":"x"},{"functionCall":{"name":"f"}}]},"finishReason":"STOP"}],"usageMetadata":{"totalTokenCount":1}}`)
 	f.Add("/v1beta/interactions", `{"input":[{"type":"function_result","result":1}]}`, `{"outputs":[{"type":"text","text":"x"}],"usage":{"total_tokens":2}}`)
 	f.Add("/v1beta/models/m:countTokens", `{}`, `null`)
+	f.Add("/v1beta/openai/chat/completions", `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":[{"type":"text","text":"1"}]}]}`,
+		`{"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"total_tokens":1}}`)
 	f.Fuzz(func(t *testing.T, path, req, resp string) {
 		x := exchange(path, req, resp)
 		a := StepOf(x)
@@ -61,5 +64,31 @@ func FuzzWireFrame(f *testing.F) {
 	f.Add([]byte(`{"toolCall":{"functionCalls":[null,{"name":"f"}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ReadFrame(data)
+	})
+}
+
+// FuzzWireEventData: an event's payload read in place is the one its
+// data lines give when split and joined plainly, as SSE defines it.
+func FuzzWireEventData(f *testing.F) {
+	for _, s := range []string{"data: {\"a\":1}\r\n\r\n", "data:x\ndata: y\n\n", "event: e\ndata:\n\n", ": c\r\ndata:  two\r\r", "data: a\ndata:\ndata: b\n", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, ev []byte) {
+		var want []byte
+		for _, line := range bytes.Split(ev, []byte("\n")) {
+			line = bytes.TrimRight(line, "\r")
+			if p, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				want = append(want, bytes.TrimPrefix(p, []byte(" "))...)
+			}
+		}
+		got := EventData(ev)
+		if !bytes.Equal(got, want) || (got == nil) != (len(want) == 0) {
+			t.Fatalf("%q: %q, want %q", ev, got, want)
+		}
+		before := bytes.Clone(ev)
+		_ = append(got, 'x')
+		if !bytes.Equal(ev, before) {
+			t.Fatalf("%q: appending to the payload wrote into the event", before)
+		}
 	})
 }

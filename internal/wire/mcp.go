@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -42,6 +43,16 @@ func (mcp) Recognise(req *cassettes.Request) (Call, bool) {
 		return Call{Dialect: mcp{}, Kind: Tool, Method: req.Method}, true
 	}
 	return Call{}, false
+}
+
+// IsMCPServerStream says whether a request opens Streamable HTTP's
+// optional stream of server messages: a GET for an event stream on an
+// MCP session (it names the session or the protocol version; the older
+// HTTP+SSE transport's GET names neither). A server without one answers
+// 405, and the client carries on without it.
+func IsMCPServerStream(method string, h http.Header) bool {
+	return method == http.MethodGet && strings.Contains(h.Get("Accept"), "text/event-stream") &&
+		(h.Get("Mcp-Session-Id") != "" || h.Get("Mcp-Protocol-Version") != "")
 }
 
 func (mcp) Step(x *cassettes.Exchange) Step { return gemini{}.Step(x) }

@@ -3,14 +3,10 @@
 
 package wire
 
-import (
-	"time"
-
-	"github.com/adkproxy/adkproxy/cassettes"
-)
+import "github.com/adkproxy/adkproxy/cassettes"
 
 // ToolCall and ToolResult are the one pair of types every package passes
-// tool calls and results around as. They live in cassettes because the
+// tool calls and results around as. They are the cassette's, because the
 // public scoring API carries them; wire is what fills them.
 type (
 	ToolCall   = cassettes.ToolCall
@@ -48,32 +44,16 @@ type Call struct {
 }
 
 // Step is what a model call did: the tool results it was sent (the turn
-// it answers), the tool calls and text it answered with, and what it cost.
-// Bodies are the truth; a step is always derived from them.
-type Step struct {
-	// ToolResults are the function responses the request carried after
-	// the model's last turn: the results of the previous step's calls.
-	ToolResults []ToolResult
-	ToolCalls   []ToolCall
-	// Text is the answer's text, thoughts left out: the parts of one
-	// response joined by line breaks, the chunks of a stream as they are.
-	Text         string
-	FinishReason string
-	Usage        *Usage
-	ModelVersion string
-	Latency      time.Duration
-}
+// it answers), the tool calls and text it answered with (the parts of one
+// response joined by line breaks, the chunks of a stream as they are,
+// thoughts left out), its finish reason, usage and model version. It is
+// the trajectory a cassette writes for reviewers, so its type is the
+// cassette's; wire is what reads it.
+type Step = cassettes.Trajectory
 
-// Usage is what a model call cost, in tokens. Counts a dialect does not
-// report are 0.
-type Usage struct {
-	Prompt     int32
-	Candidates int32
-	Total      int32
-	Thoughts   int32
-	Cached     int32
-	ToolUse    int32
-}
+// Usage is what a model call cost, in tokens; 0 for a count the dialect
+// does not report.
+type Usage = cassettes.Usage
 
 // Request is everything a model call was sent, read whole: the history,
 // the system instruction and the tools.

@@ -112,3 +112,38 @@ func appendMiddle[T any](edits []Edit, a, b []T, at int, weight func(a, b T) int
 	}
 	return edits
 }
+
+// AlignWithin is Align with a shared bound: the middle's table is charged
+// to *cells (old × new elements, after the common start and end), and a
+// middle that does not fit in what is left (or in maxAlignCells) is
+// aligned as all deleted, then all inserted, charging nothing. It reports
+// whether the alignment was coarsened so.
+func AlignWithin[T any](old, new []T, eq func(a, b T) bool, cells *int64) ([]Edit, bool) {
+	pre := 0
+	for pre < len(old) && pre < len(new) && eq(old[pre], new[pre]) {
+		pre++
+	}
+	suf := 0
+	for suf < len(old)-pre && suf < len(new)-pre && eq(old[len(old)-1-suf], new[len(new)-1-suf]) {
+		suf++
+	}
+	n, m := int64(len(old)-pre-suf), int64(len(new)-pre-suf)
+	if n*m > *cells || n*m > maxAlignCells {
+		edits := make([]Edit, 0, max(len(old), len(new)))
+		for i := range pre {
+			edits = append(edits, Edit{Keep, i, i})
+		}
+		for i := range n {
+			edits = append(edits, Edit{Delete, pre + int(i), -1})
+		}
+		for j := range m {
+			edits = append(edits, Edit{Insert, -1, pre + int(j)})
+		}
+		for k := suf; k > 0; k-- {
+			edits = append(edits, Edit{Keep, len(old) - k, len(new) - k})
+		}
+		return edits, n > 0 && m > 0
+	}
+	*cells -= n * m
+	return Align(old, new, eq), false
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -57,7 +58,7 @@ func Export(c *cassettes.Cassette) ([]byte, []Problem, error) {
 		}
 		list.Content = append(list.Content, recordingNode(x, "llm_recording", rec))
 		seen := map[string]int{} // calls of each name so far: parallel calls of one tool pair up in order
-		for _, call := range cassettes.TrajectoryOf(x).ToolCalls {
+		for _, call := range wire.StepOf(x).ToolCalls {
 			resp, err := toolResult(model[i+1:], x, call, seen[call.Name])
 			seen[call.Name]++
 			if err != nil {
@@ -97,7 +98,7 @@ func (d doc) llmRecordingOf(x *cassettes.Exchange) (*yaml.Node, error) {
 	}
 	rec := mapping()
 	add(rec, "llm_request", req)
-	payloads := cassettes.ResponsePayloads(&x.Response)
+	payloads := wire.Payloads(&x.Response)
 	if x.Response.Status != 200 {
 		return nil, fmt.Errorf("the response has status %d: ADK records only answers", x.Response.Status)
 	}
@@ -240,7 +241,7 @@ func toolResult(later []*cassettes.Exchange, x *cassettes.Exchange, call cassett
 			continue // (a long-running tool's result comes with a later invocation)
 		}
 		var named []cassettes.ToolResult
-		for _, r := range cassettes.TrajectoryOf(y).ToolResults {
+		for _, r := range wire.StepOf(y).ToolResults {
 			if call.ID != "" && r.ID == call.ID {
 				return r.Response, nil
 			}

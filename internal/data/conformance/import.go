@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -145,7 +146,7 @@ func checkTool(recs *Recordings, made []*cassettes.Exchange, i int) *Problem {
 			t.Call.Name, r.AgentName, r.AgentName, r.UserMessageIndex)}
 	}
 	found := false
-	for _, c := range cassettes.TrajectoryOf(answered).ToolCalls {
+	for _, c := range wire.StepOf(answered).ToolCalls {
 		if c.Name == t.Call.Name && jsonEqual(c.Args, t.Call.Args) {
 			found = true
 			break
@@ -167,7 +168,7 @@ func checkTool(recs *Recordings, made []*cassettes.Exchange, i int) *Problem {
 			continue
 		}
 		if e.AgentName == r.AgentName {
-			for _, res := range cassettes.TrajectoryOf(made[j]).ToolResults {
+			for _, res := range wire.StepOf(made[j]).ToolResults {
 				if res.Name == name && jsonEqual(res.Response, t.Response.Response) {
 					return nil
 				}
@@ -231,6 +232,7 @@ func ImportCorpus(root, out string) ([]Imported, error) {
 		if err != nil {
 			return done, err
 		}
+		cas.Trajectories = wire.StepOf
 		if err := cassettes.Save(path, cas, nil); err != nil {
 			return done, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -305,7 +306,7 @@ func TestImportCorpusSSEVariant(t *testing.T) {
 		string(s.Response.Events[0].Data) != "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hello\"}]},\"finishReason\":\"STOP\"}]}\r\n\r\n" {
 		t.Errorf("sse case: %s?%s %q", s.Request.Path, s.Request.Query, s.Response.Events)
 	}
-	if tr := cassettes.TrajectoryOf(s); tr.Text != "hello" || tr.FinishReason != "STOP" {
+	if tr := wire.StepOf(s); tr.Text != "hello" || tr.FinishReason != "STOP" {
 		t.Errorf("sse trajectory %+v", tr)
 	}
 }

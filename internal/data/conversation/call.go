@@ -14,7 +14,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/bodyread"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -99,7 +99,7 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 	if !ok {
 		return nil, false
 	}
-	req, ok := bodyread.ReadBriefly(m, body)
+	req, ok := m.ReadBodyBriefly(body)
 	if !ok {
 		return nil, false
 	}
@@ -109,14 +109,14 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 }
 
 // AnalyzeRead is Analyze that also hands back the body as it was read,
-// whose fingerprint (bodyread.Object's) then costs one hash: placing the
+// whose fingerprint (wire.Body's) then costs one hash: placing the
 // call and matching it read the body once between them.
-func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, bodyread.Object, bool) {
+func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, wire.Body, bool) {
 	model, ok := modelCallModel(path)
 	if !ok {
 		return nil, nil, false
 	}
-	req, ok := bodyread.Read(m, body)
+	req, ok := m.ReadBody(body)
 	if !ok {
 		return nil, nil, false
 	}
@@ -126,7 +126,7 @@ func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, bodyread.
 // analyze reads the call of model from its body, read once. The keys hash
 // canonical bytes found in the read; only the turns (and, for the agent's
 // name, the labels and instruction) are decoded.
-func analyze(model string, req bodyread.Object) *Call {
+func analyze(model string, req wire.Body) *Call {
 	contents, _ := req.Tree("contents").([]any)
 	c := &Call{Model: model, UserTurn: -1}
 	c.AgentKey = hashParts(c.Model, req.Member("systemInstruction"), req.Member("tools"))
@@ -283,7 +283,7 @@ func hashParts(lead string, parts ...[]byte) string {
 
 // historyKey is hashParts(agentKey, the first n turns of req's contents...):
 // an agent's history up to its user turn.
-func historyKey(agentKey string, req bodyread.Object, n int) string {
+func historyKey(agentKey string, req wire.Body, n int) string {
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
 	b := append(append((*buf)[:0], agentKey...), 0)
@@ -371,7 +371,7 @@ func ResponseCalls(body []byte) []FunctionCall {
 // all its SSE events.
 func exchangeCalls(resp *cassettes.Response) []FunctionCall {
 	var out []FunctionCall
-	for _, payload := range cassettes.ResponsePayloads(resp) {
+	for _, payload := range wire.Payloads(resp) {
 		out = append(out, ResponseCalls(payload)...)
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -53,15 +54,15 @@ func TestLiveConnectionIsASessionAfterTheHTTPOnes(t *testing.T) {
 	if first.User != "Weather in Paris?" || len(first.Steps) != 2 || second.User != "Thanks" || len(second.Steps) != 1 {
 		t.Fatalf("invocations %q (%d steps), %q (%d steps)", first.User, len(first.Steps), second.User, len(second.Steps))
 	}
-	call := cassettes.TrajectoryOf(first.Steps[0])
+	call := wire.StepOf(first.Steps[0])
 	if len(call.ToolCalls) != 1 || call.ToolCalls[0].Name != "get_weather" || call.ToolCalls[0].Args["city"] != "Paris" {
 		t.Errorf("step 0 trajectory %+v, want the get_weather call", call)
 	}
-	answer := cassettes.TrajectoryOf(first.Steps[1])
+	answer := wire.StepOf(first.Steps[1])
 	if len(answer.ToolResults) != 1 || answer.ToolResults[0].Response["temp_c"] == nil || answer.Text != "It is 18°C." || answer.FinishReason != "STOP" {
 		t.Errorf("step 1 trajectory %+v, want the tool result (temp_c kept) and the joined text", answer)
 	}
-	if u := answer.Usage; u == nil || u.CandidatesTokenCount != 3 || u.TotalTokenCount != 12 {
+	if u := answer.Usage; u == nil || u.Candidates != 3 || u.Total != 12 {
 		t.Errorf("step 1 usage %+v, want the Live usage as candidates 3, total 12", u)
 	}
 	if answer.Latency != 12*time.Millisecond {
@@ -71,7 +72,7 @@ func TestLiveConnectionIsASessionAfterTheHTTPOnes(t *testing.T) {
 	if p.Agent != "weather_agent" || p.Step != 1 || first.Steps[1].Request.Path != "/v1alpha/models/gemini-live-2.5-flash:bidiGenerateContent" {
 		t.Errorf("step 1 placed %+v at %s", p, first.Steps[1].Request.Path)
 	}
-	if got := cassettes.TrajectoryOf(second.Steps[0]).Text; got != "You are welcome." {
+	if got := wire.StepOf(second.Steps[0]).Text; got != "You are welcome." {
 		t.Errorf("second invocation text %q", got)
 	}
 }
@@ -93,7 +94,7 @@ func FuzzLiveSteps(f *testing.F) {
 			if s.Place == nil || s.Place.Session != 3 || s.Place.Invocation < 1 {
 				t.Fatalf("step placed at %+v", s.Place)
 			}
-			cassettes.TrajectoryOf(s)
+			wire.StepOf(s)
 		}
 	})
 }

@@ -12,24 +12,33 @@ func httpCallOf(x *cassettes.Exchange) HTTPCall {
 	c := HTTPCall{HTTPCall: cassettes.HTTPCallOf(x), Latency: x.Response.Latency, Exchange: x}
 	if m, ok := wire.MCPOf(x); ok {
 		c.MCP = &m
+	} else if a, ok := wire.A2AOf(x); ok {
+		c.A2A = &a
 	}
 	return c
 }
 
-// Kind is the dialect a listing names after "tool": mcp or http.
+// Kind is the dialect a listing names after "tool": mcp, a2a or http.
 func (c HTTPCall) Kind() string {
-	if c.MCP != nil {
+	switch {
+	case c.MCP != nil:
 		return wire.DialectMCP
+	case c.A2A != nil:
+		return wire.DialectA2A
 	}
 	return wire.DialectHTTP
 }
 
 // String is the call in one line, after "tool " and its Kind:
 // `GET weather.example.com/v1/current?city=Paris → 200`, or for MCP
-// `weather tools/call get_weather {"city":"Paris"} → ok`.
+// `weather tools/call get_weather {"city":"Paris"} → ok`, or for A2A
+// `travel_agent message/send "Book a trip" → "Booked."`.
 func (c HTTPCall) String() string {
-	if c.MCP != nil {
+	switch {
+	case c.MCP != nil:
 		return c.MCP.String()
+	case c.A2A != nil:
+		return c.A2A.String()
 	}
 	return c.HTTPCall.String()
 }

@@ -95,6 +95,9 @@ type HTTPCall struct {
 	// result) when it is one: a stdio server relayed by adkproxy mcp, or
 	// JSON-RPC over HTTP.
 	MCP *wire.MCPCall
+	// A2A is the exchange read as a call to a remote agent, when it is
+	// one: an agent card fetch or an A2A JSON-RPC call.
+	A2A *wire.A2ACall
 	// Latency is from the request sent to the last byte of the answer.
 	Latency time.Duration
 	// Exchange is what the call was read from (its bodies).

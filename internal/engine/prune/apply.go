@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // Apply writes each cassette plan changed in dir, atomically, refusing one
@@ -20,6 +21,7 @@ func Apply(dir string, loaded map[string]*cassettes.Cassette, plan Plan) error {
 		if err := cassettes.CheckNoSymlinks(dir, pc.File); err != nil {
 			return fmt.Errorf("prune: %w", err)
 		}
+		pc.Trajectories = wire.StepOf
 		if err := cassettes.Save(pc.File, pc, nil); err != nil {
 			return fmt.Errorf("prune: %w", err)
 		}

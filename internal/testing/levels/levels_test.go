@@ -42,21 +42,20 @@ func (l level) String() string { return levelNames[l] }
 // level of the longest folder that holds it. docs/development.md's table of
 // levels says the same.
 var folders = map[string]level{
-	"internal/base":     base,
-	"cassettes":         cassettes,
-	"internal/wire":     wire,
-	"internal/bodyread": wire, // until internal/wire takes it in
-	"matcher":           matcher,
-	"internal/data":     data,
-	"proxy":             engine,
-	"scoring":           engine,
-	"internal/engine":   engine,
-	"internal/feature":  feature,
-	"adkproxytest":      top,
-	"cmd":               top,
-	"examples":          top,
-	"internal/testing":  testOnly,
-	"e2e":               testOnly,
+	"internal/base":    base,
+	"cassettes":        cassettes,
+	"internal/wire":    wire,
+	"matcher":          matcher,
+	"internal/data":    data,
+	"proxy":            engine,
+	"scoring":          engine,
+	"internal/engine":  engine,
+	"internal/feature": feature,
+	"adkproxytest":     top,
+	"cmd":              top,
+	"examples":         top,
+	"internal/testing": testOnly,
+	"e2e":              testOnly,
 }
 
 // levelOf is the level of the package at rel (a path inside the module).

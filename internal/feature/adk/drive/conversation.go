@@ -24,6 +24,12 @@ type Conversation struct {
 	Turns  []Turn
 }
 
+// Run is run k of n of the conversation, named so (numruns.Repeat).
+func (c Conversation) Run(k, n int) Conversation {
+	c.Name = fmt.Sprintf("%s (run %d of %d)", c.Name, k, n)
+	return c
+}
+
 // Turn is one user message.
 type Turn struct {
 	// Where names the turn in errors, e.g. "spec.yaml:12" or "case c1, invocation 2".

@@ -45,6 +45,13 @@ type Case struct {
 	Run int
 }
 
+// Nth is run k (from 1) of the case, for numruns.Repeat.
+func (c *Case) Nth(k int) *Case {
+	r := *c
+	r.Run = k
+	return &r
+}
+
 // Key names one run of the case where runs must not share a name: its
 // session, its simulated user's cassette and turn keys, its timings and
 // session files. The case's id for one run (or the first), else

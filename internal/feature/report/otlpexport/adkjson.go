@@ -15,6 +15,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // llmRequest is gcp.vertex.agent.llm_request: {"model", "config",
@@ -73,7 +74,7 @@ func llmResponse(x *cassettes.Exchange) (string, bool) {
 	out := map[string]any{}
 	var parts []any
 	found := false
-	for _, payload := range cassettes.ResponsePayloads(&x.Response) {
+	for _, payload := range wire.Payloads(&x.Response) {
 		resp, ok := decodeObject(payload)
 		if !ok {
 			continue

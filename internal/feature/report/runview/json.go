@@ -89,6 +89,8 @@ type HTTPCallDoc struct {
 	Status int    `json:"status"`
 	// MCP is the call read as MCP, when it is one.
 	MCP *wire.MCPCall `json:"mcp,omitempty"`
+	// A2A is the call read as a call to a remote agent, when it is one.
+	A2A *wire.A2ACall `json:"a2a,omitempty"`
 }
 
 // DocumentOf is the run's document.
@@ -122,7 +124,7 @@ func invocationDocOf(inv *recorded.Invocation) InvocationDoc {
 			sd.Usage = &UsageDoc{u.Prompt, u.Candidates, u.Total, u.Thoughts, u.Cached, u.ToolUse}
 		}
 		for _, h := range s.HTTPCalls {
-			sd.HTTPCalls = append(sd.HTTPCalls, HTTPCallDoc{h.Method, h.Scheme, h.Host, h.Path, h.Query, h.Status, h.MCP})
+			sd.HTTPCalls = append(sd.HTTPCalls, HTTPCallDoc{h.Method, h.Scheme, h.Host, h.Path, h.Query, h.Status, h.MCP, h.A2A})
 		}
 		d.Steps = append(d.Steps, sd)
 	}

@@ -56,7 +56,7 @@ func WriteTable(w io.Writer, dir string, run recorded.Run) {
 			}
 		}
 		summary := []string{textfmt.Plural(len(c.Sessions), "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step")}
-		for _, kind := range []string{"http", "mcp"} {
+		for _, kind := range []string{"http", "mcp", "a2a"} {
 			if calls[kind] > 0 {
 				summary = append(summary, textfmt.Plural(calls[kind], "tool "+kind+" call"))
 			}

@@ -1,0 +1,429 @@
+// Gemini's OpenAI-compatible endpoint: chat completions (JSON, and SSE
+// chunks ending in [DONE]), models and embeddings, on the Developer API's
+// /{v}/openai/ and Vertex AI's /{v}/projects/{p}/locations/{l}/endpoints/
+// openapi/. A chat completion is read into the same step and request as
+// generateContent, so every command treats the two alike.
+
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
+
+type openai struct{}
+
+func (openai) Name() string { return "openai" }
+
+// openaiRoots are the path segments the compatibility layer lives under:
+// the Developer API's (/v1beta/openai/...) and Vertex AI's
+// (/v1/projects/P/locations/L/endpoints/openapi/...).
+var openaiRoots = [...]string{"/openai/", "/endpoints/openapi/"}
+
+// OpenAIRest is the part of path after the compatibility layer's root
+// ("chat/completions", "models/gemini-2.5-flash", "embeddings"), and
+// whether path is under one; the root must follow a version segment.
+func OpenAIRest(path string) (rest string, vertex, ok bool) {
+	if !strings.HasPrefix(path, "/v1") {
+		return "", false, false
+	}
+	for _, root := range openaiRoots {
+		if i := strings.Index(path, root); i >= 0 {
+			return path[i+len(root):], root == "/endpoints/openapi/", true
+		}
+	}
+	return "", false, false
+}
+
+// Recognise: POST .../chat/completions is a model call; the model list,
+// one model and embeddings are Other. The model of a chat completion is in
+// its body, not its path.
+func (openai) Recognise(req *cassettes.Request) (Call, bool) {
+	rest, vertex, ok := OpenAIRest(req.Path)
+	if !ok {
+		return Call{}, false
+	}
+	c := Call{Dialect: openai{}, Kind: Other, Vertex: vertex}
+	switch {
+	case rest == "chat/completions":
+		c.Method = "chat.completions"
+		if req.Method == "POST" {
+			c.Kind = Model
+		}
+	case rest == "embeddings":
+		c.Method = "embeddings"
+	case rest == "models":
+		c.Method = "models.list"
+	case strings.HasPrefix(rest, "models/"):
+		c.Method, c.Model = "models.get", strings.TrimPrefix(rest, "models/")
+	default:
+		c.Method = rest
+	}
+	return c, true
+}
+
+// The shapes of the chat completion API a step reads (openai-node's
+// ChatCompletion, ChatCompletionChunk and their messages).
+type (
+	openaiToolCall struct {
+		Index    *int   `json:"index"` // chunks only: which call a delta adds to
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"` // a JSON object, as a string
+		} `json:"function"`
+	}
+	openaiMessage struct {
+		Role       string           `json:"role"`
+		Content    json.RawMessage  `json:"content"` // a string, an array of parts, or null
+		Name       string           `json:"name"`
+		ToolCalls  []openaiToolCall `json:"tool_calls"`
+		ToolCallID string           `json:"tool_call_id"`
+	}
+	openaiUsage struct {
+		PromptTokens        int32 `json:"prompt_tokens"`
+		CompletionTokens    int32 `json:"completion_tokens"`
+		TotalTokens         int32 `json:"total_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int32 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int32 `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+	}
+	// openaiCompletion is a whole answer (object "chat.completion") or one
+	// chunk of a stream ("chat.completion.chunk", a delta for a message).
+	openaiCompletion struct {
+		Model   string `json:"model"`
+		Choices []struct {
+			Index        int            `json:"index"`
+			Message      *openaiMessage `json:"message"`
+			Delta        *openaiMessage `json:"delta"`
+			FinishReason *string        `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *openaiUsage `json:"usage"`
+	}
+)
+
+func (u *openaiUsage) usage() *Usage {
+	out := &Usage{Prompt: u.PromptTokens, Candidates: u.CompletionTokens, Total: u.TotalTokens}
+	if d := u.PromptTokensDetails; d != nil {
+		out.Cached = d.CachedTokens
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		out.Thoughts = d.ReasoningTokens
+	}
+	return out
+}
+
+// openaiFinish maps a finish_reason to Gemini's, so a step reads alike on
+// both endpoints: "tool_calls" is Gemini's STOP with function calls.
+func openaiFinish(reason string) string {
+	switch reason {
+	case "stop", "tool_calls", "function_call":
+		return "STOP"
+	case "length":
+		return "MAX_TOKENS"
+	case "content_filter":
+		return "SAFETY"
+	}
+	return strings.ToUpper(reason)
+}
+
+// Step reads a chat completion: the tool messages of the turn it answers,
+// and from its answer (or each chunk of a stream in turn, [DONE] ending it)
+// the first choice's text, tool calls (a stream's deltas put together by
+// their index: id and name from the first, arguments appended), finish
+// reason, usage and model.
+func (openai) Step(x *cassettes.Exchange) Step {
+	t := Step{Latency: x.Response.Latency}
+	t.ToolResults = openaiToolResults(x.Request.Body)
+	if x.Response.Status != 200 {
+		return t
+	}
+	var text strings.Builder
+	type pending struct {
+		id, name string
+		args     strings.Builder
+	}
+	var calls []*pending
+	byIndex := map[int]*pending{}
+	for _, payload := range Payloads(&x.Response) {
+		var c openaiCompletion
+		if p := bytes.TrimLeft(payload, " \t\r\n"); len(p) == 0 || p[0] != '{' || json.Unmarshal(payload, &c) != nil {
+			continue // [DONE], or not a completion
+		}
+		if c.Usage != nil {
+			t.Usage = c.Usage.usage()
+		}
+		if c.Model != "" {
+			t.ModelVersion = c.Model
+		}
+		for _, ch := range c.Choices {
+			if ch.Index != 0 {
+				continue // one candidate, as Gemini's steps read
+			}
+			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				t.FinishReason = openaiFinish(*ch.FinishReason)
+			}
+			m := ch.Message
+			if m == nil {
+				m = ch.Delta
+			}
+			if m == nil {
+				continue
+			}
+			text.WriteString(openaiText(m.Content, ""))
+			for i, tc := range m.ToolCalls {
+				key := i
+				if tc.Index != nil {
+					key = *tc.Index
+				} else if ch.Delta != nil {
+					key = len(calls) // a stream that does not index its calls sends each whole
+				}
+				p := byIndex[key]
+				if p == nil || ch.Message != nil {
+					p = &pending{}
+					byIndex[key] = p
+					calls = append(calls, p)
+				}
+				if p.id == "" {
+					p.id = tc.ID
+				}
+				if p.name == "" {
+					p.name = tc.Function.Name
+				}
+				p.args.WriteString(tc.Function.Arguments)
+			}
+		}
+	}
+	t.Text = text.String()
+	for _, p := range calls {
+		t.ToolCalls = append(t.ToolCalls, ToolCall{ID: p.id, Name: p.name, Args: openaiArgs(p.args.String())})
+	}
+	return t
+}
+
+// openaiArgs reads a call's arguments, a JSON object sent as a string;
+// arguments that are not one are kept whole under "arguments", so a step
+// never loses what the model said.
+func openaiArgs(s string) map[string]any {
+	if strings.TrimSpace(s) == "" {
+		return map[string]any{}
+	}
+	var args map[string]any
+	if json.Unmarshal([]byte(s), &args) == nil && args != nil {
+		return args
+	}
+	return map[string]any{"arguments": s}
+}
+
+// openaiResult reads a tool message's content as the result of its call:
+// a JSON object as that object, any other content under "result" (as ADK
+// wraps a tool's value that is not a dict).
+func openaiResult(content json.RawMessage) map[string]any {
+	text := openaiText(content, "")
+	var obj map[string]any
+	if json.Unmarshal([]byte(text), &obj) == nil && obj != nil {
+		return obj
+	}
+	var v any
+	if json.Unmarshal([]byte(text), &v) == nil && v != nil {
+		return map[string]any{"result": v}
+	}
+	return map[string]any{"result": text}
+}
+
+// openaiText is a message's content as text: the string, or the text
+// parts of an array joined by sep; null and other parts give "".
+func openaiText(content json.RawMessage, sep string) string {
+	content = bytes.TrimSpace(content)
+	if len(content) == 0 || content[0] == 'n' {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return ""
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, sep)
+}
+
+// openaiToolResults reads the tool messages after the history's last
+// assistant message: the results of the previous step's calls, each named
+// by the call it answers.
+func openaiToolResults(body []byte) []ToolResult {
+	msgs, ok := openaiMessages(body)
+	if !ok {
+		return nil
+	}
+	first := len(msgs)
+	for first > 0 && msgs[first-1].Role == "tool" {
+		first--
+	}
+	if first == len(msgs) {
+		return nil
+	}
+	names := openaiCallNames(msgs[:first])
+	var out []ToolResult
+	for _, m := range msgs[first:] {
+		out = append(out, ToolResult{ID: m.ToolCallID, Name: openaiResultName(m, names), Response: openaiResult(m.Content)})
+	}
+	return out
+}
+
+func openaiMessages(body []byte) ([]openaiMessage, bool) {
+	var req struct {
+		Messages []openaiMessage `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return nil, false
+	}
+	return req.Messages, true
+}
+
+// openaiCallNames maps each tool call id of msgs to its function's name:
+// a tool message names only the id of the call it answers.
+func openaiCallNames(msgs []openaiMessage) map[string]string {
+	names := map[string]string{}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			names[tc.ID] = tc.Function.Name
+		}
+	}
+	return names
+}
+
+func openaiResultName(m openaiMessage, names map[string]string) string {
+	if n := names[m.ToolCallID]; n != "" {
+		return n
+	}
+	return m.Name
+}
+
+// Request reads a chat completion's body as generateContent's: system and
+// developer messages make the system instruction; user messages are user
+// turns, assistant messages model turns (text, then a function call per
+// tool call), and a run of tool messages one user turn of function
+// responses, as Gemini's history holds them.
+func (openai) Request(req *cassettes.Request) (Request, bool) {
+	var body struct {
+		Model    string          `json:"model"`
+		Messages []openaiMessage `json:"messages"`
+		Tools    []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(req.Body, &body) != nil {
+		return Request{}, false
+	}
+	r := Request{Model: body.Model}
+	names := openaiCallNames(body.Messages)
+	var system []Part
+	for _, m := range body.Messages {
+		switch m.Role {
+		case "system", "developer":
+			system = append(system, Part{Text: openaiText(m.Content, "\n")})
+		case "assistant":
+			c := Content{Role: "model"}
+			if text := openaiText(m.Content, "\n"); text != "" {
+				c.Parts = append(c.Parts, Part{Text: text})
+			}
+			for _, tc := range m.ToolCalls {
+				c.Parts = append(c.Parts, Part{FunctionCall: &ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: openaiArgs(tc.Function.Arguments)}})
+			}
+			r.Contents = append(r.Contents, c)
+		case "tool":
+			p := Part{FunctionResponse: &ToolResult{ID: m.ToolCallID, Name: openaiResultName(m, names), Response: openaiResult(m.Content)}}
+			if n := len(r.Contents); n > 0 && r.Contents[n-1].Role == "user" && len(r.Contents[n-1].Parts) > 0 && r.Contents[n-1].Parts[0].FunctionResponse != nil {
+				r.Contents[n-1].Parts = append(r.Contents[n-1].Parts, p)
+			} else {
+				r.Contents = append(r.Contents, Content{Role: "user", Parts: []Part{p}})
+			}
+		default: // user, and roles this reader does not know, as the user's
+			r.Contents = append(r.Contents, Content{Role: "user", Parts: []Part{{Text: openaiText(m.Content, "\n")}}})
+		}
+	}
+	if len(system) > 0 {
+		r.System = &Content{Parts: system}
+	}
+	for _, t := range body.Tools {
+		if t.Function.Name == "" {
+			continue
+		}
+		params := bytes.TrimSpace(t.Function.Parameters)
+		if bytes.Equal(params, []byte("null")) {
+			params = nil
+		}
+		r.Tools = append(r.Tools, Declaration{Name: t.Function.Name, Description: t.Function.Description, Parameters: bytes.Clone(params)})
+	}
+	return r, true
+}
+
+func (openai) Tool(*cassettes.Exchange) (ToolExchange, bool) { return ToolExchange{}, false }
+
+func (openai) Matching() *Matching { return &openaiMatching }
+
+// openaiMatching: messages are named by role (messages[user#1] is the
+// first user message), tools and tool calls by their function's name
+// (tools[get_weather].function.description). Arguments and tool results
+// are JSON inside strings and compared as the JSON they hold. Call ids
+// are the server's, echoed from replayed answers; they are left out as
+// Gemini's are.
+var openaiMatching = Matching{
+	Volatile: []string{
+		"messages[*].tool_calls[*].id",
+		"messages[*].tool_call_id",
+	},
+	JSONStrings: []string{
+		"messages[*].tool_calls[*].function.arguments",
+		"messages[*].content",
+	},
+	ElementName: openaiElementName,
+	Group: func(field string) string {
+		switch field {
+		case "messages":
+			return "contents"
+		case "tools", "tool_choice":
+			return "tools"
+		case "model", "stream", "stream_options":
+			return ""
+		}
+		return "generation_config" // temperature, max_tokens, response_format, reasoning_effort...
+	},
+}
+
+// openaiElementName is the name of the function a tool or tool call is
+// of, else a message's role, else "".
+func openaiElementName(v any) string {
+	m, _ := v.(map[string]any)
+	if f, ok := m["function"].(map[string]any); ok {
+		name, _ := f["name"].(string)
+		return name
+	}
+	if role, ok := m["role"].(string); ok {
+		return role
+	}
+	return ""
+}
