@@ -21,13 +21,14 @@ import (
 var publicPackages = []string{"proxy", "cassettes", "matcher", "scoring", "adkproxytest"}
 
 // surfaceBudget is the most exported names the public packages may have
-// together: 298 at the regroup by level, 303 when the budget was set (the
-// recording lock had left cassettes; Config.Hints, the summary's lines,
-// the failed-save paths, --no-code's config fields and the stdio scheme
-// had come). Lower it when names go (a name that leaves the API is a name
-// users no longer have to learn), and raise it only in a change that says
-// which names it adds and why.
-const surfaceBudget = 303
+// together: 298 at the regroup by level, 305 when the budget was set (the
+// recording lock and trajectory reading had left cassettes; Config.Hints,
+// the summary's lines, the failed-save paths, --no-code's config fields,
+// the stdio scheme and the matcher's body and tool readers had come).
+// Lower it when names go (a name that leaves the API is a name users no
+// longer have to learn), and raise it only in a change that says which
+// names it adds and why.
+const surfaceBudget = 305
 
 // exportedNames lists the exported names of the package in dir, as go doc
 // shows them: every func, type, method, const and var ("Type.Method" for a
