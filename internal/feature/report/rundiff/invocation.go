@@ -70,7 +70,7 @@ func callsOf(inv *recorded.Invocation) []call {
 // list), its status as the result; an MCP call is named "mcp SERVER
 // METHOD [TOOL]" with the tool's arguments and result, an A2A call "a2a
 // AGENT METHOD" with the texts sent and answered.
-func httpCall(h recorded.HTTPCall, agent string) call {
+func httpCall(h *recorded.HTTPCall, agent string) call {
 	if h.MCP != nil { // an MCP server's method, or tool by name, its arguments and result
 		c := call{ToolCall: cassettes.ToolCall{Name: "mcp " + h.MCP.Server + " " + h.MCP.Method}, agent: agent}
 		if h.MCP.Name != "" {
