@@ -110,6 +110,27 @@ func TestMCPStdioADKJS(t *testing.T) {
 		}
 	})
 
+	t.Run("diff and OTLP", func(t *testing.T) {
+		// The server's answers change on every run: a second recording's
+		// tool result differs, and diff names the MCP tool.
+		again := testutil.OutDir(t)
+		rec2 := runAdkproxy(t, root, bin, env(), "record", "--cassettes", again, "--upstream", fake, "--", node, "e2e/mcp/agent.mjs")
+		if rec2.code != 0 {
+			t.Fatalf("second record exited %d", rec2.code)
+		}
+		res := runAdkproxy(t, root, bin, adkEnv(), "diff", dir, again)
+		if !strings.Contains(res.stdout, "mcp weather tools/call get_weather(city=\"Paris\")") ||
+			!strings.Contains(res.stdout, "mcp weather tools/call get_weather result.content[0].text") {
+			t.Errorf("diff should list the MCP tool call and its changed result:\n%s", res.stdout)
+		}
+		exp := runAdkproxy(t, root, bin, adkEnv(), "export", "--format", "otlp-json", dir)
+		for _, want := range []string{`"tools/call get_weather"`, `"gen_ai.tool.name"`, `"mcp.method.name"`} {
+			if !strings.Contains(exp.stdout, want) {
+				t.Errorf("the OTLP export has no %s", want)
+			}
+		}
+	})
+
 	t.Run("ls", func(t *testing.T) {
 		res := runAdkproxy(t, root, bin, adkEnv(), "ls", "--cassettes", dir)
 		if res.code != 0 {

@@ -11,6 +11,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // str is a string attribute. OTLP strings must be UTF-8 (protobuf
@@ -43,7 +44,7 @@ func strs(k string, vs ...string) *commonpb.KeyValue {
 // client conventions name it: span "GET", kind CLIENT, http.request.method,
 // url.full (credentials were scrubbed when recording), server.address and
 // port, http.response.status_code; a status of 400 or more is an error.
-func httpSpan(t *trace, path string, parent *tracepb.Span, h recorded.HTTPCall) *tracepb.Span {
+func httpSpan(t *trace, path string, parent *tracepb.Span, h *recorded.HTTPCall) *tracepb.Span {
 	host, port := h.Host, defaultPort(h.Scheme)
 	if hh, p, err := net.SplitHostPort(h.Host); err == nil {
 		host = hh
@@ -60,7 +61,19 @@ func httpSpan(t *trace, path string, parent *tracepb.Span, h recorded.HTTPCall) 
 	if h.Query != "" {
 		attrs = append(attrs, str("url.query", h.Query))
 	}
-	s := &tracepb.Span{TraceId: t.id, SpanId: spanID(t.id, path), ParentSpanId: parent.SpanId, Name: validUTF8(h.Method),
+	name := h.Method
+	switch {
+	case h.MCP != nil: // OpenTelemetry's MCP conventions: "{method} {tool}"
+		name = strings.TrimSpace(h.MCP.Method + " " + h.MCP.Name)
+		if h.Scheme == "stdio" { // no URL: the server is a process on a pipe
+			attrs = []*commonpb.KeyValue{str("network.transport", "pipe")}
+		}
+		attrs = append(attrs, mcpAttrs(h.MCP)...)
+	case h.A2A != nil:
+		name = h.A2A.Method + " " + h.A2A.Agent
+		attrs = append(attrs, str("adkproxy.a2a.agent", h.A2A.Agent), str("adkproxy.a2a.method", h.A2A.Method))
+	}
+	s := &tracepb.Span{TraceId: t.id, SpanId: spanID(t.id, path), ParentSpanId: parent.SpanId, Name: validUTF8(name),
 		Kind: tracepb.Span_SPAN_KIND_CLIENT, Attributes: attrs}
 	if h.Status >= 400 {
 		code := strconv.Itoa(h.Status)
@@ -76,4 +89,17 @@ func defaultPort(scheme string) int {
 		return 80
 	}
 	return 443
+}
+
+// mcpAttrs are an MCP call's attributes: its method, server and JSON-RPC
+// id, and for tools/call the tool, as a gen_ai execute_tool.
+func mcpAttrs(c *wire.MCPCall) []*commonpb.KeyValue {
+	attrs := []*commonpb.KeyValue{str("mcp.method.name", c.Method), str("adkproxy.mcp.server", c.Server)}
+	if c.ID != "" {
+		attrs = append(attrs, str("jsonrpc.request.id", c.ID))
+	}
+	if c.Method == "tools/call" {
+		attrs = append(attrs, str("gen_ai.operation.name", "execute_tool"), str("gen_ai.tool.name", c.Name))
+	}
+	return attrs
 }

@@ -67,8 +67,39 @@ func callsOf(inv *recorded.Invocation) []call {
 
 // httpCall is a tool's HTTP request as a call: named "http METHOD
 // host/path", its query parameters as arguments (a repeated one as a
-// list), its status as the result.
-func httpCall(h recorded.HTTPCall, agent string) call {
+// list), its status as the result; an MCP call is named "mcp SERVER
+// METHOD [TOOL]" with the tool's arguments and result, an A2A call "a2a
+// AGENT METHOD" with the texts sent and answered.
+func httpCall(h *recorded.HTTPCall, agent string) call {
+	if h.MCP != nil { // an MCP server's method, or tool by name, its arguments and result
+		c := call{ToolCall: cassettes.ToolCall{Name: "mcp " + h.MCP.Server + " " + h.MCP.Method}, agent: agent}
+		if h.MCP.Name != "" {
+			c.Name += " " + h.MCP.Name
+		}
+		if v, ok := matcher.ParseJSON(h.MCP.Args); ok {
+			c.Args, _ = v.(map[string]any)
+		}
+		switch {
+		case h.MCP.Error != "":
+			c.result, c.hasRes = map[string]any{"error": h.MCP.Error}, true
+		default:
+			if v, ok := matcher.ParseJSON(h.MCP.Result); ok {
+				c.result, c.hasRes = map[string]any{"result": v}, true
+			}
+		}
+		return c
+	}
+	if h.A2A != nil { // a remote agent's method, the text sent and answered
+		c := call{ToolCall: cassettes.ToolCall{Name: "a2a " + h.A2A.Agent + " " + h.A2A.Method}, agent: agent, hasRes: true,
+			result: map[string]any{"text": h.A2A.Result}}
+		if h.A2A.Text != "" {
+			c.Args = map[string]any{"text": h.A2A.Text}
+		}
+		if h.A2A.Error != "" {
+			c.result["error"] = h.A2A.Error
+		}
+		return c
+	}
 	target := cassettes.HTTPCall{Method: h.Method, Scheme: h.Scheme, Host: h.Host, Path: h.Path}.Target()
 	query, _ := url.ParseQuery(h.Query)
 	return call{ToolCall: cassettes.ToolCall{Name: "http " + h.Method + " " + target, Args: matcher.QueryValue(query)}, agent: agent,
