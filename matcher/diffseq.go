@@ -16,7 +16,7 @@ import (
 // when aligning it, or returns nil for arrays compared by position.
 func sequenceKey(path string) func(v any) string {
 	switch {
-	case path == "contents":
+	case path == "contents", path == "messages": // messages: the OpenAI-compatible endpoint's history
 		return canonicalKey // turns are the same only when equal
 	case isDeclarations(path):
 		return func(v any) string { // a tool is its name, whatever else changed
@@ -32,6 +32,41 @@ func sequenceKey(path string) func(v any) string {
 }
 
 func canonicalKey(v any) string { return string(AppendCanonical(nil, v)) }
+
+// chatFunctions reports whether every element of both arrays is an OpenAI
+// chat tool ({"type": "function", "function": {"name"...}}): the "tools"
+// of a chat completion, aligned by function name as Gemini's declarations
+// are.
+func chatFunctions(a, b []any) bool {
+	for _, v := range append(append([]any(nil), a...), b...) {
+		m, _ := v.(map[string]any)
+		if f, ok := m["function"].(map[string]any); !ok || f["name"] == nil {
+			return false
+		}
+	}
+	return len(a)+len(b) > 0
+}
+
+// functionKey is a chat tool's key when aligning: its function's name.
+func functionKey(v any) string {
+	if name := nameOf(v); name != "" {
+		return "name:" + name
+	}
+	return canonicalKey(v)
+}
+
+// isToolCalls reports whether path is messages[...].tool_calls, whose
+// calls are addressed by their function's name.
+func isToolCalls(path string) bool {
+	return strings.HasPrefix(path, "messages[") && strings.HasSuffix(path, "].tool_calls")
+}
+
+// holdsJSON reports whether the string at path is JSON sent as a string:
+// a chat tool call's arguments, or a chat message's content (a tool
+// message's result), compared as the value it holds.
+func holdsJSON(path string) bool {
+	return strings.HasPrefix(path, "messages[") && (strings.HasSuffix(path, ".function.arguments") || strings.HasSuffix(path, "].content"))
+}
 
 // isParts reports whether path is contents[N].parts.
 func isParts(path string) bool {
@@ -64,6 +99,30 @@ func partPlace(path string, recorded, got []any, i int) string {
 	return path + "[" + l + "]"
 }
 
+// labels is label for every element of values, in one pass over them.
+func labels(values []any) []string {
+	names := make([]string, len(values))
+	total := map[string]int{}
+	for i, v := range values {
+		if names[i] = nameOf(v); isName(names[i]) {
+			total[names[i]]++
+		}
+	}
+	out := make([]string, len(values))
+	seen := map[string]int{}
+	for i, name := range names {
+		switch n := total[name]; {
+		case n == 0:
+		case n == 1:
+			out[i] = name
+		default:
+			seen[name]++
+			out[i] = name + "#" + strconv.Itoa(seen[name])
+		}
+	}
+	return out
+}
+
 // isDeclarations reports whether path is tools[N].functionDeclarations.
 func isDeclarations(path string) bool {
 	rest, ok := strings.CutPrefix(path, "tools[")
@@ -92,14 +151,28 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 	}
 	// A declaration is addressed by its name where that is unique on both
 	// sides (tools[0].functionDeclarations[get_weather]); --ignore reads it.
-	place := func(keys []string, values []any, i int) string {
+	// Messages' role labels, worked out once per side when first needed:
+	// label per element would make a long history's diff quadratic.
+	var rl, gl []string
+	roles := func(values []any, l *[]string) []string {
+		if *l == nil {
+			*l = labels(values)
+		}
+		return *l
+	}
+	place := func(keys []string, values []any, l *[]string, i int) string {
 		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && rn[keys[i]] <= 1 && gn[keys[i]] <= 1 {
 			return path + "[" + name + "]"
 		}
+		if path == "messages" { // by role: messages[user#2] is the second user message on its side
+			if name := roles(values, l)[i]; name != "" {
+				return path + "[" + name + "]"
+			}
+		}
 		return path + "[" + strconv.Itoa(i) + "]"
 	}
-	at := func(i int) string { return place(gk, got, i) }
-	atRecorded := func(i int) string { return place(rk, recorded, i) }
+	at := func(i int) string { return place(gk, got, &gl, i) }
+	atRecorded := func(i int) string { return place(rk, recorded, &rl, i) }
 	var out []Difference
 	var removed, added []int // the run since the last kept pair
 	flush := func() {

@@ -16,6 +16,9 @@ import (
 var defaultIgnore = []string{
 	"contents[*].parts[*].functionCall.id",
 	"contents[*].parts[*].functionResponse.id",
+	// The same on Gemini's OpenAI-compatible endpoint (internal/wire/openai.go).
+	"messages[*].tool_calls[*].id",
+	"messages[*].tool_call_id",
 }
 
 // Path is a parsed ignore path such as contents[*].parts[0].text.
@@ -149,16 +152,25 @@ func isNth(s string) bool {
 }
 
 // nameOf is an object's "name" field (a function declaration), else the
-// name of the function a part calls or answers, or "".
+// name of the function a part calls or answers (or, on the OpenAI-compatible
+// endpoint, a tool or tool call is of), else the role of a chat message
+// (a "role" without Gemini's "parts"), or "".
 func nameOf(v any) string {
 	m, _ := v.(map[string]any)
 	if name, ok := m["name"].(string); ok {
-		return name
+		if _, message := m["role"]; !message {
+			return name
+		}
 	}
-	for _, field := range [...]string{"functionCall", "functionResponse"} {
+	for _, field := range [...]string{"functionCall", "functionResponse", "function"} {
 		if f, ok := m[field].(map[string]any); ok {
 			name, _ := f["name"].(string)
 			return name
+		}
+	}
+	if role, ok := m["role"].(string); ok {
+		if _, gemini := m["parts"]; !gemini {
+			return role
 		}
 	}
 	return ""
