@@ -56,7 +56,7 @@ func driveCommand() *cli.Command {
 			stringFlag("confirm-payload", "", "send the `JSON` value as the confirmation answer's payload (ADK hands it to the tool); default: none"),
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
-		}, confirmReportFlags()...),
+		}, append(confirmReportFlags(), outboundFlags()...)...),
 		Action:       runDrive,
 		OnUsageError: commandUsageError,
 	}
@@ -78,6 +78,11 @@ func runDrive(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("drive: --server: %v", err)
 	}
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return err
+	}
+	client.HTTPClient = policy.Client()
 	convs, err := driveConversations(c, specPath, evalPath)
 	if err != nil {
 		return err

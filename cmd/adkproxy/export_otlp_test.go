@@ -172,3 +172,25 @@ func TestExportOTLPTraceStart(t *testing.T) {
 		t.Errorf("first span %s starts at %d", first.Name, first.StartTimeUnixNano)
 	}
 }
+
+// A collector that answers 307 to another host:port does not get the
+// traces sent there: the push is refused naming both, exit 69, unless
+// --allow-redirect names that origin.
+func TestExportOTLPRefusesRedirectToAnotherOrigin(t *testing.T) {
+	other, got := traceReceiver(t, http.StatusOK, "")
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	r := adkproxy(t, nil, "export", "--otlp-endpoint", redirecting.URL, weatherCassette)
+	if r.code != 69 || !strings.Contains(r.stderr, "refused the redirect (HTTP 307)") || !strings.Contains(r.stderr, other.URL+"/v1/traces") || strings.Contains(r.stderr, "adkproxy: sent") {
+		t.Errorf("exit %d, want 69 naming the refused redirect\n%s", r.code, r.stderr)
+	}
+	if len(*got) != 0 {
+		t.Fatalf("the other origin got %d push(es)", len(*got))
+	}
+	r = adkproxy(t, nil, "export", "--otlp-endpoint", redirecting.URL, "--allow-redirect", strings.TrimPrefix(other.URL, "http://"), weatherCassette)
+	if r.code != 0 || len(*got) != 1 {
+		t.Errorf("with --allow-redirect: exit %d, %d push(es)\n%s", r.code, len(*got), r.stderr)
+	}
+}

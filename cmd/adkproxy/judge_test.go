@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/reclock"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
@@ -130,7 +130,7 @@ func TestScoreJudgeUsageErrors(t *testing.T) {
 		t.Errorf("--judge-mode without --judge-cassettes: exit %d, stderr %s", r.code, r.stderr)
 	}
 	// Another recorder holds the folder: exit 75, nothing written.
-	l, _, err := cassettes.LockDir(dir)
+	l, _, err := reclock.Take(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

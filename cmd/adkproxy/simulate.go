@@ -74,7 +74,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
 			analysisFlag(),
-		}, append(judgeFlags(), confirmReportFlags()...)...),
+		}, append(append(judgeFlags(), confirmReportFlags()...), outboundFlags()...)...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
 	}
@@ -155,6 +155,11 @@ func simulateInputs(c *cli.Context) (*adkapi.Client, []*simulate.Case, error) {
 	if err != nil {
 		return nil, nil, usageErrorf("simulate: --server: %v", err)
 	}
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	server.HTTPClient = policy.Client()
 	if err := loadPersonas(c); err != nil {
 		return nil, nil, err
 	}
