@@ -138,10 +138,10 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 		if !ok {
 			break
 		}
-		if key := sequenceKey(path); key != nil {
-			return diffSequence(path, r, g, key, path == "contents", b)
+		if key, paired, labelled := sequenceKey(path, r, g); key != nil {
+			return diffSequence(path, r, g, key, paired, labelled, b)
 		}
-		parts := isParts(path)
+		parts := isParts(path, r, g)
 		var out []Difference
 		for i := 0; i < len(r) || i < len(g); i++ {
 			p := path + "[" + strconv.Itoa(i) + "]"
@@ -167,6 +167,9 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 		if recorded == got { // strings, bools, nil
 			return nil
 		}
+		if rv, gv, ok := jsonStrings(path, recorded, got); ok {
+			return diffJSON(path, rv, gv, b)
+		}
 	}
 	if path == "" {
 		path = "body"
@@ -178,6 +181,29 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 		}
 	}
 	return []Difference{d}
+}
+
+// jsonStrings decodes two strings at a path that holds JSON (holdsJSON)
+// when both are JSON objects or arrays, so they are diffed field by field.
+func jsonStrings(path string, recorded, got any) (rv, gv any, ok bool) {
+	rs, rok := recorded.(string)
+	gs, gok := got.(string)
+	if !rok || !gok || !holdsJSON(path) {
+		return nil, nil, false
+	}
+	decode := func(s string) (any, bool) {
+		if t := strings.TrimSpace(s); t == "" || t[0] != '{' && t[0] != '[' {
+			return nil, false
+		}
+		return ParseJSON([]byte(s))
+	}
+	if rv, rok = decode(rs); !rok {
+		return nil, nil, false
+	}
+	if gv, gok = decode(gs); !gok {
+		return nil, nil, false
+	}
+	return rv, gv, true
 }
 
 // joinKey appends an object key to a JSON path, quoting keys that are not

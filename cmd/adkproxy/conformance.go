@@ -47,7 +47,7 @@ func conformanceCommand() *cli.Command {
 			"(system instruction, tool declarations, generation config, contents, other); --profile says\n" +
 			"which groups fail a case. No key and no network are needed.\n\n" +
 			conformanceExitStatusHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			stringFlag("corpus", "", "`DIR` of the conformance corpus, holding tests/ and agents/ (required)"),
 			stringFlag("server-cmd", "", "shell `COMMAND` that serves {agents_dir} on {port}, e.g. 'npx adk api_server {agents_dir} -h 127.0.0.1 -p {port}' (required)"),
 			stringFlag("prefix", "", "`PATH` the server mounts the API under: empty for ADK Python and ADK-JS, /api for ADK Go"),
@@ -57,7 +57,7 @@ func conformanceCommand() *cli.Command {
 			stringFlag("out", "", "write the report to `FILE` (atomically) instead of stdout"),
 			&cli.StringSliceFlag{Name: "ignore-event-field", Usage: "leave the event field at `PATH` (camelCase, dotted: avgLogprobs, usageMetadata.trafficType) out of the session comparison, on both sides (repeatable)", EnvVars: envFor("ignore-event-field")},
 			stringFlag("work", "", "keep the imported cassettes (DIR/cassettes) and the agents folders served (DIR/agents) in `DIR`, to rerun a case by hand; default: a temporary folder, removed"),
-		},
+		}, outboundFlags()...),
 		Action:       runConformance,
 		OnUsageError: commandUsageError,
 	}
@@ -83,7 +83,11 @@ func runConformance(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("conformance: --profile: %v", err)
 	}
-	res, err := conformancerun.Run(c.Context, conformancerun.Options{
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return err
+	}
+	res, err := conformancerun.Run(c.Context, conformancerun.Options{HTTPClient: policy.Client(),
 		Corpus: corpus, ServerCmd: serverCmd, Prefix: c.String("prefix"), Cases: c.String("cases"),
 		Profile: profile, IgnoreEventFields: c.StringSlice("ignore-event-field"), Work: c.String("work"), Progress: c.App.ErrWriter,
 	})

@@ -81,20 +81,9 @@ func runDiff(c *cli.Context) error {
 	if minRouge < 0 || minRouge > 1 {
 		return usageErrorf("diff: --min-rouge %g: want a number from 0 to 1", minRouge)
 	}
-	var opt rundiff.Options
-	for _, s := range c.StringSlice("ignore") {
-		p, err := matcher.ParsePath(s)
-		if err != nil {
-			return usageErrorf("diff: --ignore: %v", err)
-		}
-		opt.Ignore = append(opt.Ignore, p)
-	}
-	if path := c.String("config"); path != "" {
-		cfg, err := scoring.LoadConfig(path)
-		if err != nil {
-			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
-		}
-		opt.ArgMatchers = cfg.Adkproxy.ArgMatchers
+	opt, err := diffOptions(c)
+	if err != nil {
+		return err
 	}
 	oldPath, newPath := c.Args().Get(0), c.Args().Get(1)
 	if oldResult, newResult := scorediff.IsResultFile(oldPath), scorediff.IsResultFile(newPath); oldResult || newResult {
@@ -107,20 +96,64 @@ func runDiff(c *cli.Context) error {
 		}
 		return diffScores(c, oldPath, newPath, format)
 	}
+	report, err := diffRuns(oldPath, newPath, opt)
+	if err != nil {
+		return err
+	}
+	if err := writeDiff(c, report, format, color); err != nil {
+		return err
+	}
+	failures, err := report.Failures(failOn, minRouge)
+	if err != nil {
+		return usageErrorf("diff: %v", err)
+	}
+	if len(failures) > 0 {
+		return withCode(exitFailure, errors.New("diff: failed (--fail-on "+failOn+"): "+strings.Join(failures, ", ")))
+	}
+	return nil
+}
+
+// diffOptions reads --ignore and --config's argument matchers.
+func diffOptions(c *cli.Context) (rundiff.Options, error) {
+	var opt rundiff.Options
+	for _, s := range c.StringSlice("ignore") {
+		p, err := matcher.ParsePath(s)
+		if err != nil {
+			return opt, usageErrorf("diff: --ignore: %v", err)
+		}
+		opt.Ignore = append(opt.Ignore, p)
+	}
+	if path := c.String("config"); path != "" {
+		cfg, err := scoring.LoadConfig(path)
+		if err != nil {
+			return opt, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+		}
+		opt.ArgMatchers = cfg.Adkproxy.ArgMatchers
+	}
+	return opt, nil
+}
+
+// diffRuns loads two recorded runs and compares them.
+func diffRuns(oldPath, newPath string, opt rundiff.Options) (*rundiff.Report, error) {
 	old, oldFile, err := loadRun(oldPath)
 	if err != nil {
-		return withCode(exitDataErr, fmt.Errorf("OLD: %w", err))
+		return nil, withCode(exitDataErr, fmt.Errorf("OLD: %w", err))
 	}
 	new, newFile, err := loadRun(newPath)
 	if err != nil {
-		return withCode(exitDataErr, fmt.Errorf("NEW: %w", err))
+		return nil, withCode(exitDataErr, fmt.Errorf("NEW: %w", err))
 	}
 	if oldFile && newFile { // two files are compared whatever their names
 		new.Cassettes[0].Name = old.Cassettes[0].Name
 	}
-	report := rundiff.Diff(oldPath, newPath, old, new, opt)
+	return rundiff.Diff(oldPath, newPath, old, new, opt), nil
+}
 
+// writeDiff writes the report in format to --out or stdout, and its
+// summary line to stderr.
+func writeDiff(c *cli.Context, report *rundiff.Report, format, color string) error {
 	var out bytes.Buffer
+	var err error
 	switch format {
 	case "json":
 		err = rundiff.WriteJSON(&out, report)
@@ -138,13 +171,6 @@ func runDiff(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "%s\n", rundiff.SummaryLine(report))
-	failures, err := report.Failures(failOn, minRouge)
-	if err != nil {
-		return usageErrorf("diff: %v", err)
-	}
-	if len(failures) > 0 {
-		return withCode(exitFailure, errors.New("diff: failed (--fail-on "+failOn+"): "+strings.Join(failures, ", ")))
-	}
 	return nil
 }
 

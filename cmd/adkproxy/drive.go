@@ -56,7 +56,7 @@ func driveCommand() *cli.Command {
 			stringFlag("confirm-payload", "", "send the `JSON` value as the confirmation answer's payload (ADK hands it to the tool); default: none"),
 			boolFlag("streaming", "run the turns in ADK's SSE streaming mode (\"streaming\": true: the agent calls the model's streaming method; the session keeps whole events only)"),
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for the server to answer GET {prefix}/list-apps before starting (for a server just started)", EnvVars: envFor("wait")},
-		}, confirmReportFlags()...),
+		}, append(confirmReportFlags(), outboundFlags()...)...),
 		Action:       runDrive,
 		OnUsageError: commandUsageError,
 	}
@@ -78,26 +78,14 @@ func runDrive(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("drive: --server: %v", err)
 	}
-	var convs []drive.Conversation
-	if specPath != "" {
-		spec, err := conformance.ReadSpec(specPath)
-		if err != nil {
-			return withCode(exitDataErr, fmt.Errorf("--spec: %w", err))
-		}
-		convs = []drive.Conversation{drive.FromSpec(spec)}
-	} else {
-		sets, err := evalset.LoadSelected(evalPath)
-		if err != nil {
-			return withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
-		}
-		var skipped []string
-		convs, skipped = drive.FromEvalSet(sets)
-		for _, s := range skipped {
-			fmt.Fprintf(c.App.ErrWriter, "adkproxy: drive: skipped %s\n", s)
-		}
-		if len(convs) == 0 {
-			return withCode(exitDataErr, fmt.Errorf("--evalset: %s has no eval case with a fixed conversation to play", evalPath))
-		}
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return err
+	}
+	client.HTTPClient = policy.Client()
+	convs, err := driveConversations(c, specPath, evalPath)
+	if err != nil {
+		return err
 	}
 	if wait := c.Duration("wait"); wait > 0 {
 		if err := waitForServer(c.Context, client, wait); err != nil {
@@ -130,19 +118,48 @@ func runDrive(c *cli.Context) error {
 	if specPath != "" && len(sessions) == 1 && runs == 1 {
 		out = sessions[0]
 	}
-	if len(sessions) > 0 {
-		data, err := sessionJSON(out)
-		if err != nil {
-			return err
-		}
-		if err := writeOutput(c, c.String("out"), data); err != nil {
-			return errors.Join(runErr, err)
-		}
+	if err := writeSessions(c, out, len(sessions)); err != nil {
+		return errors.Join(runErr, err)
 	}
 	if runErr != nil {
 		return withCode(exitFailure, fmt.Errorf("drive: %w", runErr))
 	}
 	return nil
+}
+
+// driveConversations reads the turns of --spec or --evalset.
+func driveConversations(c *cli.Context, specPath, evalPath string) ([]drive.Conversation, error) {
+	if specPath != "" {
+		spec, err := conformance.ReadSpec(specPath)
+		if err != nil {
+			return nil, withCode(exitDataErr, fmt.Errorf("--spec: %w", err))
+		}
+		return []drive.Conversation{drive.FromSpec(spec)}, nil
+	}
+	sets, err := evalset.LoadSelected(evalPath)
+	if err != nil {
+		return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
+	}
+	convs, skipped := drive.FromEvalSet(sets)
+	for _, s := range skipped {
+		fmt.Fprintf(c.App.ErrWriter, "adkproxy: drive: skipped %s\n", s)
+	}
+	if len(convs) == 0 {
+		return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %s has no eval case with a fixed conversation to play", evalPath))
+	}
+	return convs, nil
+}
+
+// writeSessions writes the sessions driven, if any, to --out or stdout.
+func writeSessions(c *cli.Context, out any, n int) error {
+	if n == 0 {
+		return nil
+	}
+	data, err := sessionJSON(out)
+	if err != nil {
+		return err
+	}
+	return writeOutput(c, c.String("out"), data)
 }
 
 // sessionJSON is the sessions indented for reading; json.Indent keeps every

@@ -5,7 +5,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -25,10 +24,10 @@ const exitUnavailable = 69
 const otlpPushTimeout = 60 * time.Second
 
 func otlpExportFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		stringFlag("otlp-endpoint", "", "send the traces over OTLP/HTTP to `URL` (POST URL/v1/traces as protobuf), e.g. http://localhost:4318; implies --format otlp-json"),
 		stringFlag("trace-start", "", "`TIME` the first invocation of each cassette starts at in the traces: RFC 3339, or now (default 2000-01-01T00:00:00Z, so that an export is reproducible)"),
-	}
+	}, outboundFlags()...)
 }
 
 // exportFormat is --format, or otlp-json when only --otlp-endpoint says
@@ -79,7 +78,12 @@ func exportOTLP(c *cli.Context, dir string, loaded map[string]*cassettes.Cassett
 	if endpoint == "" {
 		return nil
 	}
-	client := &http.Client{Timeout: otlpPushTimeout}
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return err
+	}
+	client := policy.Client()
+	client.Timeout = otlpPushTimeout
 	if err := otlpexport.Push(c.Context, client, endpoint, req); err != nil {
 		return withCode(exitUnavailable, fmt.Errorf("export: %w", err))
 	}

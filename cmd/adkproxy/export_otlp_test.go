@@ -79,6 +79,7 @@ func spansOf(req *coltracepb.ExportTraceServiceRequest) []*tracepb.Span {
 // credential in it), the same bytes twice; --otlp-endpoint sends the same
 // request to a loopback receiver.
 func TestExportOTLPOfAToolRun(t *testing.T) {
+	t.Parallel()
 	dir := recordToolRun(t)
 	r := adkproxy(t, nil, "export", "--format", "otlp-json", dir)
 	if r.code != 0 || r.stderr != "" {
@@ -134,6 +135,7 @@ func TestExportOTLPOfAToolRun(t *testing.T) {
 // file; --otlp-endpoint with the evalset format and a bad --trace-start
 // are usage errors.
 func TestExportOTLPErrors(t *testing.T) {
+	t.Parallel()
 	receiver, got := traceReceiver(t, http.StatusInternalServerError, "the span store is full")
 	r := adkproxy(t, nil, "export", "--otlp-endpoint", receiver.URL, weatherCassette)
 	if r.code != 69 || !strings.Contains(r.stderr, receiver.URL+"/v1/traces answered 500 Internal Server Error: the span store is full") || len(*got) != 1 {
@@ -160,6 +162,7 @@ func TestExportOTLPErrors(t *testing.T) {
 
 // TestExportOTLPTraceStart: --trace-start moves the run to that time.
 func TestExportOTLPTraceStart(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "export", "--format", "otlp-json", "--trace-start", "2026-07-01T12:00:00Z", weatherCassette)
 	req, err := otlpexport.UnmarshalJSON([]byte(r.stdout))
 	if r.code != 0 || err != nil {
@@ -167,5 +170,27 @@ func TestExportOTLPTraceStart(t *testing.T) {
 	}
 	if first := spansOf(req)[0]; first.Name != "invocation" || first.StartTimeUnixNano != 1782907200000000000 {
 		t.Errorf("first span %s starts at %d", first.Name, first.StartTimeUnixNano)
+	}
+}
+
+// A collector that answers 307 to another host:port does not get the
+// traces sent there: the push is refused naming both, exit 69, unless
+// --allow-redirect names that origin.
+func TestExportOTLPRefusesRedirectToAnotherOrigin(t *testing.T) {
+	other, got := traceReceiver(t, http.StatusOK, "")
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	r := adkproxy(t, nil, "export", "--otlp-endpoint", redirecting.URL, weatherCassette)
+	if r.code != 69 || !strings.Contains(r.stderr, "refused the redirect (HTTP 307)") || !strings.Contains(r.stderr, other.URL+"/v1/traces") || strings.Contains(r.stderr, "adkproxy: sent") {
+		t.Errorf("exit %d, want 69 naming the refused redirect\n%s", r.code, r.stderr)
+	}
+	if len(*got) != 0 {
+		t.Fatalf("the other origin got %d push(es)", len(*got))
+	}
+	r = adkproxy(t, nil, "export", "--otlp-endpoint", redirecting.URL, "--allow-redirect", strings.TrimPrefix(other.URL, "http://"), weatherCassette)
+	if r.code != 0 || len(*got) != 1 {
+		t.Errorf("with --allow-redirect: exit %d, %d push(es)\n%s", r.code, len(*got), r.stderr)
 	}
 }

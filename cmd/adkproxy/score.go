@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -87,29 +88,11 @@ func runScore(c *cli.Context) error {
 		return err
 	}
 	format := c.String("format")
-	write, ok := scoreWriters[format]
-	if !ok && format != "html" && format != "csv" && format != "jsonl" {
+	if _, ok := scoreWriters[format]; !ok && format != "html" && format != "csv" && format != "jsonl" {
 		return usageErrorf("score: --format %q: want table, json, junit, markdown, html, csv or jsonl", format)
 	}
-	cfg := scoring.DefaultConfig()
-	configPath := c.String("config")
-	if configPath == "" {
-		// ADK's rule for test files: the test_config.json beside them.
-		if configPath = scoring.ConfigBeside(c.String("expected")); configPath != "" {
-			fmt.Fprintf(c.App.ErrWriter, "adkproxy: config: %s (beside the eval set; --config overrides it)\n", configPath)
-		}
-	}
-	if configPath != "" {
-		var err error
-		if cfg, err = scoring.LoadConfig(configPath); err != nil {
-			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
-		}
-	}
-	if err := refuseCode(c, cfg); err != nil {
-		return err
-	}
-	cfg.Python = c.String("python")
-	if err := loadPersonas(c); err != nil {
+	cfg, err := scoreConfig(c)
+	if err != nil {
 		return err
 	}
 	var exp *scoring.Expected
@@ -142,20 +125,7 @@ func runScore(c *cli.Context) error {
 	result.Unpaired = append(result.Unpaired, unpaired...)
 	result.RequireAll = c.Bool("require-all")
 	stopProgress()
-	for _, u := range result.Unpaired {
-		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not scored: %s\n", strings.ReplaceAll(u, "\n", "\n  "))
-	}
-	if skipped := scoring.SkippedCriteria(result); len(skipped) > 0 {
-		how := "skipped when judging their cases, as adk eval does (--require-all fails the run on them)"
-		if result.RequireAll {
-			how = "--require-all: the run fails"
-		}
-		fmt.Fprintf(c.App.ErrWriter, "adkproxy: not evaluated, %s:\n", how)
-		for _, s := range skipped {
-			fmt.Fprintf(c.App.ErrWriter, "  %s\n", s)
-		}
-	}
-
+	sayNotScored(c.App.ErrWriter, result)
 	if dir := c.String("history"); dir != "" {
 		path, err := scoring.WriteHistory(dir, result, time.Now())
 		if err != nil {
@@ -163,21 +133,76 @@ func runScore(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.ErrWriter, "adkproxy: eval history: %s\n", path)
 	}
+	return writeScores(c, result, scoreWriter(format, dir, loaded, cfg), format)
+}
+
+// scoreConfig reads --config, or the test_config.json beside --expected
+// (ADK's rule for test files), with the flags that change it.
+func scoreConfig(c *cli.Context) (*scoring.Config, error) {
+	cfg := scoring.DefaultConfig()
+	configPath := c.String("config")
+	if configPath == "" {
+		if configPath = scoring.ConfigBeside(c.String("expected")); configPath != "" {
+			fmt.Fprintf(c.App.ErrWriter, "adkproxy: config: %s (beside the eval set; --config overrides it)\n", configPath)
+		}
+	}
+	if configPath != "" {
+		var err error
+		if cfg, err = scoring.LoadConfig(configPath); err != nil {
+			return nil, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+		}
+	}
+	if err := refuseCode(c, cfg); err != nil {
+		return nil, err
+	}
+	cfg.Python = c.String("python")
+	if err := loadPersonas(c); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// sayNotScored lists on w the runs left unpaired and the criteria not
+// evaluated.
+func sayNotScored(w io.Writer, result *scoring.Result) {
+	for _, u := range result.Unpaired {
+		fmt.Fprintf(w, "adkproxy: not scored: %s\n", strings.ReplaceAll(u, "\n", "\n  "))
+	}
+	if skipped := scoring.SkippedCriteria(result); len(skipped) > 0 {
+		how := "skipped when judging their cases, as adk eval does (--require-all fails the run on them)"
+		if result.RequireAll {
+			how = "--require-all: the run fails"
+		}
+		fmt.Fprintf(w, "adkproxy: not evaluated, %s:\n", how)
+		for _, s := range skipped {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+}
+
+// scoreWriter writes a result in format.
+func scoreWriter(format, dir string, loaded map[string]*cassettes.Cassette, cfg *scoring.Config) func(io.Writer, *scoring.Result) error {
 	switch format {
 	case "html":
-		write = func(w io.Writer, r *scoring.Result) error {
+		return func(w io.Writer, r *scoring.Result) error {
 			return htmlreport.WriteScores(w, r, recorded.Build(dir, loaded))
 		}
 	case "csv":
-		write = func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteCSV(w) }
+		return func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteCSV(w) }
 	case "jsonl":
-		write = func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteJSONL(w) }
+		return func(w io.Writer, r *scoring.Result) error { return scoring.RowsOf(r, cfg).WriteJSONL(w) }
 	}
+	return scoreWriters[format]
+}
+
+// writeScores writes the result to --out or stdout and picks the exit
+// status; the verdict also goes to stderr, unless the table on stdout
+// ends with it.
+func writeScores(c *cli.Context, result *scoring.Result, write func(io.Writer, *scoring.Result) error, format string) error {
 	var out bytes.Buffer
 	if err := write(&out, result); err != nil {
 		return fmt.Errorf("score: writing %s: %w", format, err)
 	}
-	// The verdict also goes to stderr, unless the table on stdout ends with it.
 	summary := scoring.Summary(result)
 	path := c.String("out")
 	if err := writeOutput(c, path, out.Bytes()); err != nil {

@@ -239,30 +239,12 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		return cfg, err
 	}
 	if mode == proxy.ModeRecord {
-		if cfg.Mode, err = recordModeFor(c.String("mode")); err != nil {
-			return cfg, usageErrorf("--mode: %v", err)
-		}
-		if cfg.Upstream, err = parseUpstream("--upstream", c.String("upstream")); err != nil {
-			return cfg, withCode(exitUsage, err)
-		}
-		if v := c.String("vertex-upstream"); v != "" {
-			if cfg.VertexUpstream, err = parseUpstream("--vertex-upstream", v); err != nil {
-				return cfg, withCode(exitUsage, err)
-			}
-		}
+		err = recordFlags(c, &cfg)
 	} else {
-		if cfg.Lenient, err = lenientFor(c.String("mode")); err != nil {
-			return cfg, usageErrorf("--mode: %v", err)
-		}
-		if cfg.ConformanceKeys, err = conformanceKeysFor(c.String("match")); err != nil {
-			return cfg, usageErrorf("--match: %v", err)
-		}
-		if cfg.Faults, err = faultSpecs(c); err != nil {
-			return proxy.Config{}, err
-		}
-		cfg.AllowRepeats = c.Bool("allow-repeats")
-		cfg.ReplayTiming = c.Bool("replay-timing")
-		cfg.CheckAll = c.Bool("check")
+		err = replayFlags(c, &cfg)
+	}
+	if err != nil {
+		return proxy.Config{}, err
 	}
 	if f := c.String("tool-fakes"); f != "" {
 		fakes, err := toolfake.Load(f)
@@ -274,6 +256,39 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	cfg.ClosedWorld = mode == proxy.ModeReplay && c.Bool("closed-world")
 	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
+}
+
+// recordFlags reads record's own flags into cfg.
+func recordFlags(c *cli.Context, cfg *proxy.Config) (err error) {
+	if cfg.Mode, err = recordModeFor(c.String("mode")); err != nil {
+		return usageErrorf("--mode: %v", err)
+	}
+	if cfg.Upstream, err = parseUpstream("--upstream", c.String("upstream")); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if v := c.String("vertex-upstream"); v != "" {
+		if cfg.VertexUpstream, err = parseUpstream("--vertex-upstream", v); err != nil {
+			return withCode(exitUsage, err)
+		}
+	}
+	return nil
+}
+
+// replayFlags reads replay's own flags into cfg.
+func replayFlags(c *cli.Context, cfg *proxy.Config) (err error) {
+	if cfg.Lenient, err = lenientFor(c.String("mode")); err != nil {
+		return usageErrorf("--mode: %v", err)
+	}
+	if cfg.ConformanceKeys, err = conformanceKeysFor(c.String("match")); err != nil {
+		return usageErrorf("--match: %v", err)
+	}
+	if cfg.Faults, err = faultSpecs(c); err != nil {
+		return err
+	}
+	cfg.AllowRepeats = c.Bool("allow-repeats")
+	cfg.ReplayTiming = c.Bool("replay-timing")
+	cfg.CheckAll = c.Bool("check")
+	return nil
 }
 
 // controlHint is what a peer refused by the control API can do.

@@ -19,7 +19,6 @@ import (
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
-	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -75,51 +74,20 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
 			analysisFlag(),
-		}, append(judgeFlags(), confirmReportFlags()...)...),
+		}, append(append(judgeFlags(), confirmReportFlags()...), outboundFlags()...)...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
 	}
 }
 
 func runSimulate(c *cli.Context) error {
-	for _, f := range []string{"server", "app", "out"} {
-		if c.String(f) == "" {
-			return usageErrorf("simulate: --%s is required", f)
-		}
-	}
-	if c.String("scenarios") == "" && c.String("evalset") == "" {
-		return usageErrorf("simulate: give --scenarios FILE or --evalset FILE (or both)")
-	}
-	if c.Int("parallel") < 1 {
-		return usageErrorf("simulate: --parallel %d: want 1 or more", c.Int("parallel"))
-	}
-	server, err := adkapi.New(c.String("server"), c.String("prefix"))
-	if err != nil {
-		return usageErrorf("simulate: --server: %v", err)
-	}
-	if err := loadPersonas(c); err != nil {
-		return err
-	}
-	cases, err := simulateCases(c)
+	server, cases, err := simulateInputs(c)
 	if err != nil {
 		return err
 	}
-	if cases, err = numruns.Repeat(cases, c.Int("num-runs"), (*simulate.Case).Nth); err != nil {
-		return usageErrorf("simulate: %v", err)
-	}
-	simCfg, scoreCfg := scenarios.DefaultSimulatorConfig(), (*scoring.Config)(nil)
-	if path := c.String("config"); path != "" {
-		if simCfg, err = scenarios.LoadSimulatorConfig(path); err != nil {
-			return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
-		}
-		if hasCriteria(path) {
-			if scoreCfg, err = scoring.LoadConfig(path); err != nil {
-				return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
-			}
-			if err := refuseCode(c, scoreCfg); err != nil {
-				return err
-			}
-		}
+	simCfg, scoreCfg, err := simulateConfigs(c)
+	if err != nil {
+		return err
 	}
 	var jr *judgeRun
 	switch {
@@ -130,32 +98,21 @@ func runSimulate(c *cli.Context) error {
 	case c.String("judge-cassettes") != "":
 		return usageErrorf("simulate: --judge-cassettes needs a --config with criteria to judge")
 	}
-	var rec *modelRecorder
-	var model *genai.Client
-	var misses func() []matcher.Outcome
-	var stats func() proxy.Stats
-	if needsModel(cases) {
-		if c.String("sim-cassettes") == "" {
-			return usageErrorf("simulate: --sim-cassettes DIR is required: the simulated user's model calls are recorded there, or replayed from it")
-		}
-		rec, err = startModelRecorder(c, modelRecorderFlags{command: "simulate", dir: "sim-cassettes", mode: "sim-mode",
-			baseURL: "sim-base-url", what: "the simulated user", model: "the simulated user's model",
-			rerecord: "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
-			lenient:  true})
-		if err != nil {
-			return err
-		}
-		model = rec.client
+	rec, err := startSimUser(c, cases)
+	if err != nil {
+		return err
+	}
+	opts := simulate.Options{Server: server, App: c.String("app"), Config: simCfg, Parallel: c.Int("parallel"), Report: confirmReporter(c)}
+	if isTerminal(c.App.ErrWriter) {
+		opts.Progress = c.App.ErrWriter
+	}
+	if rec != nil {
+		opts.Model = rec.client
 		if rec.mode == proxy.ModeReplay {
-			misses, stats = rec.Server.Misses, rec.Server.Stats
+			opts.Misses, opts.Stats = rec.Server.Misses, rec.Server.Stats
 		}
 	}
-	var progress = c.App.ErrWriter
-	if !isTerminal(progress) {
-		progress = nil
-	}
-	runner, err := simulate.New(simulate.Options{Server: server, App: c.String("app"), Model: model, Config: simCfg,
-		Parallel: c.Int("parallel"), Progress: progress, Misses: misses, Stats: stats, Report: confirmReporter(c)})
+	runner, err := simulate.New(opts)
 	if err != nil {
 		if rec != nil {
 			rec.close()
@@ -165,43 +122,134 @@ func runSimulate(c *cli.Context) error {
 	start := time.Now()
 	transcripts := runner.Run(c.Context, cases)
 	wall := time.Since(start)
-	var unused int64
-	if rec != nil {
-		// The agent's turn times go beside the simulated user's cassettes,
-		// so that a replay reports the recording's (docs/scenarios.md).
-		keep, code := simulate.UseRecordedTimings, exitDataErr
-		if rec.mode == proxy.ModeRecord {
-			keep, code = simulate.SaveTimings, exitCantWrite
-		}
-		if err := keep(rec.dir, transcripts); err != nil {
-			rec.close()
-			return withCode(code, fmt.Errorf("--sim-cassettes: %w", err))
-		}
-		if err := rec.close(); err != nil {
-			return fmt.Errorf("--sim-cassettes: %w", err)
-		}
-		if rec.mode == proxy.ModeReplay {
-			unused = rec.Server.Stats().Unused
-		}
+	unused, err := keepSimUser(rec, transcripts)
+	if err != nil {
+		return err
 	}
 	report := simulate.NewReport(transcripts, scoreCfg)
 	report.Wall = wall
-	if scoreCfg != nil {
-		report.Scores = scoring.Evaluate(c.Context, scoreCfg, report.Cases)
-		analysisErr := writeAnalysis(c, jr, report.Scores)
-		if err := jr.finish(c, scoreCfg); err != nil {
-			return err
-		}
-		if analysisErr != nil {
-			return analysisErr
-		}
-	} else if err := writeAnalysis(c, nil, nil); err != nil {
+	if err := scoreSimulated(c, jr, report, scoreCfg); err != nil {
 		return err
 	}
 	if err := report.Write(c.String("out")); err != nil {
 		return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))
 	}
 	return simulateVerdict(c, transcripts, unused)
+}
+
+// simulateInputs checks the required flags and reads the agent's server
+// and the cases, each played --num-runs times.
+func simulateInputs(c *cli.Context) (*adkapi.Client, []*simulate.Case, error) {
+	for _, f := range []string{"server", "app", "out"} {
+		if c.String(f) == "" {
+			return nil, nil, usageErrorf("simulate: --%s is required", f)
+		}
+	}
+	if c.String("scenarios") == "" && c.String("evalset") == "" {
+		return nil, nil, usageErrorf("simulate: give --scenarios FILE or --evalset FILE (or both)")
+	}
+	if c.Int("parallel") < 1 {
+		return nil, nil, usageErrorf("simulate: --parallel %d: want 1 or more", c.Int("parallel"))
+	}
+	server, err := adkapi.New(c.String("server"), c.String("prefix"))
+	if err != nil {
+		return nil, nil, usageErrorf("simulate: --server: %v", err)
+	}
+	policy, err := outboundPolicy(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	server.HTTPClient = policy.Client()
+	if err := loadPersonas(c); err != nil {
+		return nil, nil, err
+	}
+	cases, err := simulateCases(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cases, err = numruns.Repeat(cases, c.Int("num-runs"), (*simulate.Case).Nth); err != nil {
+		return nil, nil, usageErrorf("simulate: %v", err)
+	}
+	return server, cases, nil
+}
+
+// simulateConfigs reads --config: the simulated user's settings, and the
+// criteria to score with when it names any.
+func simulateConfigs(c *cli.Context) (scenarios.SimulatorConfig, *scoring.Config, error) {
+	simCfg := scenarios.DefaultSimulatorConfig()
+	path := c.String("config")
+	if path == "" {
+		return simCfg, nil, nil
+	}
+	simCfg, err := scenarios.LoadSimulatorConfig(path)
+	if err != nil {
+		return simCfg, nil, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+	}
+	if !hasCriteria(path) {
+		return simCfg, nil, nil
+	}
+	scoreCfg, err := scoring.LoadConfig(path)
+	if err != nil {
+		return simCfg, nil, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+	}
+	if err := refuseCode(c, scoreCfg); err != nil {
+		return simCfg, nil, err
+	}
+	return simCfg, scoreCfg, nil
+}
+
+// startSimUser starts the simulated user's recorder when a case needs the
+// model (nil when none does).
+func startSimUser(c *cli.Context, cases []*simulate.Case) (*modelRecorder, error) {
+	if !needsModel(cases) {
+		return nil, nil
+	}
+	if c.String("sim-cassettes") == "" {
+		return nil, usageErrorf("simulate: --sim-cassettes DIR is required: the simulated user's model calls are recorded there, or replayed from it")
+	}
+	return startModelRecorder(c, modelRecorderFlags{command: "simulate", dir: "sim-cassettes", mode: "sim-mode",
+		baseURL: "sim-base-url", what: "the simulated user", model: "the simulated user's model",
+		rerecord: "record the simulated user again: adkproxy simulate --sim-mode record, with a key",
+		lenient:  true})
+}
+
+// keepSimUser keeps the agent's turn times beside the simulated user's
+// cassettes when recording, so that a replay reports the recording's
+// (docs/scenarios.md), or reads them back in replay; then writes the
+// cassettes. It returns how many recorded turns replay left unused.
+func keepSimUser(rec *modelRecorder, transcripts []*simulate.Transcript) (unused int64, err error) {
+	if rec == nil {
+		return 0, nil
+	}
+	keep, code := simulate.UseRecordedTimings, exitDataErr
+	if rec.mode == proxy.ModeRecord {
+		keep, code = simulate.SaveTimings, exitCantWrite
+	}
+	if err := keep(rec.dir, transcripts); err != nil {
+		rec.close()
+		return 0, withCode(code, fmt.Errorf("--sim-cassettes: %w", err))
+	}
+	if err := rec.close(); err != nil {
+		return 0, fmt.Errorf("--sim-cassettes: %w", err)
+	}
+	if rec.mode == proxy.ModeReplay {
+		unused = rec.Server.Stats().Unused
+	}
+	return unused, nil
+}
+
+// scoreSimulated scores the sessions with scoreCfg's criteria, if any,
+// and writes --analysis.
+func scoreSimulated(c *cli.Context, jr *judgeRun, report *simulate.Report, scoreCfg *scoring.Config) error {
+	if scoreCfg == nil {
+		return writeAnalysis(c, nil, nil)
+	}
+	report.Scores = scoring.Evaluate(c.Context, scoreCfg, report.Cases)
+	analysisErr := writeAnalysis(c, jr, report.Scores)
+	if err := jr.finish(c, scoreCfg); err != nil {
+		return err
+	}
+	return analysisErr
 }
 
 // simulateVerdict reports failures and divergences on stderr and picks
@@ -306,21 +354,9 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 			return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 		}
 		for i, ec := range set.EvalCases {
-			sc := &simulate.Case{ID: ec.EvalID, Input: input}
-			if ec.SessionInput != nil { // ADK: a case's own session_input wins
-				if sc.Input, err = scenarios.ParseSessionInputField(path, fmt.Sprintf("eval_cases[%d].session_input", i), evalset.RawJSON(ec.SessionInput)); err != nil {
-					return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
-				}
-			}
-			if ec.Scenario != nil {
-				s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), evalset.RawJSON(ec.Scenario))
-				if err != nil {
-					return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
-				}
-				sc.Scenario = &s
-			}
-			for _, inv := range ec.Conversation {
-				sc.Static = append(sc.Static, genai.NewContentFromText(inv.UserContent.Text(), genai.RoleUser))
+			sc, err := evalCase(path, i, ec, input)
+			if err != nil {
+				return nil, withCode(exitDataErr, fmt.Errorf("--evalset: %w", err))
 			}
 			if err := add(sc); err != nil {
 				return nil, err
@@ -331,4 +367,27 @@ func simulateCases(c *cli.Context) ([]*simulate.Case, error) {
 		return nil, withCode(exitDataErr, errors.New("simulate: the --scenarios and --evalset files hold no case"))
 	}
 	return cases, nil
+}
+
+// evalCase is case i of an eval set: its own session_input if it has one
+// (ADK: it wins over --session-input), its scenario or static turns.
+func evalCase(path string, i int, ec evalset.EvalCase, input scenarios.SessionInput) (*simulate.Case, error) {
+	sc := &simulate.Case{ID: ec.EvalID, Input: input}
+	if ec.SessionInput != nil {
+		var err error
+		if sc.Input, err = scenarios.ParseSessionInputField(path, fmt.Sprintf("eval_cases[%d].session_input", i), evalset.RawJSON(ec.SessionInput)); err != nil {
+			return nil, err
+		}
+	}
+	if ec.Scenario != nil {
+		s, err := scenarios.ParseScenario(path, fmt.Sprintf("eval_cases[%d].conversation_scenario", i), evalset.RawJSON(ec.Scenario))
+		if err != nil {
+			return nil, err
+		}
+		sc.Scenario = &s
+	}
+	for _, inv := range ec.Conversation {
+		sc.Static = append(sc.Static, genai.NewContentFromText(inv.UserContent.Text(), genai.RoleUser))
+	}
+	return sc, nil
 }

@@ -167,3 +167,15 @@ func TestOpenAIMatchingNames(t *testing.T) {
 }
 
 func ptr(v any) *any { return &v }
+
+// TestGenerateContentBodyOfAChat: a chat request written as generateContent
+// reads back as the same request.
+func TestGenerateContentBodyOfAChat(t *testing.T) {
+	r, _ := RequestOf(&cassettes.Request{Method: "POST", Path: chatPath, Body: []byte(chatSecondStep)})
+	body := GenerateContentBody(r)
+	back, ok := RequestOf(&cassettes.Request{Method: "POST", Path: generatePath, Body: body})
+	back.Model = r.Model // a generateContent body names its model in the path
+	if !ok || !reflect.DeepEqual(back, r) {
+		t.Errorf("%s\nreads back as %+v\nwant %+v", body, back, r)
+	}
+}

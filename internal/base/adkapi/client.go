@@ -12,17 +12,19 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 )
 
-// Client talks to one ADK API server. The zero HTTPClient means
-// http.DefaultClient.
+// Client talks to one ADK API server. The zero HTTPClient means the
+// default outbound policy (outbound.Policy{}): the server is not trusted.
 type Client struct {
 	// BaseURL is the server's scheme and host, e.g. http://127.0.0.1:8000.
 	BaseURL string
 	// Prefix is where the API is mounted: "" for ADK Python and ADK-JS,
 	// "/api" for ADK Go's default launcher.
 	Prefix string
-	// HTTPClient sends the requests; nil means http.DefaultClient.
+	// HTTPClient sends the requests; nil means DefaultHTTPClient.
 	HTTPClient *http.Client
 }
 
@@ -65,11 +67,15 @@ func (e *HTTPError) Error() string {
 // maxErrorBody is how much of an error answer goes into the message.
 const maxErrorBody = 2 << 10
 
+// DefaultHTTPClient obeys the default outbound policy: answers capped,
+// silences timed out, no redirect to another origin.
+var DefaultHTTPClient = outbound.Policy{}.Client()
+
 func (c *Client) httpClient() *http.Client {
 	if c.HTTPClient != nil {
 		return c.HTTPClient
 	}
-	return http.DefaultClient
+	return DefaultHTTPClient
 }
 
 // url joins the base URL, the prefix and path segments, escaping each
@@ -110,7 +116,7 @@ func (c *Client) do(ctx context.Context, method, u string, body any) (*http.Resp
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, &HTTPError{Method: method, URL: u, Status: resp.StatusCode, Body: strings.TrimSpace(string(b))}
+		return nil, &HTTPError{Method: method, URL: u, Status: resp.StatusCode, Body: outbound.Printable(strings.TrimSpace(string(b)))}
 	}
 	return resp, nil
 }
@@ -138,6 +144,7 @@ func quote(b []byte) string {
 	if len(s) > maxErrorBody {
 		s = s[:maxErrorBody] + "…"
 	}
+	s = outbound.Printable(s)
 	if s == "" {
 		return "(an empty body)"
 	}

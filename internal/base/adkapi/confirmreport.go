@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 )
 
@@ -89,14 +90,14 @@ func (r *ConfirmationReporter) post(ctx context.Context, body []byte) error {
 	if r.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.Token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := DefaultHTTPClient.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return fmt.Errorf("%s answered %s: %s", req.URL, resp.Status, strings.TrimSpace(string(msg)))
+		return fmt.Errorf("%s answered %s: %s", req.URL, outbound.Printable(resp.Status), outbound.Printable(strings.TrimSpace(string(msg))))
 	}
 	return nil
 }

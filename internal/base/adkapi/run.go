@@ -13,6 +13,8 @@ import (
 	"net/http"
 
 	"google.golang.org/genai"
+
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 )
 
 // RunRequest is one turn. Its JSON is exactly the fields every ADK server
@@ -90,7 +92,7 @@ func readEvents(body io.Reader) ([]Event, error) {
 			return nil
 		}
 		if msg, ok := streamError(payload); ok {
-			return &StreamError{Message: msg, Events: events}
+			return &StreamError{Message: outbound.Printable(msg), Events: events}
 		}
 		var ev Event
 		if err := json.Unmarshal(payload, &ev); err != nil {

@@ -55,7 +55,7 @@ var generatePath = regexp.MustCompile(`/models/([^/:]+):(generateContent|streamG
 
 // IsModelCall reports whether a request path is a generateContent or
 // streamGenerateContent call.
-func IsModelCall(path string) bool { return generatePath.MatchString(path) }
+func IsModelCall(path string) bool { return generatePath.MatchString(path) || isOtherModelCall(path) }
 
 // modelCallModel is the model of a generateContent or
 // streamGenerateContent path, as generatePath reads it, without a regular
@@ -97,7 +97,9 @@ const contextRelay = "For context:"
 func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 	model, ok := modelCallModel(path)
 	if !ok {
-		return nil, false
+		if model, body, ok = asGenerateContent(path, body); !ok { // dialects.go
+			return nil, false
+		}
 	}
 	req, ok := m.ReadBodyBriefly(body)
 	if !ok {
@@ -114,7 +116,14 @@ func Analyze(m *matcher.Matcher, path string, body []byte) (*Call, bool) {
 func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, wire.Body, bool) {
 	model, ok := modelCallModel(path)
 	if !ok {
-		return nil, nil, false
+		// Another dialect: placed by its generateContent form, matched by
+		// the body as sent.
+		c, ok := Analyze(m, path, body)
+		if !ok {
+			return nil, nil, false
+		}
+		req, ok := m.ReadBody(body)
+		return c, req, ok
 	}
 	req, ok := m.ReadBody(body)
 	if !ok {

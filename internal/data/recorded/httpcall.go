@@ -48,10 +48,13 @@ func (c HTTPCall) String() string {
 // retried step's calls go to the retry that answered), or under the
 // invocation's last step when none has them.
 func fileHTTPCalls(inv *Invocation, calls []*cassettes.Exchange) {
+	if len(calls) == 0 {
+		return
+	}
+	inv.HTTPCalls = make([]HTTPCall, len(calls))
 	steps := inv.Steps
-	for _, x := range calls {
-		c := httpCallOf(x)
-		inv.HTTPCalls = append(inv.HTTPCalls, c)
+	for n, x := range calls {
+		inv.HTTPCalls[n] = httpCallOf(x)
 		if len(steps) == 0 {
 			continue
 		}
@@ -62,6 +65,6 @@ func fileHTTPCalls(inv *Invocation, calls []*cassettes.Exchange) {
 				break
 			}
 		}
-		steps[at].HTTPCalls = append(steps[at].HTTPCalls, c)
+		steps[at].HTTPCalls = append(steps[at].HTTPCalls, &inv.HTTPCalls[n])
 	}
 }

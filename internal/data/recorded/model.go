@@ -79,9 +79,9 @@ type Step struct {
 	// Reset: the connection broke during the response.
 	Reset bool
 	// HTTPCalls are the requests the step's tools made to other hosts (the
-	// invocation's tool exchanges filed under this step), in file order.
-	// Never nil.
-	HTTPCalls []HTTPCall
+	// invocation's tool exchanges filed under this step, pointing into its
+	// HTTPCalls), in file order. Never nil.
+	HTTPCalls []*HTTPCall
 	// Exchange is what the step was read from: its request holds what the
 	// model was sent (generation config, system instruction, tools).
 	Exchange *cassettes.Exchange

@@ -41,8 +41,9 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 	out := Cassette{Name: name, File: file}
 	type key struct{ session, invocation int }
 	type placed struct {
-		inv   Invocation
-		tools []*cassettes.Exchange
+		id           int
+		user, tag    string
+		steps, tools []*cassettes.Exchange
 	}
 	invocations := map[key]*placed{}
 	var order []key
@@ -55,21 +56,18 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 		k := key{p.Session, p.Invocation}
 		at := invocations[k]
 		if at == nil {
-			at = &placed{inv: Invocation{ID: p.Invocation, Tag: p.Tag, Agents: []string{}}}
+			at = &placed{id: p.Invocation, tag: p.Tag}
 			invocations[k] = at
 			order = append(order, k)
 		}
-		if at.inv.User == "" {
-			at.inv.User = p.User
+		if at.user == "" {
+			at.user = p.User
 		}
 		if x.IsTool() {
 			at.tools = append(at.tools, x)
-			continue
+		} else {
+			at.steps = append(at.steps, x)
 		}
-		if !slices.Contains(at.inv.Agents, p.Agent) {
-			at.inv.Agents = append(at.inv.Agents, p.Agent)
-		}
-		at.inv.Steps = append(at.inv.Steps, stepOf(x))
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.session, b.session), cmp.Compare(a.invocation, b.invocation))
@@ -80,11 +78,17 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 		}
 		s := &out.Sessions[len(out.Sessions)-1]
 		at := invocations[k]
-		inv := &at.inv
+		s.Invocations = append(s.Invocations, Invocation{ID: at.id, User: at.user, Tag: at.tag, Agents: []string{}, Steps: make([]Step, len(at.steps))})
+		inv := &s.Invocations[len(s.Invocations)-1]
+		for i, x := range at.steps {
+			if !slices.Contains(inv.Agents, x.Place.Agent) {
+				inv.Agents = append(inv.Agents, x.Place.Agent)
+			}
+			inv.Steps[i] = stepOf(x)
+		}
 		fileHTTPCalls(inv, at.tools)
 		inv.Refused = refusalsOf(inv)
 		inv.Confirmations = confirmationsOf(inv)
-		s.Invocations = append(s.Invocations, *inv)
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 // once, and what its place and status say.
 func stepOf(x *cassettes.Exchange) Step {
 	s := Step{Step: wire.StepOf(x), Number: x.Place.Step, Agent: x.Place.Agent, Status: x.Response.Status,
-		Reset: x.Response.End == cassettes.EndReset, HTTPCalls: []HTTPCall{}, Exchange: x}
+		Reset: x.Response.End == cassettes.EndReset, HTTPCalls: []*HTTPCall{}, Exchange: x}
 	if s.Model = s.ModelVersion; s.Model == "" {
 		s.Model = wire.ModelOfPath(x.Request.Path)
 	}

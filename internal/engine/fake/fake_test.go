@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -290,5 +291,57 @@ func TestPathWithoutVersionNamesIt(t *testing.T) {
 		if strings.Contains(want, "version") && strings.Contains(string(b), "not a method") {
 			t.Errorf("POST %s: still says 'not a method': %s", path, b)
 		}
+	}
+}
+
+// TestChatCompletionsFromTheSameScript: the issue's script on the
+// OpenAI-compatible endpoint: a tool call (arguments a JSON string), then
+// the text once the tool message comes, streamed the second time with
+// usage and [DONE]; the model list; a path lacking /v1beta/openai named.
+func TestChatCompletionsFromTheSameScript(t *testing.T) {
+	base := serve(t, issueScript)
+	post := func(body string) (int, string) {
+		resp, err := http.Post(base+"/v1beta/openai/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	user := `{"role":"user","content":"What is the weather in Paris right now?"}`
+	code, b := post(`{"model":"gemini-2.5-flash","messages":[` + user + `]}`)
+	if code != 200 || !strings.Contains(b, `"arguments": "{\"city\":\"Paris\"}"`) || !strings.Contains(b, `"finish_reason": "tool_calls"`) {
+		t.Fatalf("first step: %d %s", code, b)
+	}
+	var first struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []struct{ ID string } `json:"tool_calls"`
+			}
+		}
+	}
+	json.Unmarshal([]byte(b), &first)
+	id := first.Choices[0].Message.ToolCalls[0].ID
+	code, b = post(`{"model":"gemini-2.5-flash","stream":true,"stream_options":{"include_usage":true},"messages":[` + user +
+		`,{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}` +
+		`,{"role":"tool","tool_call_id":"` + id + `","content":"{\"temp\":18}"}]}`)
+	if code != 200 || !strings.Contains(b, `"content":"It is 18 degrees and sunny in Paris today."`) || !strings.Contains(b, `"usage":{`) || !strings.HasSuffix(b, "data: [DONE]\n\n") {
+		t.Fatalf("second step: %d %s", code, b)
+	}
+	resp, err := http.Get(base + "/v1beta/openai/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(models), `"id": "models/gemini-2.5-flash"`) {
+		t.Errorf("models: %s", models)
+	}
+	resp, _ = http.Post(base+"/openai/chat/completions", "application/json", strings.NewReader("{}"))
+	b2, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 || !strings.Contains(string(b2), "has no API version segment: the fake serves /v1beta/openai/chat/completions") {
+		t.Errorf("no version: %d %s", resp.StatusCode, b2)
 	}
 }

@@ -55,6 +55,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fault.WriteError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "adkproxy fake: could not read the request body: "+err.Error(), 0)
 		return
 	}
+	if s.serveChat(w, r, body) { // chat.go: the OpenAI-compatible endpoint
+		return
+	}
 	m := methodPath.FindStringSubmatch(r.URL.Path)
 	if m == nil {
 		notServed(w, r)
@@ -95,6 +98,11 @@ func withVersion(path string) string {
 	}
 	if methodPath.MatchString("/v1beta" + path) {
 		return "/v1beta" + path
+	}
+	for _, lacking := range []string{"/openai/", "/"} { // openai's baseURL without /v1beta, or without /v1beta/openai
+		if rest, ok := strings.CutPrefix(path, lacking); ok && (rest == "chat/completions" || rest == "models" || rest == "embeddings") {
+			return "/v1beta/openai/" + rest
+		}
 	}
 	return ""
 }

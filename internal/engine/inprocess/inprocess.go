@@ -15,6 +15,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -87,9 +88,11 @@ func Start(cfg proxy.Config, o Options) (*Recorder, error) {
 	return &Recorder{Server: srv, release: release}, nil
 }
 
-// HTTPClient sends its calls to the recorder.
+// HTTPClient sends its calls to the recorder. Answers are capped by the
+// proxy's own MaxBody; redirects follow the outbound policy (an upstream
+// may not send the judge's calls elsewhere).
 func (r *Recorder) HTTPClient() *http.Client {
-	return &http.Client{Transport: r.Server.Transport()}
+	return outbound.Policy{}.Wrap(r.Server.Transport())
 }
 
 // GeminiClient is a Gemini API client whose calls the recorder takes,

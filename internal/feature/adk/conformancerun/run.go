@@ -54,6 +54,9 @@ type Options struct {
 	Progress io.Writer
 	// Logger gets the proxy's log; nil discards it.
 	Logger *slog.Logger
+	// HTTPClient talks to the server; nil is adkapi's default (the
+	// default outbound policy).
+	HTTPClient *http.Client
 }
 
 // ErrNoCases is returned when the glob selects no case; ErrBadGlob when
@@ -278,7 +281,7 @@ func (r *runner) runAgent(ctx context.Context, cases []*caseRun) {
 		}
 		return
 	}
-	srv, err := startServer(ctx, expand(r.o.ServerCmd, agentsDir, port), port, r.o.Prefix, r.proxyURL)
+	srv, err := startServer(ctx, expand(r.o.ServerCmd, agentsDir, port), port, r.o.Prefix, r.proxyURL, r.o.HTTPClient)
 	if err != nil {
 		for _, c := range pending {
 			c.fail("%v", err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -68,11 +69,12 @@ type server struct {
 // startServer runs line (through sh -c) with GOOGLE_GEMINI_BASE_URL and
 // GOOGLE_VERTEX_BASE_URL set to proxyURL, and waits until it answers
 // GET {prefix}/list-apps on port.
-func startServer(ctx context.Context, line string, port int, prefix, proxyURL string) (*server, error) {
+func startServer(ctx context.Context, line string, port int, prefix, proxyURL string, hc *http.Client) (*server, error) {
 	client, err := adkapi.New("http://127.0.0.1:"+strconv.Itoa(port), prefix)
 	if err != nil {
 		return nil, err
 	}
+	client.HTTPClient = hc
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Env = serverEnv(proxyURL)
 	setProcessGroup(cmd)

@@ -44,7 +44,7 @@ func strs(k string, vs ...string) *commonpb.KeyValue {
 // client conventions name it: span "GET", kind CLIENT, http.request.method,
 // url.full (credentials were scrubbed when recording), server.address and
 // port, http.response.status_code; a status of 400 or more is an error.
-func httpSpan(t *trace, path string, parent *tracepb.Span, h recorded.HTTPCall) *tracepb.Span {
+func httpSpan(t *trace, path string, parent *tracepb.Span, h *recorded.HTTPCall) *tracepb.Span {
 	host, port := h.Host, defaultPort(h.Scheme)
 	if hh, p, err := net.SplitHostPort(h.Host); err == nil {
 		host = hh

@@ -70,7 +70,7 @@ func callsOf(inv *recorded.Invocation) []call {
 // list), its status as the result; an MCP call is named "mcp SERVER
 // METHOD [TOOL]" with the tool's arguments and result, an A2A call "a2a
 // AGENT METHOD" with the texts sent and answered.
-func httpCall(h recorded.HTTPCall, agent string) call {
+func httpCall(h *recorded.HTTPCall, agent string) call {
 	if h.MCP != nil { // an MCP server's method, or tool by name, its arguments and result
 		c := call{ToolCall: cassettes.ToolCall{Name: "mcp " + h.MCP.Server + " " + h.MCP.Method}, agent: agent}
 		if h.MCP.Name != "" {
@@ -139,11 +139,8 @@ func finalResponses(o, n *recorded.Invocation) (string, string) {
 	if of < 0 || nf < 0 || o.Steps[of].Agent == n.Steps[nf].Agent {
 		return o.FinalResponse(), n.FinalResponse()
 	}
-	agent := n.Steps[nf].Agent
-	for i := len(o.Steps) - 1; i >= 0; i-- {
-		if s := o.Steps[i]; s.Agent == agent && s.Text != "" && len(s.ToolCalls) == 0 {
-			return s.Text, n.Steps[nf].Text
-		}
+	if i := o.FinalStepOf(n.Steps[nf].Agent); i >= 0 {
+		return o.Steps[i].Text, n.Steps[nf].Text
 	}
 	return o.Steps[of].Text, n.Steps[nf].Text
 }
