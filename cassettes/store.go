@@ -52,6 +52,11 @@ func loadYAML(path string) (*Cassette, error) {
 		return nil, &FormatError{File: path, Msg: err.Error(), Err: ErrCorrupt}
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err == nil {
+		if err := checkFits(path, info.Size()); err != nil { // fits.go
+			return nil, err
+		}
+	}
 	c, err := readSplit(path, f, maxFileSize, minRun)
 	if errors.Is(err, errNotSplit) {
 		c, err = readWhole(path, f)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
+	"github.com/adkproxy/adkproxy/internal/engine/reclock"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -33,7 +33,7 @@ func inProcessError(err error) error {
 	switch {
 	case errors.As(err, &open):
 		return withCode(exitDataErr, err)
-	case errors.Is(err, cassettes.ErrLocked):
+	case errors.Is(err, reclock.ErrLocked):
 		return withCode(exitTempFail, err)
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +27,7 @@ import (
 // process: recorded, then replayed, with nothing lost, crossed or
 // duplicated, and the proxy's peak memory reported.
 func TestLoad64SessionsOf20Steps(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("load test")
 	}
@@ -180,4 +182,46 @@ func fileSize(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return int(info.Size())
+}
+
+// TestCassetteTooLargeForTheAddressSpaceExits65 is issue 39 item 5's
+// refusal: under an address-space limit (ulimit -v) that loading a 64 MiB
+// cassette would exceed, `ls` exits 65 naming the file instead of the Go
+// runtime dying out of memory mid-load; with room enough it loads.
+func TestCassetteTooLargeForTheAddressSpaceExits65(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		testutil.Require(t, "prlimit(1) from util-linux (to run adkproxy under an address-space limit)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.yaml")
+	head := "version: 2\nname: big\nsessions:\n  - id: 1\n    invocations:\n      - id: 1\n        user: hi\n        steps:\n" +
+		"          - step: 0\n            agent: a\n            request:\n              method: POST\n" +
+		"              path: /v1beta/models/m:generateContent\n              body: '{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}'\n" +
+		"            response:\n              status: 200\n              body: |-\n"
+	line := "                " + strings.Repeat("word ", 200) + "\n"
+	var b bytes.Buffer
+	b.WriteString(head)
+	for b.Len() < 64<<20 {
+		b.WriteString(line)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := func(limitMiB int) (int, string) {
+		c := exec.Command("prlimit", "--as="+strconv.Itoa(limitMiB<<20), adkproxyBin, "ls", dir)
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return code, stderr.String()
+	}
+	if code, stderr := cmd(2000); code != 65 || !strings.Contains(stderr, path) || !strings.Contains(stderr, "ulimit -v") {
+		t.Errorf("under a 2000 MiB address-space limit: exit %d, want 65 naming %s and the limit\n%.600s", code, path, stderr)
+	}
+	if code, stderr := cmd(6000); code != 0 {
+		t.Errorf("under a 6000 MiB limit: exit %d\n%.600s", code, stderr)
+	}
 }

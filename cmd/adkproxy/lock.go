@@ -6,7 +6,7 @@ package main
 import (
 	"errors"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/reclock"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -15,7 +15,7 @@ import (
 // writes cassettes; a folder another recorder holds exits 75.
 func lockForRecording(cfg proxy.Config) (release func(), err error) {
 	release, err = runpolicy.LockForRecording(cfg.Dir, cfg.Mode, cfg.Logger)
-	if errors.Is(err, cassettes.ErrLocked) {
+	if errors.Is(err, reclock.ErrLocked) {
 		return nil, withCode(exitTempFail, err)
 	}
 	return release, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/engine/prune"
+	"github.com/adkproxy/adkproxy/internal/engine/reclock"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/urfave/cli/v2"
 )
@@ -60,7 +61,7 @@ func runPrune(c *cli.Context) error {
 	dry := c.Bool("dry-run")
 	if !dry {
 		release, err := runpolicy.Lock(dir, nil) // no recorder may write the folder meanwhile
-		if errors.Is(err, cassettes.ErrLocked) {
+		if errors.Is(err, reclock.ErrLocked) {
 			return withCode(exitTempFail, err)
 		}
 		if err != nil {

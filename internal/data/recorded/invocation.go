@@ -11,10 +11,16 @@ import (
 
 // FinalStep is the index of the step that gave the final response: the
 // last one that answered with text and no tool call, what the user was told
-// (ADK's rule, wire.FinalStep). It is -1 when no step did.
-func (inv *Invocation) FinalStep() int {
+// (ADK's rule). It is -1 when no step did.
+func (inv *Invocation) FinalStep() int { return inv.finalStep("", true) }
+
+// FinalStepOf is FinalStep among agent's steps: where that agent's last
+// answer is, when parallel agents finish in another order.
+func (inv *Invocation) FinalStepOf(agent string) int { return inv.finalStep(agent, false) }
+
+func (inv *Invocation) finalStep(agent string, anyAgent bool) int {
 	for i := len(inv.Steps) - 1; i >= 0; i-- {
-		if s := &inv.Steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
+		if s := &inv.Steps[i]; (anyAgent || s.Agent == agent) && s.Text != "" && len(s.ToolCalls) == 0 {
 			return i
 		}
 	}

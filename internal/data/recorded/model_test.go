@@ -67,3 +67,18 @@ func TestSentOddBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalStepOf: the final step is the last answer with text and no
+// tool call; FinalStepOf looks among one agent's steps only.
+func TestFinalStepOf(t *testing.T) {
+	step := func(agent, text string, calls int) Step {
+		return Step{Agent: agent, Step: wire.Step{Text: text, ToolCalls: make([]cassettes.ToolCall, calls)}}
+	}
+	inv := Invocation{Steps: []Step{step("a", "first", 0), step("b", "second", 0), step("a", "calling", 1), step("b", "", 0)}}
+	if inv.FinalStep() != 1 || inv.FinalStepOf("a") != 0 || inv.FinalStepOf("b") != 1 || inv.FinalStepOf("c") != -1 {
+		t.Errorf("final %d, of a %d, of b %d, of c %d", inv.FinalStep(), inv.FinalStepOf("a"), inv.FinalStepOf("b"), inv.FinalStepOf("c"))
+	}
+	if (&Invocation{}).FinalStep() != -1 {
+		t.Error("an invocation without steps has a final step")
+	}
+}

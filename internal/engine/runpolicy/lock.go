@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/reclock"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -30,7 +30,7 @@ var held = struct {
 }{locks: map[string]*sharedLock{}}
 
 type sharedLock struct {
-	lock  *cassettes.Lock
+	lock  *reclock.Lock
 	users int
 }
 
@@ -39,7 +39,7 @@ type sharedLock struct {
 // Go test suite's parallel tests record into one folder): the first takes
 // it and the last release gives it up; release may be called more than
 // once. A folder another process holds gives an error wrapping
-// cassettes.ErrLocked that names it. A lock left by a recorder no longer
+// reclock.ErrLocked that names it. A lock left by a recorder no longer
 // running is taken over, with a warning on log (if not nil): its cassettes
 // are recovered from their journals.
 func Lock(dir string, log *slog.Logger) (release func(), err error) {
@@ -51,7 +51,7 @@ func Lock(dir string, log *slog.Logger) (release func(), err error) {
 	defer held.Unlock()
 	s := held.locks[key]
 	if s == nil {
-		l, stale, err := cassettes.LockDir(dir)
+		l, stale, err := reclock.Take(dir)
 		if err != nil {
 			return nil, err
 		}

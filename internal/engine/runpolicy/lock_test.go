@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/reclock"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -91,7 +91,7 @@ func TestLockRefusesAnotherProcess(t *testing.T) {
 		t.Fatalf("the holding process: %q, %v", line, err)
 	}
 	_, err := runpolicy.LockForRecording(dir, proxy.ModeRecord, nil)
-	if !errors.Is(err, cassettes.ErrLocked) || !strings.Contains(err.Error(), "PID") {
+	if !errors.Is(err, reclock.ErrLocked) || !strings.Contains(err.Error(), "PID") {
 		t.Errorf("a folder another process holds: %v, want ErrLocked naming it", err)
 	}
 	stdin.Close()

@@ -139,11 +139,8 @@ func finalResponses(o, n *recorded.Invocation) (string, string) {
 	if of < 0 || nf < 0 || o.Steps[of].Agent == n.Steps[nf].Agent {
 		return o.FinalResponse(), n.FinalResponse()
 	}
-	agent := n.Steps[nf].Agent
-	for i := len(o.Steps) - 1; i >= 0; i-- {
-		if s := o.Steps[i]; s.Agent == agent && s.Text != "" && len(s.ToolCalls) == 0 {
-			return s.Text, n.Steps[nf].Text
-		}
+	if i := o.FinalStepOf(n.Steps[nf].Agent); i >= 0 {
+		return o.Steps[i].Text, n.Steps[nf].Text
 	}
 	return o.Steps[of].Text, n.Steps[nf].Text
 }

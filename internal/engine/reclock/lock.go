@@ -1,6 +1,6 @@
-// The recording lock: one recorder per cassettes folder.
-
-package cassettes
+// Package reclock is the recording lock: one recorder per cassettes
+// folder. The policy of when to take it is the callers'.
+package reclock
 
 // One recorder per cassettes folder: two recorders writing one folder
 // would each save only their own exchanges over the other's, and share
@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // lockName is the lock file's name inside the cassettes folder.
@@ -28,14 +30,14 @@ const lockName = ".adkproxy.lock"
 // ErrLocked: another recorder holds the cassettes folder.
 var ErrLocked = errors.New("the cassettes folder is in use by another recorder")
 
-// lockHolder is the process a lock file names.
-type lockHolder struct {
+// Holder is the process a lock file names.
+type Holder struct {
 	PID   int
 	Since time.Time
 }
 
 // String says who holds the lock, for messages.
-func (h *lockHolder) String() string {
+func (h *Holder) String() string {
 	if h == nil || h.PID == 0 {
 		return "a process that has not written its PID yet"
 	}
@@ -52,21 +54,21 @@ type Lock struct {
 // Path is the lock file.
 func (l *Lock) Path() string { return l.path }
 
-// LockDir takes the recording lock of the cassettes folder dir, making the
+// Take takes the recording lock of the cassettes folder dir, making the
 // folder if needed. When a recorder that is no longer running left its
 // lock, it is taken over and returned as stale. A lock held by a running
 // recorder gives an error wrapping ErrLocked that names it.
-func LockDir(dir string) (l *Lock, stale *lockHolder, err error) {
+func Take(dir string) (l *Lock, stale *Holder, err error) {
 	made := ""
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		made = dir
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("%w: cassette folder %s: %v", ErrWrite, dir, err)
+		return nil, nil, fmt.Errorf("%w: cassette folder %s: %v", cassettes.ErrWrite, dir, err)
 	}
 	path := filepath.Join(dir, lockName)
 	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-		return nil, nil, symlinkError(path)
+		return nil, nil, cassettes.CheckNoSymlinks(dir, path) // the error naming the link
 	}
 	f, prev, err := acquire(path)
 	var held *heldError
@@ -75,7 +77,7 @@ func LockDir(dir string) (l *Lock, stale *lockHolder, err error) {
 			ErrLocked, dir, parseHolder(held.content), path)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: lock file %s: %v", ErrWrite, path, err)
+		return nil, nil, fmt.Errorf("%w: lock file %s: %v", cassettes.ErrWrite, path, err)
 	}
 	if len(prev) > 0 {
 		stale = parseHolder(prev)
@@ -88,7 +90,7 @@ func LockDir(dir string) (l *Lock, stale *lockHolder, err error) {
 	}
 	if err != nil {
 		l.Release()
-		return nil, nil, fmt.Errorf("%w: lock file %s: %v", ErrWrite, path, err)
+		return nil, nil, fmt.Errorf("%w: lock file %s: %v", cassettes.ErrWrite, path, err)
 	}
 	f.Sync()
 	return l, stale, nil
@@ -109,8 +111,8 @@ type heldError struct{ content []byte }
 
 func (e *heldError) Error() string { return "held" }
 
-func parseHolder(content []byte) *lockHolder {
-	h := &lockHolder{}
+func parseHolder(content []byte) *Holder {
+	h := &Holder{}
 	for _, line := range strings.Split(string(content), "\n") {
 		k, v, _ := strings.Cut(line, " ")
 		switch k {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cassettes
+package reclock
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package cassettes
+package reclock
 
 import (
 	"errors"
@@ -7,15 +7,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 func TestLockDirHoldsOffASecondRecorder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cas")
-	l, stale, err := LockDir(dir)
+	l, stale, err := Take(dir)
 	if err != nil || stale != nil {
 		t.Fatalf("%v %v", stale, err)
 	}
-	_, _, err = LockDir(dir)
+	_, _, err = Take(dir)
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "PID "+strconv.Itoa(os.Getpid())+", since ") {
 		t.Fatalf("second lock: %v", err)
 	}
@@ -23,7 +25,7 @@ func TestLockDirHoldsOffASecondRecorder(t *testing.T) {
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("the folder locking made was left behind, empty")
 	}
-	l, _, err = LockDir(dir)
+	l, _, err = Take(dir)
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
@@ -33,7 +35,7 @@ func TestLockDirHoldsOffASecondRecorder(t *testing.T) {
 func TestLockDirTakesOverAStaleLock(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, lockName), []byte("pid 999999\nsince 2026-01-02T03:04:05Z\n"), 0o644)
-	l, stale, err := LockDir(dir)
+	l, stale, err := Take(dir)
 	if err != nil || stale == nil || stale.PID != 999999 || stale.Since.Year() != 2026 {
 		t.Fatalf("%v %v", stale, err)
 	}
@@ -54,7 +56,7 @@ func TestLockDirRefusesALinkedLockFile(t *testing.T) {
 	dir := filepath.Join(root, "cas")
 	os.Mkdir(dir, 0o755)
 	os.Symlink(victim, filepath.Join(dir, lockName))
-	if _, _, err := LockDir(dir); !errors.Is(err, ErrSymlink) {
+	if _, _, err := Take(dir); !errors.Is(err, cassettes.ErrSymlink) {
 		t.Fatalf("%v", err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "precious" {

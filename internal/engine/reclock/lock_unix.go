@@ -1,6 +1,6 @@
 //go:build unix
 
-package cassettes
+package reclock
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // is checked and the open retried.
 func acquire(path string) (f *os.File, prev []byte, err error) {
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {
 			return nil, nil, err
 		}
