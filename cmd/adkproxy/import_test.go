@@ -232,3 +232,22 @@ func importSharedCorpus(t *testing.T) (corpus, out string) {
 	}
 	return corpus, out
 }
+
+// A corpus file that is a link to /dev/zero is refused at once, exit 65
+// naming it, instead of being read until memory runs out.
+func TestImportConformanceRefusesALinkToDevZero(t *testing.T) {
+	corpus := t.TempDir()
+	dir := filepath.Join(corpus, "tests", "core", "zero_001")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "spec.yaml"), []byte("agent: a\nuser_messages: [{text: hi}]\n"), 0o644)
+	link := filepath.Join(dir, "generated-recordings.yaml")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", t.TempDir())
+	if r.code != exitDataErr || !strings.Contains(r.stderr, link+": not a regular file: it is a device") {
+		t.Errorf("exit %d, want 65 naming %s\nstderr:\n%s", r.code, link, r.stderr)
+	}
+}
