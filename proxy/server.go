@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 	"golang.org/x/sync/singleflight"
@@ -174,7 +175,7 @@ func (s *Server) flush(failed bool) ([]SetAside, error) {
 		}
 		path := t.path
 		if failed && t.replacesFile() {
-			path = cassettes.FailedPath(t.path)
+			path = setaside.Path(t.path)
 		}
 		if err := cassettes.Save(path, c, s.cfg.Redactor); err != nil {
 			t.mu.Lock()
