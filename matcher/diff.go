@@ -138,13 +138,10 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 		if !ok {
 			break
 		}
-		if key := sequenceKey(path); key != nil {
-			return diffSequence(path, r, g, key, path == "contents" || path == "messages", b)
+		if key, paired, labelled := sequenceKey(path, r, g); key != nil {
+			return diffSequence(path, r, g, key, paired, labelled, b)
 		}
-		if path == "tools" && chatFunctions(r, g) {
-			return diffSequence(path, r, g, functionKey, false, b)
-		}
-		parts := isParts(path) || isToolCalls(path)
+		parts := isParts(path, r, g)
 		var out []Difference
 		for i := 0; i < len(r) || i < len(g); i++ {
 			p := path + "[" + strconv.Itoa(i) + "]"

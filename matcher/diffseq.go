@@ -7,76 +7,44 @@ package matcher
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/align"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // sequenceKey says how the elements of the array at path are told apart
-// when aligning it, or returns nil for arrays compared by position.
-func sequenceKey(path string) func(v any) string {
+// when aligning it (nil for an array compared by position), whether an
+// edited element between kept ones is paired and diffed field by field,
+// and whether elements are addressed by their labels. The dialects say
+// which arrays are sequences (wire.ArrayAt).
+func sequenceKey(path string, recorded, got []any) (key func(v any) string, paired, labelled bool) {
+	a := wire.ArrayAt(path, recorded, got)
 	switch {
-	case path == "contents", path == "messages": // messages: the OpenAI-compatible endpoint's history
-		return canonicalKey // turns are the same only when equal
-	case isDeclarations(path):
-		return func(v any) string { // a tool is its name, whatever else changed
-			if m, ok := v.(map[string]any); ok {
-				if name, ok := m["name"].(string); ok {
-					return "name:" + name
-				}
-			}
-			return canonicalKey(v)
-		}
+	case !a.Aligned:
+		return nil, false, false
+	case a.Key == nil:
+		return canonicalKey, a.Paired, a.Labelled // the same only when equal
 	}
-	return nil
+	return func(v any) string { // a tool is its name, whatever else changed
+		if k, ok := a.Key(v); ok {
+			return "name:" + k
+		}
+		return canonicalKey(v)
+	}, a.Paired, a.Labelled
 }
 
 func canonicalKey(v any) string { return string(AppendCanonical(nil, v)) }
 
-// chatFunctions reports whether every element of both arrays is an OpenAI
-// chat tool ({"type": "function", "function": {"name"...}}): the "tools"
-// of a chat completion, aligned by function name as Gemini's declarations
-// are.
-func chatFunctions(a, b []any) bool {
-	for _, v := range append(append([]any(nil), a...), b...) {
-		m, _ := v.(map[string]any)
-		if f, ok := m["function"].(map[string]any); !ok || f["name"] == nil {
-			return false
-		}
-	}
-	return len(a)+len(b) > 0
-}
-
-// functionKey is a chat tool's key when aligning: its function's name.
-func functionKey(v any) string {
-	if name := nameOf(v); name != "" {
-		return "name:" + name
-	}
-	return canonicalKey(v)
-}
-
-// isToolCalls reports whether path is messages[...].tool_calls, whose
-// calls are addressed by their function's name.
-func isToolCalls(path string) bool {
-	return strings.HasPrefix(path, "messages[") && strings.HasSuffix(path, "].tool_calls")
-}
-
-// holdsJSON reports whether the string at path is JSON sent as a string:
-// a chat tool call's arguments, or a chat message's content (a tool
+// holdsJSON reports whether the string at path is JSON sent as a string
+// (a dialect's wire.HoldsJSON: a chat tool call's arguments, a tool
 // message's result), compared as the value it holds.
-func holdsJSON(path string) bool {
-	return strings.HasPrefix(path, "messages[") && (strings.HasSuffix(path, ".function.arguments") || strings.HasSuffix(path, "].content"))
-}
+func holdsJSON(path string) bool { return wire.HoldsJSON(path) }
 
-// isParts reports whether path is contents[N].parts.
-func isParts(path string) bool {
-	rest, ok := strings.CutPrefix(path, "contents[")
-	if !ok {
-		return false
-	}
-	n, ok := strings.CutSuffix(rest, "].parts")
-	_, err := strconv.Atoi(n)
-	return ok && err == nil
+// isParts reports whether the array at path is compared by position with
+// its elements addressed by their labels (a turn's parts:
+// contents[2].parts[get_weather]).
+func isParts(path string, recorded, got []any) bool {
+	return wire.ArrayAt(path, recorded, got).Labelled
 }
 
 // partPlace addresses the i-th part of a content compared by position:
@@ -123,22 +91,12 @@ func labels(values []any) []string {
 	return out
 }
 
-// isDeclarations reports whether path is tools[N].functionDeclarations.
-func isDeclarations(path string) bool {
-	rest, ok := strings.CutPrefix(path, "tools[")
-	if !ok {
-		return false
-	}
-	n, ok := strings.CutSuffix(rest, "].functionDeclarations")
-	_, err := strconv.Atoi(n)
-	return ok && err == nil
-}
-
 // diffSequence aligns recorded and got by key and lists what was removed
 // (at its recorded index), added and changed (at the request's index).
 // Between two kept elements, removed and added ones are paired up as
-// changes when pairChanged, so an edited turn is diffed field by field.
-func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged bool, b *budget) []Difference {
+// changes when pairChanged, so an edited turn is diffed field by field;
+// with labelled, an element is addressed by its label (messages[user#2]).
+func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged, labelled bool, b *budget) []Difference {
 	rk, gk := make([]string, len(recorded)), make([]string, len(got))
 	rn, gn := map[string]int{}, map[string]int{} // how often each key occurs, for place
 	for i, v := range recorded {
@@ -164,7 +122,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 		if name := nameOf(values[i]); !pairChanged && isName(name) && keys[i] == "name:"+name && rn[keys[i]] <= 1 && gn[keys[i]] <= 1 {
 			return path + "[" + name + "]"
 		}
-		if path == "messages" { // by role: messages[user#2] is the second user message on its side
+		if labelled { // by role: messages[user#2] is the second user message on its side
 			if name := roles(values, l)[i]; name != "" {
 				return path + "[" + name + "]"
 			}

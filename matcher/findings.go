@@ -3,6 +3,8 @@ package matcher
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // ConformanceKey places a model call the way ADK's ReplayPlugin does:
@@ -39,15 +41,8 @@ var FindingGroups = []string{GroupSystemInstruction, GroupTools, GroupGeneration
 func findingGroup(path string) string {
 	top, _, _ := strings.Cut(path, ".")
 	top, _, _ = strings.Cut(top, "[")
-	switch top {
-	case "systemInstruction":
-		return GroupSystemInstruction
-	case "tools":
-		return GroupTools
-	case "generationConfig":
-		return GroupGenerationConfig
-	case "contents":
-		return GroupContents
+	if g := wire.Group(top); g != "" {
+		return g
 	}
 	return GroupOther
 }

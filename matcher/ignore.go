@@ -7,19 +7,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // defaultIgnore lists request fields that legitimately differ between runs
-// of the same agent and are left out of matching. Client-made call ids
-// (ADK's "adk-<uuid>") change every run; ids the server made are echoed
-// from replayed responses, so ignoring them loses nothing.
-var defaultIgnore = []string{
-	"contents[*].parts[*].functionCall.id",
-	"contents[*].parts[*].functionResponse.id",
-	// The same on Gemini's OpenAI-compatible endpoint (internal/wire/openai.go).
-	"messages[*].tool_calls[*].id",
-	"messages[*].tool_call_id",
-}
+// of the same agent and are left out of matching: each dialect's volatile
+// fields, such as the call ids a client makes up (ADK's "adk-<uuid>"
+// change every run; ids the server made are echoed from replayed
+// responses, so ignoring them loses nothing).
+var defaultIgnore = wire.Volatile(false)
 
 // Path is a parsed ignore path such as contents[*].parts[0].text.
 type Path []segment
@@ -151,30 +148,10 @@ func isNth(s string) bool {
 	return ok && isName(name) && err == nil && n >= 1 && strconv.Itoa(n) == k
 }
 
-// nameOf is an object's "name" field (a function declaration), else the
-// name of the function a part calls or answers (or, on the OpenAI-compatible
-// endpoint, a tool or tool call is of), else the role of a chat message
-// (a "role" without Gemini's "parts"), or "".
-func nameOf(v any) string {
-	m, _ := v.(map[string]any)
-	if name, ok := m["name"].(string); ok {
-		if _, message := m["role"]; !message {
-			return name
-		}
-	}
-	for _, field := range [...]string{"functionCall", "functionResponse", "function"} {
-		if f, ok := m[field].(map[string]any); ok {
-			name, _ := f["name"].(string)
-			return name
-		}
-	}
-	if role, ok := m["role"].(string); ok {
-		if _, gemini := m["parts"]; !gemini {
-			return role
-		}
-	}
-	return ""
-}
+// nameOf is the name a dialect addresses an array element by (a function
+// declaration by its name, a part by the function it calls or answers, a
+// chat message by its role), or "" (wire.ElementName).
+func nameOf(v any) string { return wire.ElementName(v) }
 
 // label addresses values[i] by its name, as --ignore reads it: "NAME"
 // when no other element of values has that name, "NAME#K" for the K-th of

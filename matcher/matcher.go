@@ -17,7 +17,7 @@ type Matcher struct {
 	ignore []Path
 	byName bool // a path selects by [NAME]: canonicalise through the tree
 	// toolIgnore is left out of tool request bodies: the paths given to
-	// New and the tool dialects' volatile fields (wire.A2AVolatile).
+	// New and the tool dialects' volatile fields (wire.Volatile(true)).
 	toolIgnore []Path
 }
 
@@ -32,7 +32,7 @@ func New(ignore ...string) (*Matcher, error) {
 		m.ignore = append(m.ignore, p)
 		m.byName = m.byName || p.selectsByName()
 	}
-	for _, s := range append(append([]string(nil), wire.A2AVolatile...), ignore...) {
+	for _, s := range append(wire.Volatile(true), ignore...) {
 		p, err := ParsePath(s)
 		if err != nil {
 			return nil, err

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // canonicalBytes writes the canonical form of a JSON document (an object or
@@ -256,9 +258,8 @@ func (s *scan) objectMembers(dst []byte, active []pathState) ([]byte, bool) {
 }
 
 // requestMembers are the top-level members of the bodies readObject reads
-// most: their names are noted without a copy.
-var requestMembers = [...]string{"contents", "systemInstruction", "tools", "toolConfig", "generationConfig",
-	"safetySettings", "labels", "cachedContent"}
+// most (each dialect's wire.Members): their names are noted without a copy.
+var requestMembers = wire.Members()
 
 // memberName is key as a string, one of requestMembers when it is one.
 func memberName(key []byte) string {

@@ -25,7 +25,7 @@ func DiffTool(recorded, got *cassettes.Request) []Difference {
 
 // toolBody is a tool request's JSON body as m matches it: m's ignore
 // paths (--ignore) and the fields tool dialects' clients make up on every
-// run (wire.A2AVolatile) left out.
+// run (wire.Volatile(true)) left out.
 func (m *Matcher) toolBody(body []byte) (any, bool) {
 	v, ok := ParseJSON(body)
 	if !ok {

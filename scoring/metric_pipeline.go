@@ -5,7 +5,6 @@
 package scoring
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -221,45 +220,10 @@ func toolNames(n pyjson.Value) ([]string, error) {
 	return out, nil
 }
 
-// groundingOf reads a model call's groundingMetadata: the most chunks any
-// payload returned, and the distinct chunk indices its supports cite.
+// groundingOf reads a model call's groundingMetadata (wire.GroundingOf).
 func groundingOf(x *cassettes.Exchange) Grounding {
-	var g Grounding
-	if x == nil || x.Response.Status != 200 {
-		return g
-	}
-	cited := map[int]bool{}
-	for _, payload := range wire.Payloads(&x.Response) {
-		var resp struct {
-			Candidates []struct {
-				GroundingMetadata *struct {
-					GroundingChunks   []json.RawMessage `json:"groundingChunks"`
-					GroundingSupports []struct {
-						GroundingChunkIndices []int `json:"groundingChunkIndices"`
-					} `json:"groundingSupports"`
-				} `json:"groundingMetadata"`
-			} `json:"candidates"`
-		}
-		if json.Unmarshal(payload, &resp) != nil {
-			continue
-		}
-		for _, cand := range resp.Candidates {
-			gm := cand.GroundingMetadata
-			if gm == nil {
-				continue
-			}
-			g.Chunks = max(g.Chunks, len(gm.GroundingChunks))
-			for _, s := range gm.GroundingSupports {
-				for _, i := range s.GroundingChunkIndices {
-					if i >= 0 && i < len(gm.GroundingChunks) {
-						cited[i] = true
-					}
-				}
-			}
-		}
-	}
-	g.Cited = len(cited)
-	return g
+	g := wire.GroundingOf(x)
+	return Grounding{Chunks: g.Chunks, Cited: g.Cited}
 }
 
 // toolNamesOf are the distinct tools c called, sorted.

@@ -53,7 +53,7 @@ func (a2a) Tool(x *cassettes.Exchange) (ToolExchange, bool) {
 	return ToolExchange{Name: c.Label(), Arguments: args, Result: res, Status: x.Response.Status}, true
 }
 
-func (a2a) Matching() *Matching { return &Matching{Volatile: A2AVolatile} }
+func (a2a) Matching() *Matching { return &Matching{Volatile: A2AVolatile, OfTools: true} }
 
 // A2ACall is one A2A exchange as the run's views show it.
 type A2ACall struct {

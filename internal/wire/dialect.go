@@ -2,7 +2,11 @@
 
 package wire
 
-import "github.com/adkproxy/adkproxy/cassettes"
+import (
+	"strings"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+)
 
 // Dialect is one way model or tool traffic is spelled on the wire. Adding
 // one is a file of this package with a value implementing it, listed in
@@ -33,6 +37,9 @@ type Matching struct {
 	// that differ between runs of one agent, such as ids the client made
 	// up; they are left out of matching by default.
 	Volatile []string
+	// OfTools: the dialect carries tool calls, so its volatile fields are
+	// left out of tool request bodies rather than model calls'.
+	OfTools bool
 	// JSONStrings are paths (the --ignore syntax) of string fields that
 	// hold JSON, such as a chat completion's tool-call arguments: where
 	// the string is a JSON object or array it is compared, diffed and
@@ -42,13 +49,31 @@ type Matching struct {
 	// [NAME] selector ("" when it has none): a function declaration by
 	// its name, a part by the function it calls or answers.
 	ElementName func(v any) string
-	// SequenceKey says, for the array at a body path ("contents"), how
-	// its elements are told apart when the array is aligned as a
-	// sequence; nil keeps positions.
-	SequenceKey func(path string) func(v any) string
+	// Array says how the matcher compares the array at a body path, both
+	// sides given; the zero Array compares by position.
+	Array func(path string, recorded, got []any) Array
+	// Members are the top-level members the dialect's bodies carry most,
+	// whose names the matcher notes without a copy.
+	Members []string
 	// Group is the report's finding group of a top-level request field
 	// ("" when the dialect has none for it).
 	Group func(field string) string
+}
+
+// Array is how the matcher compares an array of a request body.
+type Array struct {
+	// Aligned: the elements are a sequence, aligned so that one inserted
+	// element is one difference, not a change at every later index.
+	Aligned bool
+	// Key tells aligned elements apart (a tool by its name, whatever else
+	// changed); with Key nil or ok false, by the whole value.
+	Key func(v any) (key string, ok bool)
+	// Paired: a removed and an added element between two kept ones are
+	// one edited element, diffed field by field (a history's turn).
+	Paired bool
+	// Labelled: an element compared by position is addressed by its
+	// ElementName where both sides agree on it (contents[2].parts[f]).
+	Labelled bool
 }
 
 // dialects is every dialect adkproxy reads, asked in order: the first
@@ -63,6 +88,15 @@ var dialects = []Dialect{
 	openai{},
 	gemini{},
 }
+
+// matchings is each dialect's Matching, asked once.
+var matchings = func() []*Matching {
+	out := make([]*Matching, len(dialects))
+	for i, d := range dialects {
+		out[i] = d.Matching()
+	}
+	return out
+}()
 
 // Dialects lists every dialect, in the order they are asked.
 func Dialects() []Dialect { return dialects }
@@ -110,4 +144,101 @@ func ToolOf(x *cassettes.Exchange) (ToolExchange, bool) {
 		return ToolExchange{}, false
 	}
 	return c.Dialect.Tool(x)
+}
+
+// Volatile lists the volatile fields of every dialect of model calls, or
+// with ofTools of tool calls, in dialect order: what a matcher leaves out
+// of their request bodies by default.
+func Volatile(ofTools bool) []string {
+	var out []string
+	for _, m := range matchings {
+		if m.OfTools == ofTools {
+			out = append(out, m.Volatile...)
+		}
+	}
+	return out
+}
+
+// ElementName is the first name a dialect gives v (see
+// Matching.ElementName), or "". A dialect names only its own elements.
+func ElementName(v any) string {
+	for _, m := range matchings {
+		if f := m.ElementName; f != nil {
+			if name := f(v); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// ArrayAt is how the array at path is compared: the first dialect's rule
+// that is not the zero Array.
+func ArrayAt(path string, recorded, got []any) Array {
+	for _, m := range matchings {
+		if f := m.Array; f != nil {
+			if a := f(path, recorded, got); a.Aligned || a.Labelled {
+				return a
+			}
+		}
+	}
+	return Array{}
+}
+
+// Group is the finding group a dialect puts the top-level request field
+// in, or "" when none does.
+func Group(field string) string {
+	for _, m := range matchings {
+		if f := m.Group; f != nil {
+			if g := f(field); g != "" {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
+// Members lists every dialect's most carried top-level members.
+func Members() []string {
+	var out []string
+	for _, m := range matchings {
+		out = append(out, m.Members...)
+	}
+	return out
+}
+
+// HoldsJSON reports whether the string at a diff path is one a dialect
+// sends JSON in (Matching.JSONStrings), every index or label in either
+// read as [*]: messages[user#1].content matches messages[*].content.
+func HoldsJSON(path string) bool {
+	for _, m := range matchings {
+		for _, p := range m.JSONStrings {
+			if anyIndex(path) == anyIndex(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyIndex is path with every bracketed index, label or key as [*].
+func anyIndex(path string) string {
+	if !strings.Contains(path, "[") {
+		return path
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '[')
+		if i < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		b.WriteString(path[:i])
+		b.WriteString("[*]")
+		j := strings.IndexByte(path[i:], ']')
+		if j < 0 {
+			return b.String()
+		}
+		path = path[i+j+1:]
+	}
 }

@@ -7,6 +7,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -248,6 +249,9 @@ var geminiMatching = Matching{
 		"contents[*].parts[*].functionResponse.id",
 	},
 	ElementName: geminiElementName,
+	Array:       geminiArray,
+	Members: []string{"contents", "systemInstruction", "tools", "toolConfig", "generationConfig",
+		"safetySettings", "labels", "cachedContent"},
 	Group: func(field string) string {
 		switch field {
 		case "systemInstruction":
@@ -261,6 +265,40 @@ var geminiMatching = Matching{
 		}
 		return ""
 	},
+}
+
+// geminiArray: the history is a sequence of turns, the same only when
+// equal, an edited turn diffed field by field; a tool's declarations are
+// a sequence told apart by name; a turn's parts keep their positions,
+// addressed by the function they call or answer.
+func geminiArray(path string, _, _ []any) Array {
+	switch {
+	case path == "contents":
+		return Array{Aligned: true, Paired: true}
+	case isIndexed(path, "tools[", "].functionDeclarations"):
+		return Array{Aligned: true, Key: declarationName}
+	case isIndexed(path, "contents[", "].parts"):
+		return Array{Labelled: true}
+	}
+	return Array{}
+}
+
+// declarationName is a declaration's "name", when it is a string.
+func declarationName(v any) (string, bool) {
+	m, _ := v.(map[string]any)
+	name, ok := m["name"].(string)
+	return name, ok
+}
+
+// isIndexed reports whether path is prefix N suffix, N a number.
+func isIndexed(path, prefix, suffix string) bool {
+	rest, ok := strings.CutPrefix(path, prefix)
+	if !ok {
+		return false
+	}
+	n, ok := strings.CutSuffix(rest, suffix)
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
 }
 
 // geminiElementName is a function declaration's name, else the name of

@@ -401,17 +401,55 @@ var openaiMatching = Matching{
 		"messages[*].content",
 	},
 	ElementName: openaiElementName,
+	Array:       openaiArray,
 	Group: func(field string) string {
 		switch field {
 		case "messages":
 			return "contents"
 		case "tools", "tool_choice":
 			return "tools"
-		case "model", "stream", "stream_options":
-			return ""
+		case "temperature", "top_p", "max_tokens", "max_completion_tokens", "response_format", "reasoning_effort",
+			"n", "stop", "seed", "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs", "logit_bias",
+			"parallel_tool_calls", "modalities", "audio", "prediction", "service_tier":
+			return "generation_config"
 		}
-		return "generation_config" // temperature, max_tokens, response_format, reasoning_effort...
+		return "" // Gemini's fields (toolConfig, labels...) are its own
 	},
+}
+
+// openaiArray: the history (messages) is a sequence of messages, the same
+// only when equal, an edited one diffed field by field, each addressed by
+// its role (messages[user#2]); a chat completion's tools are a sequence
+// told apart by function name, when every element is one
+// ({"type": "function", "function": {"name"...}}); a message's tool calls
+// keep their positions, addressed by their function's name.
+func openaiArray(path string, recorded, got []any) Array {
+	switch {
+	case path == "messages":
+		return Array{Aligned: true, Paired: true, Labelled: true}
+	case path == "tools" && chatFunctions(recorded, got):
+		return Array{Aligned: true, Key: func(v any) (string, bool) {
+			name := openaiElementName(v)
+			return name, name != ""
+		}}
+	case strings.HasPrefix(path, "messages[") && strings.HasSuffix(path, "].tool_calls"):
+		return Array{Labelled: true}
+	}
+	return Array{}
+}
+
+// chatFunctions reports whether every element of both arrays is a chat
+// tool with a function name.
+func chatFunctions(a, b []any) bool {
+	for _, list := range [2][]any{a, b} {
+		for _, v := range list {
+			m, _ := v.(map[string]any)
+			if f, ok := m["function"].(map[string]any); !ok || f["name"] == nil {
+				return false
+			}
+		}
+	}
+	return len(a)+len(b) > 0
 }
 
 // openaiElementName is the name of the function a tool or tool call is
@@ -422,7 +460,7 @@ func openaiElementName(v any) string {
 		name, _ := f["name"].(string)
 		return name
 	}
-	if role, ok := m["role"].(string); ok {
+	if role, ok := m["role"].(string); ok && m["parts"] == nil { // not a Gemini content
 		return role
 	}
 	return ""

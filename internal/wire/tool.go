@@ -49,4 +49,6 @@ func (httpTool) Tool(x *cassettes.Exchange) (ToolExchange, bool) {
 	return t, true
 }
 
-func (httpTool) Matching() *Matching { return &Matching{} }
+func (httpTool) Matching() *Matching { return &httpToolMatching }
+
+var httpToolMatching = Matching{OfTools: true}

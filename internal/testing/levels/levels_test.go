@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +37,7 @@ const (
 	testOnly // internal/testing and the e2e tests
 )
 
-var levelNames = [...]string{"base", "cassettes", "wire", "matcher", "data", "engine", "feature", "top", "test-only"}
+var levelNames = [...]string{"base", "cassettes", "wire", "matcher", "data", "engine", "feature", "top", "test support"}
 
 func (l level) String() string { return levelNames[l] }
 
@@ -207,3 +210,45 @@ func TestImportProblemsFindsEach(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelTableDocumented: docs/development.md's table of levels names
+// each folder of folders in the row of its level, and no other, so the
+// table readers go by is the one this test enforces.
+func TestLevelTableDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "docs", "development.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "\n## Levels\n")
+	if !ok {
+		t.Fatal("docs/development.md has no Levels section")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	documented := map[string]string{} // folder -> level row
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") || strings.TrimSpace(cells[1]) == "Level" {
+			continue
+		}
+		for _, f := range backticked.FindAllStringSubmatch(cells[2], -1) {
+			documented[strings.TrimSuffix(f[1], "/*")] = strings.TrimSpace(cells[1])
+		}
+	}
+	for f, l := range folders {
+		row, ok := documented[f]
+		switch {
+		case !ok:
+			t.Errorf("%s (%s) is not in docs/development.md's table of levels", f, l)
+		case row != l.String():
+			t.Errorf("docs/development.md puts %s in the %q row; its level is %s", f, row, l)
+		}
+	}
+	for f := range documented {
+		if _, ok := folders[f]; !ok {
+			t.Errorf("docs/development.md's table of levels names %s, which has no level here", f)
+		}
+	}
+}
+
+// backticked finds `code` spans.
+var backticked = regexp.MustCompile("`([^`]+)`")
