@@ -77,7 +77,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	type plain Event
 	var p plain
 	if err := json.Unmarshal(b, &p); err != nil {
-		return err
+		// ADK for Python writes bytes as URL-safe base64.
+		p = plain{}
+		if err2 := json.Unmarshal(stdBase64JSON(b), &p); err2 != nil {
+			return err
+		}
 	}
 	*e = Event(p)
 	e.Raw = append(json.RawMessage(nil), b...)
