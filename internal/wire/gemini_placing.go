@@ -144,3 +144,51 @@ func EachResponseCall(body []byte, fn func(id, name string, args json.RawMessage
 		}
 	}
 }
+
+// HistoryOf is the turns of a decoded generateContent body (nil when it
+// has none).
+func HistoryOf(body any) []any {
+	m, _ := body.(map[string]any)
+	contents, _ := m[GeminiHistory].([]any)
+	return contents
+}
+
+// AnswerContents are the content of every candidate of a decoded
+// generateContent answer (or one event of a stream).
+func AnswerContents(answer any) []map[string]any {
+	m, _ := answer.(map[string]any)
+	cands, _ := m["candidates"].([]any)
+	var out []map[string]any
+	for _, c := range cands {
+		cand, _ := c.(map[string]any)
+		content, _ := cand["content"].(map[string]any)
+		out = append(out, content)
+	}
+	return out
+}
+
+// EachPart calls fn with each part of a decoded content: its non-thought
+// text (ok false when it has none), and the function call and function
+// response it holds (nil when none).
+func EachPart(content any, fn func(text string, hasText bool, call, response map[string]any)) {
+	c, _ := content.(map[string]any)
+	parts, _ := c["parts"].([]any)
+	for _, p := range parts {
+		part, _ := p.(map[string]any)
+		text, hasText := part["text"].(string)
+		hasText = hasText && part["thought"] != true
+		call, _ := part["functionCall"].(map[string]any)
+		response, _ := part["functionResponse"].(map[string]any)
+		fn(text, hasText, call, response)
+	}
+}
+
+// TextAnswer is a generateContent answer body giving text as the model's
+// whole final turn.
+func TextAnswer(text string) []byte {
+	body, _ := json.Marshal(map[string]any{"candidates": []any{map[string]any{
+		"content":      map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}},
+		"finishReason": "STOP",
+	}}})
+	return body
+}
