@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/adkproxy/adkproxy/internal/base/setaside"
 )
 
 // DefaultName is the cassette used when a request names none.
@@ -77,7 +79,7 @@ func PathFor(dir, name string) (string, error) {
 // gets a short hash of its original spelling, so distinct names never share
 // a file (on a case-sensitive file system: "A" and "a" are different files
 // only there). A segment ending in ".failed" also gets the hash, so no
-// cassette's file is another's set-aside file (FailedPath). The original
+// cassette's file is another's set-aside file (internal/base/setaside). The original
 // name is kept inside the file.
 func FileName(name string) (string, error) {
 	if name == "" {
@@ -141,7 +143,7 @@ func safeSegment(seg string) string {
 		out = stem + "_" + strings.TrimPrefix(out, stem)
 		changed = true
 	}
-	if strings.HasSuffix(strings.ToLower(out), failedStem) { // in any case: macOS folds it
+	if strings.HasSuffix(strings.ToLower(out), setaside.Stem) { // in any case: macOS folds it
 		// "x.failed" would be the set-aside file of cassette "x" (failed.go).
 		changed = true // the hash suffix below moves it off that name
 	}

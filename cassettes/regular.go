@@ -1,6 +1,8 @@
 // Reading only regular files: a cassette, journal or side file that is a
 // device (a link to /dev/zero), a FIFO or a socket would be read forever
-// or block forever, so it is refused naming the file.
+// or block forever, so it is refused naming the file. The rule is
+// userfile's, which every other file adkproxy reads from a user's tree
+// follows too; only the advice for a file too large is the cassettes'.
 
 package cassettes
 
@@ -9,53 +11,34 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // ErrNotRegular: the file is a device, FIFO, socket or folder.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = userfile.ErrNotRegular
 
 // openRegular opens path for reading (following a link, as cassettes may
 // be links to files elsewhere) and insists that what it reaches is a
-// regular file of at most limit bytes. A FIFO is opened without waiting
-// for a writer, so the check itself never blocks.
+// regular file of at most limit bytes, without blocking on a FIFO.
+// Errors do not name the file: callers do.
 func openRegular(path string, limit int64) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
-	if err != nil {
-		return nil, err
+	f, err := userfile.Open(path, limit)
+	if ue := (*userfile.Error)(nil); errors.As(err, &ue) {
+		return nil, advise(ue.Err)
 	}
-	info, err := f.Stat()
-	if err == nil {
-		err = checkRegular(info, limit)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return f, err
 }
 
 // checkRegular says what is wrong with info for a file adkproxy reads;
 // callers name the file.
 func checkRegular(info fs.FileInfo, limit int64) error {
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%w: it is a %s; cassettes, journals and side files must be regular files (replace the link or special file with the file itself)", ErrNotRegular, kindOf(info.Mode()))
-	}
-	if info.Size() > limit {
-		return fmt.Errorf("it is %d bytes, %w", info.Size(), errTooLarge(limit))
-	}
-	return nil
+	return advise(userfile.Check(info, limit))
 }
 
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
+func advise(err error) error {
+	if errors.Is(err, userfile.ErrTooLarge) {
+		return fmt.Errorf("%w; split the cassette", err)
 	}
-	return "special file"
+	return err
 }

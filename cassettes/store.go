@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/adkproxy/adkproxy/internal/base/setaside"
 )
 
 // maxFileSize bounds what Load reads, so a mistaken path (or a hostile
@@ -129,7 +131,7 @@ func CheckFolder(dir string) error {
 
 // Files lists the cassette files LoadDir reads below dir, in walk order:
 // every YAML file outside hidden folders except a failed run's set-aside
-// files (FailedPath), and the cassette a leftover journal stands for when
+// files (internal/base/setaside), and the cassette a leftover journal stands for when
 // its YAML was never written. A listed cassette that is not a regular file
 // is an error naming it (ErrCorrupt).
 func Files(dir string) ([]string, error) {
@@ -155,7 +157,7 @@ func Files(dir string) ([]string, error) {
 				return nil
 			}
 			paths = append(paths, target)
-		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") && !IsFailedPath(path) {
+		} else if strings.HasSuffix(path, Extension) && !strings.HasPrefix(d.Name(), ".") && !setaside.Is(path) {
 			if err := checkListed(path, d); err != nil {
 				return err
 			}

@@ -47,6 +47,27 @@ func startsIn(file string) int {
 	return strings.Count(string(b), "\n")
 }
 
+// checkFaked: a run recorded with e2e/mcp/fakes.yaml keeps the fake's
+// answer as the exchange (marked X-Adkproxy-Fake) and in the next step's
+// tool results, and the run's report lists it as served.
+func checkFaked(t *testing.T, rec result, dir, want string) {
+	t.Helper()
+	if rec.code != 0 || !strings.Contains(rec.stdout, want) {
+		t.Fatalf("record with --tool-fakes exited %d; the agent should have got %q, got %s", rec.code, want, rec.stdout)
+	}
+	if !strings.Contains(rec.stderr, "tool fakes: 1 call(s) served") {
+		t.Errorf("the fakes report is missing or wrong:\n%s", rec.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "default.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := string(b); !strings.Contains(c, "X-Adkproxy-Fake: e2e/mcp/fakes.yaml:") || !strings.Contains(c, "tool_results: [{name: ") ||
+		!strings.Contains(c[strings.Index(c, "tool_results: [{name: "):], want) {
+		t.Errorf("the cassette does not keep the fake's answer %q as the exchange and the tool result:\n%s", want, c)
+	}
+}
+
 // TestMCPStdioADKJS: ADK-JS's MCPToolset starts a stdio server built on
 // @modelcontextprotocol/sdk through `adkproxy mcp --`, with the minimal
 // environment the MCP SDK gives it (no ADKPROXY_URL: the proxy is found by
@@ -107,6 +128,22 @@ func TestMCPStdioADKJS(t *testing.T) {
 		}
 		if n := startsIn(started); n != 0 {
 			t.Errorf("replay started the MCP server %d time(s)", n)
+		}
+	})
+
+	t.Run("fake", func(t *testing.T) {
+		faked := testutil.OutDir(t)
+		rec := runAdkproxy(t, root, bin, env(), "record", "--tool-fakes", "e2e/mcp/fakes.yaml", "--cassettes", faked, "--upstream", fake, "--", node, "e2e/mcp/agent.mjs")
+		checkFaked(t, rec, faked, "faked")
+	})
+
+	t.Run("closed world", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, env("CITY=Lyon"), "replay", "--mode", "lenient", "--closed-world", "--cassettes", dir, "--", node, "e2e/mcp/agent.mjs")
+		if res.code != exitUnmatched {
+			t.Errorf("lenient closed-world replay of an undeclared call exited %d, want %d", res.code, exitUnmatched)
+		}
+		if !strings.Contains(res.stderr, "closed world: cassette \"default\": the MCP server weather tool get_weather is neither recorded nor faked") {
+			t.Errorf("stderr does not name the undeclared MCP tool:\n%s", res.stderr)
 		}
 	})
 
@@ -172,6 +209,10 @@ func TestMCPStreamableHTTPADKJS(t *testing.T) {
 	if r := parseMCPRun(t, "record", rec.stdout); len(r.ToolResults) != 1 || !strings.Contains(rec.stdout, `\"city\":\"Paris\"`) {
 		t.Fatalf("record: the agent should have had one get_weather result for Paris, got %s", rec.stdout)
 	}
+	faked := testutil.OutDir(t)
+	recFaked := runAdkproxy(t, root, bin, env(), "record", "--tool-fakes", "e2e/mcp/fakes.yaml", "--cassettes", faked, "--upstream", fake,
+		"--connect-to", "weather.mcp.test:80=127.0.0.1:"+port, "--", node, "e2e/mcp/agent.mjs")
+	checkFaked(t, recFaked, faked, "faked")
 	stop()
 
 	rep := runAdkproxy(t, root, bin, env(), "replay", "--cassettes", dir, "--", node, "e2e/mcp/agent.mjs")
@@ -192,6 +233,13 @@ func TestMCPStreamableHTTPADKJS(t *testing.T) {
 			if !strings.Contains(res.stderr, want) {
 				t.Errorf("stderr does not say %q:\n%s", want, res.stderr)
 			}
+		}
+	})
+
+	t.Run("closed world", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, env("CITY=Lyon"), "replay", "--mode", "lenient", "--closed-world", "--cassettes", dir, "--", node, "e2e/mcp/agent.mjs")
+		if res.code != exitUnmatched || !strings.Contains(res.stderr, "closed world: cassette \"default\": the MCP server weather.mcp.test/mcp tool get_weather") {
+			t.Errorf("lenient closed-world replay of an undeclared call exited %d (want %d) naming the MCP tool:\n%s", res.code, exitUnmatched, res.stderr)
 		}
 	})
 
@@ -255,6 +303,10 @@ func TestA2AADKJS(t *testing.T) {
 	if rec.code != 0 || !strings.Contains(rec.stdout, "Booked trip #") {
 		t.Fatalf("record exited %d and printed %s; stderr:\n%s", rec.code, rec.stdout, rec.stderr)
 	}
+	faked := testutil.OutDir(t)
+	recFaked := runAdkproxy(t, root, bin, env(), "record", "--tool-fakes", "e2e/mcp/fakes.yaml", "--cassettes", faked, "--upstream", fake,
+		"--connect-to", "travel.a2a.test:80=127.0.0.1:"+port, "--", node, "e2e/mcp/a2a_agent.mjs")
+	checkFaked(t, recFaked, faked, "Booked trip FAKE-1")
 	stop()
 
 	rep := runAdkproxy(t, root, bin, env(), "replay", "--cassettes", dir, "--", node, "e2e/mcp/a2a_agent.mjs")
@@ -278,6 +330,13 @@ func TestA2AADKJS(t *testing.T) {
 		}
 		if strings.Contains(res.stderr, "messageId") || strings.Contains(res.stderr, "adk_session_id") {
 			t.Errorf("the ids ADK makes up for every message are reported as differences:\n%s", res.stderr)
+		}
+	})
+
+	t.Run("closed world", func(t *testing.T) {
+		res := runAdkproxy(t, root, bin, env("REQUEST=Book a trip to Rome"), "replay", "--mode", "lenient", "--closed-world", "--cassettes", dir, "--", node, "e2e/mcp/a2a_agent.mjs")
+		if res.code != exitUnmatched || !strings.Contains(res.stderr, "closed world: cassette \"default\": the A2A agent travel_agent message/send") {
+			t.Errorf("lenient closed-world replay of an undeclared message exited %d (want %d) naming the agent:\n%s", res.code, exitUnmatched, res.stderr)
 		}
 	})
 

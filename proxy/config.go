@@ -114,6 +114,15 @@ type Config struct {
 	// "WHERE: WHAT" (docs/resilience.md), in any mode that answers from
 	// cassettes; SetFaults replaces them while serving. Nil means none.
 	Faults []string
+	// ToolFakes answers tool calls (MCP tools/call, A2A messages, HTTP
+	// tool requests) instead of their recordings and their servers, in
+	// every mode; while recording, what a fake answered is kept as the
+	// exchange. Nil fakes nothing.
+	ToolFakes ToolFaker
+	// ClosedWorld fails a replay on any tool request that is neither
+	// recorded exactly nor faked, naming it, in every replay mode
+	// (lenient replay too).
+	ClosedWorld bool
 	// OnReload, when set, is called by Server.Watch after each attempt to
 	// reload a cassette file edited on disk: err is nil when the cassette
 	// was replaced (or removed, with its file), else the reason, naming

@@ -14,14 +14,14 @@ import (
 type SetAside struct {
 	Cassette  string // its name
 	Kept      string // its file, unchanged
-	File      string // the set-aside file holding this run's recording (cassettes.FailedPath)
+	File      string // the set-aside file holding this run's recording (internal/base/setaside)
 	Exchanges int    // how many exchanges that file holds
 }
 
 // CloseFailed is Close for a run whose command failed: a cassette that
 // this run would replace (record --mode overwrite over a file on disk) is
 // left unchanged and the run's recording of it is written to the file
-// cassettes.FailedPath names, which replay ignores. Cassettes that did not
+// internal/base/setaside names, which replay ignores. Cassettes that did not
 // exist, and those extended rather than replaced, are written as Close
 // writes them. It returns the cassettes set aside.
 func (s *Server) CloseFailed() ([]SetAside, error) {

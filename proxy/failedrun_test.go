@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -41,7 +42,7 @@ func TestFailedRunKeepsTheCassette(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed := cassettes.FailedPath(path)
+	failed := setaside.Path(path)
 	if len(aside) != 1 || aside[0].Cassette != "suite/c" || aside[0].Kept != path || aside[0].File != failed || aside[0].Exchanges != 1 {
 		t.Fatalf("set aside: %+v", aside)
 	}
@@ -88,7 +89,7 @@ func TestFailedRunWritesNewCassettes(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the new cassette was not written: %v", err)
 	}
-	if _, err := os.Stat(cassettes.FailedPath(path)); err == nil {
+	if _, err := os.Stat(setaside.Path(path)); err == nil {
 		t.Fatal("a set-aside file for a cassette that did not exist")
 	}
 }
@@ -99,7 +100,7 @@ func TestNoCassetteNameMapsOntoASetAsideFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cassettes.IsFailedPath(strings.ToLower(rel)) { // one file where case folds
+		if setaside.Is(strings.ToLower(rel)) { // one file where case folds
 			t.Errorf("cassette %q is stored in %s, a set-aside file", name, rel)
 		}
 	}

@@ -149,6 +149,9 @@ func (s *Server) Failure() error {
 	if err := s.refused.failure(); err != nil {
 		return err
 	}
+	if n := s.closedWorldMisses.Load(); n > 0 {
+		return fmt.Errorf("%w (closed world): %d tool request(s) neither recorded nor faked", ErrRunFailed, n)
+	}
 	if !s.cfg.roleFor(true).strict {
 		return nil
 	}

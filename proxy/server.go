@@ -16,8 +16,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 	"golang.org/x/sync/singleflight"
@@ -36,14 +38,17 @@ type Server struct {
 	// (record modes open cassettes lazily); the CLI exits 65 for it.
 	fatal error
 
-	report    reportLog
-	oversized oversizedLog // answers over MaxBody, passed on unrecorded
-	refused   refusedSaves // exchanges BeforeSave failed on (hooks.go)
-	gate      bodyGate     // large request bodies in replay (gate.go)
-	journals  openJournals // recording tapes' journals kept open (journals.go)
-	paths     sync.Map     // cassette name -> its file, for names already checked
-	lives     liveSet      // open Live API connections (live.go)
-	uploads   uploads      // resumable uploads under way (upload.go)
+	report reportLog
+	// closedWorldMisses counts tool requests a closed-world replay
+	// refused (Config.ClosedWorld): each fails the run in any mode.
+	closedWorldMisses atomic.Int64
+	oversized         oversizedLog // answers over MaxBody, passed on unrecorded
+	refused           refusedSaves // exchanges BeforeSave failed on (hooks.go)
+	gate              bodyGate     // large request bodies in replay (gate.go)
+	journals          openJournals // recording tapes' journals kept open (journals.go)
+	paths             sync.Map     // cassette name -> its file, for names already checked
+	lives             liveSet      // open Live API connections (live.go)
+	uploads           uploads      // resumable uploads under way (upload.go)
 
 	defaultCassette defaultCassette   // changed through the control API
 	faults          faultInjector     // faults injected in replay (faults.go)
@@ -170,7 +175,7 @@ func (s *Server) flush(failed bool) ([]SetAside, error) {
 		}
 		path := t.path
 		if failed && t.replacesFile() {
-			path = cassettes.FailedPath(t.path)
+			path = setaside.Path(t.path)
 		}
 		if err := cassettes.Save(path, c, s.cfg.Redactor); err != nil {
 			t.mu.Lock()

@@ -15,9 +15,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
+	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // SchemeStdio is the scheme of a stdio MCP server's exchanges.
@@ -64,4 +69,58 @@ func validServerName(name string) bool {
 func loopbackIP(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// ToolFaker answers tool requests a test declared (Config.ToolFakes):
+// Fake returns the answer for req and how long to hold it back, or ok
+// false to leave req to its recording or its server. It is called for
+// every tool request, concurrently.
+type ToolFaker interface {
+	Fake(req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool)
+}
+
+// serveFake answers a tool request with a fake's answer; while recording
+// it is kept as the exchange, filed as the tool's own answer would be.
+func (s *Server) serveFake(w http.ResponseWriter, r *http.Request, t *tape, req cassettes.Request, resp *cassettes.Response, delay time.Duration) {
+	start := time.Now()
+	if delay > 0 {
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			timer.Stop()
+			return
+		}
+	}
+	x := &cassettes.Exchange{Request: req, Response: *resp}
+	x.Response.Header = resp.Header.Clone()
+	if t.recording && t.persist {
+		s.storeHeaders(&x.Request, r)
+		if p, ok := t.org.FileTool(strings.TrimSpace(r.Header.Get(HeaderInvocation))); ok {
+			x.Place = &p
+		}
+		stored := x.Request
+		s.keep(t, x, &stored, start, conversation.Token{}, nil)
+	}
+	s.report.matched(t.name, x)
+	s.log.Debug("tool fake served", "cassette", t.name, "host", req.Host, "fake", resp.Header.Get("X-Adkproxy-Fake"))
+	copyHeaders(w.Header(), resp.Header)
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	w.WriteHeader(resp.Status)
+	w.Write(resp.Body)
+}
+
+// closedWorld refuses a tool request in a closed-world replay that is
+// neither recorded exactly nor faked, naming it; the run fails whatever
+// the mode.
+func (s *Server) closedWorld(w http.ResponseWriter, name string, req *cassettes.Request) {
+	target := cassettes.HTTPCall{Method: req.Method, Scheme: req.Scheme, Host: req.Host, Path: req.Path, Query: req.Query}.Target()
+	msg := fmt.Sprintf("closed world: cassette %q: the %s is neither recorded nor faked (replay --closed-world); record it, or add a fake for it (--tool-fakes)",
+		name, toolWhat(req, target))
+	o := outcomeFor(matcher.OutcomeUnmatched, name, req, nil)
+	o.Message = msg
+	s.report.add(o)
+	s.closedWorldMisses.Add(1)
+	s.log.Warn("closed world: tool request neither recorded nor faked", "cassette", name, "host", req.Host, "path", req.Path)
+	writeError(w, http.StatusBadGateway, statusUnavailable, msg)
 }

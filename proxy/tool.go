@@ -71,6 +71,9 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 			return
 		}
 		if t == nil {
+			if s.cfg.ClosedWorld {
+				s.closedWorldMisses.Add(1)
+			}
 			s.refuseTool(w, name, &req, "there is no such cassette")
 			return
 		}
@@ -78,9 +81,18 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 	if t.replaying && s.faults.active() && s.toolFault(w, r, t, &req) {
 		return
 	}
+	if s.cfg.ToolFakes != nil && (t.persist || t.replaying) {
+		if resp, delay, ok := s.cfg.ToolFakes.Fake(&req); ok {
+			s.serveFake(w, r, t, req, resp, delay)
+			return
+		}
+	}
 	if t.replaying && s.cfg.Match != nil {
 		if e, usedUp := s.takeMatching(t, &req); e != nil {
 			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording && s.cfg.ClosedWorld {
+			s.closedWorld(w, name, &req)
 			return
 		} else if !t.recording {
 			s.verifyMatching(w, t, &req, usedUp)
@@ -89,6 +101,9 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 	} else if t.replaying {
 		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
 			s.replayed(w, r, name, e, body)
+			return
+		} else if !t.recording && s.cfg.ClosedWorld {
+			s.closedWorld(w, name, &req)
 			return
 		} else if !t.recording {
 			s.verifyTool(w, r, t, &req, usedUp)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -192,7 +193,7 @@ func (w *watcher) ignored(path string) bool {
 	if rel == "." {
 		return false
 	}
-	if cassettes.IsFailedPath(path) { // a failed run's set-aside file, never served
+	if setaside.Is(path) { // a failed run's set-aside file, never served
 		return true
 	}
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {

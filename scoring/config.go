@@ -7,12 +7,12 @@ package scoring
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // Config is ADK's EvalConfig (test_config.json, --config_file_path) plus
@@ -88,7 +88,7 @@ func DefaultConfig() *Config {
 
 // LoadConfig reads an eval config file (see Config).
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("eval config: %w", err)
 	}

@@ -7,7 +7,6 @@ package scoring
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/gotmpl"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // ScaleMetric is one adkproxy.llm_metrics definition. Its criterion has
@@ -69,7 +69,7 @@ func (cfg *Config) parseLLMMetrics(n pyjson.Value) error {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cfg.Dir, path)
 		}
-		data, err := os.ReadFile(path)
+		data, err := userfile.Read(path)
 		if err != nil {
 			return n.Errorf("reading the metric definitions: %v", err)
 		}
@@ -136,7 +136,7 @@ func (cfg *Config) parseScaleMetric(name string, n pyjson.Value) (Criterion, err
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cfg.Dir, path)
 		}
-		b, err := os.ReadFile(path)
+		b, err := userfile.Read(path)
 		if err != nil {
 			return cr, f.Errorf("%v", err)
 		}

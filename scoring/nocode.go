@@ -13,10 +13,10 @@ import (
 // noCodeReason is a refused custom metric's reason.
 const noCodeReason = "not run: --no-code refuses custom metrics (their command or Python function is code from the config)"
 
-// CodeMetrics describe the custom metrics of cfg, each the code it would
+// codeMetrics describe the custom metrics of cfg, each the code it would
 // run ("name (command [\"sh\",\"-c\",…])" or "name (code_config.name
 // pkg.fn)"), sorted by name; nil when it runs none.
-func (cfg *Config) CodeMetrics() []string {
+func (cfg *Config) codeMetrics() []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(cfg.CustomMetrics)) {
 		cm := cfg.CustomMetrics[name]
@@ -32,7 +32,7 @@ func (cfg *Config) CodeMetrics() []string {
 // RefuseCode is the error of --no-code for a config that would run code:
 // it names the file and each custom metric; nil when cfg runs none.
 func (cfg *Config) RefuseCode() error {
-	metrics := cfg.CodeMetrics()
+	metrics := cfg.codeMetrics()
 	if len(metrics) == 0 {
 		return nil
 	}

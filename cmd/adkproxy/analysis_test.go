@@ -43,6 +43,7 @@ func (d *diagnosing) reply(prompt string, _ int) fakejudge.Reply {
 // no key and no judge to the same file byte for byte; the judge was given
 // the failed case's criteria, reasons and turns, expected and actual.
 func TestScoreAnalysisRecordedOnceReplayedByteIdentical(t *testing.T) {
+	t.Parallel()
 	run, set, cfg := twoCaseRun(t)
 	dir := testutil.OutDir(t)
 	judgeDir := filepath.Join(dir, "judge")
@@ -108,6 +109,7 @@ func TestScoreAnalysisRecordedOnceReplayedByteIdentical(t *testing.T) {
 // A scale metric sees the session's state at the start and, as the server
 // returned it, at the end.
 func TestSimulateAnalysis(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	evalset := filepath.Join(dir, "set.evalset.json")
 	os.WriteFile(evalset, []byte(`{"eval_set_id": "set", "eval_cases": [

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCACommands(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ca")
 	certPath := filepath.Join(dir, "ca.pem")
 
@@ -49,6 +50,7 @@ func TestCACommands(t *testing.T) {
 // A broken CA is never replaced: every command that needs it exits 65
 // naming the file, and the file is left as it was.
 func TestBrokenCAExits65(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		spoil func(dir string)

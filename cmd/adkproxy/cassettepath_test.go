@@ -10,6 +10,7 @@ import (
 // ls, score and export read a folder or one cassette file, named by
 // --cassettes or by their one argument; every spelling gives the same output.
 func TestReadersTakeAFolderOrAFileByFlagOrArgument(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(weatherCassette, "default.yaml")
 	for _, tc := range []struct {
 		name string
@@ -43,6 +44,7 @@ func TestReadersTakeAFolderOrAFileByFlagOrArgument(t *testing.T) {
 }
 
 func TestReadersRefuseTwoDifferentCassettePaths(t *testing.T) {
+	t.Parallel()
 	other := t.TempDir()
 	for _, cmd := range []string{"ls", "score", "export"} {
 		r := adkproxy(t, nil, cmd, "--cassettes", weatherCassette, other)

@@ -36,6 +36,7 @@ func recordCommand() *cli.Command {
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
 			upstreamHeaderTimeoutFlag(),
 			allowEmptyFlag(),
+			toolFakesFlag(),
 			boolFlag("save-on-failure", "when COMMAND exits non-zero, still replace the cassettes it recorded (by default a cassette the run would replace is kept as it was and the run's exchanges go beside it to NAME.failed.yaml, which replay ignores)"),
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
 		),
@@ -64,11 +65,17 @@ func replayCommand() *cli.Command {
 			boolFlag("watch", "reload cassettes edited on disk while serving; a broken edit is reported and the last good version keeps serving"),
 			&cli.StringSliceFlag{Name: "fault", Usage: "answer one request with a fault instead of its recording, as `'WHERE: WHAT'` (e.g. 'call 1: 429', 'invocation 2 step 0: reset after 1 events'; docs/resilience.md); repeatable", EnvVars: envFor("fault")},
 			stringFlag("faults", "", "read more faults from `FILE`, a YAML \"faults:\" list of 'WHERE: WHAT' specs"),
+			toolFakesFlag(),
+			boolFlag("closed-world", "fail the run on any tool request (HTTP, MCP, A2A) that is neither recorded exactly nor faked, naming it, in lenient mode too (docs/mcp.md)"),
 			boolFlag("check", "read every cassette in the folder at start: one that does not load fails the run before COMMAND starts, and recordings of cassettes no request opened are reported unused (default: each cassette is read when a request first names it)"),
 		),
 		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },
 		OnUsageError: commandUsageError,
 	}
+}
+
+func toolFakesFlag() cli.Flag {
+	return stringFlag("tool-fakes", "", "answer the tool calls a YAML `FILE` of fakes declares (MCP tools, A2A agents, HTTP hosts) instead of their recordings and servers, consumed in order (docs/mcp.md)")
 }
 
 // commandUsageError keeps a flag mistake to one line instead of the whole help.

@@ -24,6 +24,7 @@ import (
 // after "--" on record and replay lines: the wrapped command never runs,
 // no cassette is touched, no port is bound, the upstream hears nothing.
 func TestTabAfterDashDashRunsNothing(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash is not installed")

@@ -11,6 +11,7 @@ import (
 // TestBashCompletionCompletesCommandsAndFlags sources the script in a real
 // bash and completes as the shell would on Tab.
 func TestBashCompletionCompletesCommandsAndFlags(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash is not installed")
@@ -38,6 +39,7 @@ func TestBashCompletionCompletesCommandsAndFlags(t *testing.T) {
 }
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	zsh := adkproxy(t, nil, "completion", "zsh")
 	if zsh.code != 0 || !strings.HasPrefix(zsh.stdout, "#compdef adkproxy\n") || !strings.Contains(zsh.stdout, "--generate-bash-completion") {
 		t.Errorf("completion zsh: %d\n%s%s", zsh.code, zsh.stdout, zsh.stderr)
@@ -79,6 +81,7 @@ func TestCompletionScripts(t *testing.T) {
 // installed before the bash script stopped asking, or from zsh) answers
 // nothing and runs nothing.
 func TestCompletionRequestAfterDashDashRunsNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
 	for _, cmd := range []string{"record", "replay"} {

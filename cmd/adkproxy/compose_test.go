@@ -36,6 +36,7 @@ type composeService struct {
 // this machine, as a container on the compose network would, so the
 // control token matters.
 func TestComposeExample(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testutil.Require(t, "node (Node.js 20 or newer)")

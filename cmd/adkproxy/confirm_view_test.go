@@ -18,6 +18,7 @@ import (
 // a report a refusal still shows as ADK's refusal result of the call, an
 // approval as the tool's own result. Recorded once, replayed offline.
 func TestToolConfirmationInLsScoreDiffExport(t *testing.T) {
+	t.Parallel()
 	agents := filepath.Join(t.TempDir(), "agents")
 	writeTestFile(t, agents, "booker/agent.mjs", bookerAgent)
 	up := httptest.NewServer(&fakegemini.Handler{})

@@ -19,6 +19,7 @@ import (
 // first difference, in a JUnit report written to --out, and the summary on
 // stderr.
 func TestConformanceAgainstADKJS(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	report := filepath.Join(t.TempDir(), "conformance.xml")
 	res := adkproxy(t, nil, "conformance", "--corpus", corpus, "--server-cmd", adkjstest.ServerCmdTemplate(t),
@@ -52,6 +53,7 @@ func TestConformanceAgainstADKJS(t *testing.T) {
 // multi_001 FAILs at its real difference: ADK-JS's transfer_to_agent does
 // not take ADK Python's agent_name, so no transfer happens.
 func TestConformanceIgnoringEventFields(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	res := adkproxy(t, nil, "conformance", "--corpus", corpus, "--server-cmd", adkjstest.ServerCmdTemplate(t),
 		"--cases", "core/*", "--ignore-event-field", "avgLogprobs", "--ignore-event-field", "modelVersion", "--format", "json")
@@ -80,6 +82,7 @@ func TestConformanceIgnoringEventFields(t *testing.T) {
 }
 
 func TestConformanceUsageErrors(t *testing.T) {
+	t.Parallel()
 	corpus := t.TempDir()
 	for _, tc := range []struct {
 		args []string

@@ -25,6 +25,7 @@ import (
 // it is static, starts it with the image's ENV, ENTRYPOINT and CMD, and runs
 // the HEALTHCHECK command against it.
 func TestDockerfile(t *testing.T) {
+	t.Parallel()
 	root := testutil.RepoRoot()
 	df := parseDockerfile(t, filepath.Join(root, "Dockerfile"))
 

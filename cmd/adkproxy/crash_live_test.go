@@ -27,6 +27,7 @@ import (
 // with the upstream stopped; the next recording that reads the cassette
 // saves the session once and removes the journal.
 func TestSIGKILLDuringALiveSessionLosesNoTurn(t *testing.T) {
+	t.Parallel()
 	for trial, tc := range []struct {
 		turns   int
 		midTurn bool // the next question was sent when the proxy was killed

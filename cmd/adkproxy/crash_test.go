@@ -33,6 +33,7 @@ import (
 // must hold every exchange whose response a client had read to the end
 // before the kill, and no temporary file may be left.
 func TestSIGKILLLosesNothingTheClientReceived(t *testing.T) {
+	t.Parallel()
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	for _, tc := range []struct {
@@ -170,6 +171,7 @@ func fillDiskClient() int {
 // fit: the journal holds them), every other call got a 507 naming the
 // disk, and the summary counts only what is on disk.
 func TestFullDiskWhileRecording(t *testing.T) {
+	t.Parallel()
 	dir := testutil.SmallDisk(t, 256<<10)
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()

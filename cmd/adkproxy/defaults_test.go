@@ -17,6 +17,7 @@ import (
 // loopback address; asking for any other address works but is warned about,
 // and so is the open forward proxy a recording listener also is.
 func TestListensOnLoopbackAndWarnsOtherwise(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := adkproxy(t, nil, "replay", "--cassettes", dir, "--", "sh", "-c", `printf %s "$ADKPROXY_URL"`)
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "http://127.0.0.1:") || strings.Contains(r.stderr, "NON-LOOPBACK") {
@@ -52,6 +53,7 @@ func exposed(t *testing.T, args ...string) string {
 // TestCleanRunLeavesOnlyCassettes: after a crash-free recording the folder
 // holds the cassettes and nothing else: no temporary file, no journal.
 func TestCleanRunLeavesOnlyCassettes(t *testing.T) {
+	t.Parallel()
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	dir := testutil.OutDir(t)

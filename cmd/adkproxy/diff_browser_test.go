@@ -38,6 +38,7 @@ func startChromium(t *testing.T) *headless.Browser {
 // highlighted on the timelines; nothing is fetched; the console stays
 // clean; screenshots go to the test's output folder.
 func TestDiffPageInChromium(t *testing.T) {
+	t.Parallel()
 	b := startChromium(t)
 	old := recordScenario(t, "old", weatherScenario())
 	new := recordScenario(t, "new", refactoredScenario())
@@ -121,6 +122,7 @@ func TestDiffPageInChromium(t *testing.T) {
 // ls --format html renders one run with the same page: every invocation
 // a timeline, no console error.
 func TestLsPageInChromium(t *testing.T) {
+	t.Parallel()
 	b := startChromium(t)
 	page := filepath.Join(testutil.OutDir(t), "ls.html")
 	if r := adkproxy(t, nil, "ls", "--cassettes", lsWeatherDir, "--format", "html"); r.code != 0 {
@@ -156,6 +158,7 @@ func TestLsPageInChromium(t *testing.T) {
 // score --format html puts each invocation's verdicts and reasons beside
 // the recorded trajectory and the expected one (here a golden run's).
 func TestScorePageInChromium(t *testing.T) {
+	t.Parallel()
 	b := startChromium(t)
 	golden := recordScenario(t, "golden", weatherScenario())
 	new := recordScenario(t, "new", refactoredScenario())

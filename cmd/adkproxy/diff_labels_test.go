@@ -13,6 +13,7 @@ import (
 // declaration, not tools_changed; the score page says how an invocation's
 // FAILED and its case's PASSED go together.
 func TestHTMLPagesSayItInWords(t *testing.T) {
+	t.Parallel()
 	old := recordScenario(t, "old", tripScenario())
 	new := recordScenario(t, "new", refactoredTrip())
 	page := filepath.Join(t.TempDir(), "diff.html")

@@ -13,6 +13,7 @@ import (
 // A refactor that changes `days: 3` → `5` in a call and `temp_c: 64.4` →
 // `64` in a result: every format shows both, and nothing panics.
 func TestDiffShowsNumericChanges(t *testing.T) {
+	t.Parallel()
 	numeric := func(days int, temp float64) *scenario {
 		sc := weatherScenario().clone()
 		sc.Sessions[0][0].Replies["weather_agent"][0].Calls[0].Args["days"] = days

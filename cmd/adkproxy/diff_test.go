@@ -98,6 +98,7 @@ func diffJSON(t *testing.T, args ...string) (*diffDoc, result) {
 // one answer reworded are exactly the three changes of every format, and
 // --fail-on args fails.
 func TestDiffShowsExactlyTheThreeChanges(t *testing.T) {
+	t.Parallel()
 	old := recordScenario(t, "old", weatherScenario())
 	new := recordScenario(t, "new", refactoredScenario())
 	out := filepath.Dir(old)
@@ -267,6 +268,7 @@ func kindsOf(changes []diffChange) map[string]int {
 // transfer, an extra turn and a dropped session; the reverse comparison
 // reports the mirror image.
 func TestDiffEveryKind(t *testing.T) {
+	t.Parallel()
 	old := recordScenario(t, "old", tripScenario())
 	new := recordScenario(t, "new", refactoredTrip())
 
@@ -368,6 +370,7 @@ func TestDiffEveryKind(t *testing.T) {
 // parallel agents' interleaving, which are no change: exit 0 even with
 // --fail-on any.
 func TestDiffIdenticalRunsHaveNoChange(t *testing.T) {
+	t.Parallel()
 	for name, sc := range map[string]func() *scenario{"weather": weatherScenario, "trip": tripScenario} {
 		a := recordScenario(t, name+"-a", sc())
 		b := recordScenario(t, name+"-b", sc())
@@ -384,6 +387,7 @@ func TestDiffIdenticalRunsHaveNoChange(t *testing.T) {
 // --ignore and an eval config's arg_matchers decide which argument
 // changes count.
 func TestDiffIgnoreAndArgMatchers(t *testing.T) {
+	t.Parallel()
 	old := recordScenario(t, "old", weatherScenario())
 	new := recordScenario(t, "new", refactoredScenario())
 	for _, args := range [][]string{{"--ignore", "units"}, {"--config", writeTemp(t, "cfg.json", `{"criteria": {"tool_trajectory_avg_score": 1}, "adkproxy": {"arg_matchers": {"get_weather": {"units": "ignore"}}}}`)}} {
@@ -402,6 +406,7 @@ func TestDiffIgnoreAndArgMatchers(t *testing.T) {
 // would and compares like the version 2 file it was made from; two files
 // are compared whatever their names.
 func TestDiffVersion1File(t *testing.T) {
+	t.Parallel()
 	old := recordScenario(t, "old", weatherScenario())
 	new := recordScenario(t, "new", refactoredScenario())
 	v1 := filepath.Join(t.TempDir(), "golden.yaml")
@@ -414,6 +419,7 @@ func TestDiffVersion1File(t *testing.T) {
 }
 
 func TestDiffUsageAndDataErrors(t *testing.T) {
+	t.Parallel()
 	dir := recordScenario(t, "run", weatherScenario())
 	for _, tc := range []struct {
 		args []string
@@ -442,6 +448,7 @@ func TestDiffUsageAndDataErrors(t *testing.T) {
 // the agent's tool calls: a query parameter that changed is an argument
 // change of the request, beside the one of the call that made it.
 func TestDiffHTTPToolCalls(t *testing.T) {
+	t.Parallel()
 	withAPI := func(units string) *scenario {
 		sc := weatherScenario().clone()
 		sc.HTTPTools = map[string]string{"get_weather": "/v1/current"}

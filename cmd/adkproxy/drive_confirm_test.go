@@ -35,6 +35,7 @@ export const rootAgent = new adk.LlmAgent({name: 'booker', model: 'gemini-2.5-fl
 // ADK accepts; the request, the answer and the re-executed tool (or its
 // refusal) are one invocation in ls and score.
 func TestDriveAnswersToolConfirmation(t *testing.T) {
+	t.Parallel()
 	agents := filepath.Join(t.TempDir(), "agents")
 	writeTestFile(t, agents, "booker/agent.mjs", bookerAgent)
 	up := httptest.NewServer(&fakegemini.Handler{})
@@ -105,6 +106,7 @@ func TestDriveAnswersToolConfirmation(t *testing.T) {
 // same turn, and reports each answer to the recording proxy, so ls shows
 // the approval too; replayed with no key, the same conversation.
 func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
+	t.Parallel()
 	agents := filepath.Join(t.TempDir(), "agents")
 	writeTestFile(t, agents, "booker/agent.mjs", bookerAgent)
 	dir := testutil.OutDir(t)

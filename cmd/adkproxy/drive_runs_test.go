@@ -16,6 +16,7 @@ import (
 // API server under adkproxy record; score --num-runs 3 pairs the three
 // recorded sessions with the case and pools them.
 func TestDriveNumRunsThenScorePoolsThem(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	agents := filepath.Join(t.TempDir(), "agents")
 	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {

@@ -30,6 +30,7 @@ import (
 // eval set that score then scores the recording against, and drive
 // --evalset plays that eval set against the replaying server.
 func TestDriveRecordsGoldenRunOfADKJSServer(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	agents := filepath.Join(t.TempDir(), "agents")
 	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {
@@ -111,6 +112,7 @@ func TestDriveRecordsGoldenRunOfADKJSServer(t *testing.T) {
 }
 
 func TestDriveUsageAndDataErrors(t *testing.T) {
+	t.Parallel()
 	diceEvalSet := filepath.Join(testutil.RepoRoot(), "scoring", "testdata", "evalsets", "dice_roller.evalset.json")
 	spec := filepath.Join(t.TempDir(), "spec.yaml")
 	for _, tc := range []struct {
@@ -248,6 +250,7 @@ func stripRunIDs(v any) any {
 // naming the URL, the turn and the server's words, and the session the
 // server kept is still written.
 func TestDriveWritesTheSessionOfAFailedTurn(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/apps/a/users/user/sessions":

@@ -15,6 +15,7 @@ import (
 // record run that recorded nothing, each saying what to check; a run
 // that sends nothing on purpose passes with --allow-empty.
 func TestRunThatNoRequestReachedFails(t *testing.T) {
+	t.Parallel()
 	cas := filepath.Join(t.TempDir(), "cas")
 	os.CopyFS(cas, os.DirFS("../../examples/weather/cassettes"))
 	before := snapshot(t, cas)
@@ -72,6 +73,7 @@ func TestRunThatNoRequestReachedFails(t *testing.T) {
 // exchange beside it in default.failed.yaml, saying where and how to keep
 // it; replay still serves the good cassette. --save-on-failure replaces it.
 func TestFailedRecordKeepsTheCassette(t *testing.T) {
+	t.Parallel()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)

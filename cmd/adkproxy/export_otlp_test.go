@@ -79,6 +79,7 @@ func spansOf(req *coltracepb.ExportTraceServiceRequest) []*tracepb.Span {
 // credential in it), the same bytes twice; --otlp-endpoint sends the same
 // request to a loopback receiver.
 func TestExportOTLPOfAToolRun(t *testing.T) {
+	t.Parallel()
 	dir := recordToolRun(t)
 	r := adkproxy(t, nil, "export", "--format", "otlp-json", dir)
 	if r.code != 0 || r.stderr != "" {
@@ -134,6 +135,7 @@ func TestExportOTLPOfAToolRun(t *testing.T) {
 // file; --otlp-endpoint with the evalset format and a bad --trace-start
 // are usage errors.
 func TestExportOTLPErrors(t *testing.T) {
+	t.Parallel()
 	receiver, got := traceReceiver(t, http.StatusInternalServerError, "the span store is full")
 	r := adkproxy(t, nil, "export", "--otlp-endpoint", receiver.URL, weatherCassette)
 	if r.code != 69 || !strings.Contains(r.stderr, receiver.URL+"/v1/traces answered 500 Internal Server Error: the span store is full") || len(*got) != 1 {
@@ -160,6 +162,7 @@ func TestExportOTLPErrors(t *testing.T) {
 
 // TestExportOTLPTraceStart: --trace-start moves the run to that time.
 func TestExportOTLPTraceStart(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "export", "--format", "otlp-json", "--trace-start", "2026-07-01T12:00:00Z", weatherCassette)
 	req, err := otlpexport.UnmarshalJSON([]byte(r.stdout))
 	if r.code != 0 || err != nil {

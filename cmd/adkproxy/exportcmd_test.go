@@ -47,6 +47,7 @@ type exportedSet struct {
 }
 
 func TestExportTheDemo(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "export", "--cassettes", weatherCassette, "--format", "evalset")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
@@ -107,6 +108,7 @@ func TestExportTheDemo(t *testing.T) {
 // on names (a cassette with several sessions gives "<cassette>/<session>")
 // and on every field they compare.
 func TestExportThenScoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	data, err := os.ReadFile(filepath.Join(weatherCassette, "default.yaml"))
 	if err != nil {
@@ -184,6 +186,7 @@ func TestExportThenScoreRoundTrip(t *testing.T) {
 }
 
 func TestExportExitStatuses(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	aFile := filepath.Join(tmp, "file")
 	os.WriteFile(aFile, []byte("x"), 0o644)
@@ -209,6 +212,7 @@ func TestExportExitStatuses(t *testing.T) {
 }
 
 func TestExportDefaultID(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ dir, out, want string }{
 		{"examples/weather/cassettes", "", "cassettes"},
 		{"testdata/cassettes/", "", "cassettes"},

@@ -28,6 +28,7 @@ func buildWeather(t *testing.T) string {
 // with 76, the one that does not (its harness ignoring the agent's
 // failure: only the recordings left unused tell), naming the fault.
 func TestReplayFaultWithTheExampleCassette(t *testing.T) {
+	t.Parallel()
 	weather := buildWeather(t)
 	dir := "../../examples/weather/cassettes"
 
@@ -52,6 +53,7 @@ func TestReplayFaultWithTheExampleCassette(t *testing.T) {
 // TestFaultFlagsAndFile: --faults reads a YAML list (an unquoted spec
 // too); a bad spec or file exits 64 naming it.
 func TestFaultFlagsAndFile(t *testing.T) {
+	t.Parallel()
 	weather := buildWeather(t)
 	dir := "../../examples/weather/cassettes"
 	file := filepath.Join(t.TempDir(), "faults.yaml")
@@ -75,6 +77,7 @@ func TestFaultFlagsAndFile(t *testing.T) {
 // TestFakeCommand: adkproxy fake serves its script and prints the export
 // lines; a missing or broken script exits 64 naming the file and line.
 func TestFakeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "turns.yaml")
 	os.WriteFile(script, []byte("turns:\n  - model:\n      - txt: hello\n"), 0o644)

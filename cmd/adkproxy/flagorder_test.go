@@ -12,6 +12,7 @@ import (
 // ('adkproxy diff old new --format html'), in every command; after "--"
 // and in record's and replay's wrapped command they belong to it.
 func TestFlagsAfterPositionalArguments(t *testing.T) {
+	t.Parallel()
 	dir := recordScenario(t, "run", weatherScenario())
 	out := t.TempDir()
 	for _, c := range []struct {
@@ -36,6 +37,7 @@ func TestFlagsAfterPositionalArguments(t *testing.T) {
 
 // A bare 'adkproxy' is a usage error with a one-line hint, not help and 0.
 func TestBareAdkproxyHints(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil)
 	if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "record, replay") || !strings.Contains(r.stderr, "adkproxy --help") || r.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 64 and one line naming the commands", r.code, r.stdout, r.stderr)

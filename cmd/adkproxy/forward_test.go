@@ -120,6 +120,7 @@ func newTestCA(t *testing.T) *ca.Authority {
 // (its default host routed by --connect-to to a TLS fake Gemini trusted
 // by --upstream-ca) and replays with the upstream stopped, identically.
 func TestForwardProxyGenaiRecordReplay(t *testing.T) {
+	t.Parallel()
 	dir, caDir := testutil.OutDir(t), filepath.Join(t.TempDir(), "ca")
 	public := newTestCA(t)
 	gemini := &fakegemini.Handler{}
@@ -156,6 +157,7 @@ func TestForwardProxyGenaiRecordReplay(t *testing.T) {
 // variables, can verify the proxy's leaf with the bundle (Go and curl),
 // the bundle is gone after the run, and --no-forward-proxy sets none.
 func TestWrappedCommandProxyEnv(t *testing.T) {
+	t.Parallel()
 	caDir := filepath.Join(t.TempDir(), "ca")
 	env := []string{"ADKPROXY_CA_DIR=" + caDir, "NO_PROXY=corp.example"}
 	r := adkproxy(t, env, append([]string{"replay", "--cassettes", t.TempDir()}, self("proxy-env")...)...)
@@ -204,6 +206,7 @@ func TestWrappedCommandProxyEnv(t *testing.T) {
 // TestSystemRootsInBundle: the bundle keeps the system roots, so a client
 // whose SSL_CERT_FILE replaces its roots still trusts real hosts.
 func TestSystemRootsInBundle(t *testing.T) {
+	t.Parallel()
 	roots, from := ca.SystemRoots()
 	if roots == nil {
 		t.Skip("this system has no PEM bundle of roots")
@@ -222,6 +225,7 @@ func TestSystemRootsInBundle(t *testing.T) {
 }
 
 func TestForwardProxyFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -247,6 +251,7 @@ func TestForwardProxyFlagErrors(t *testing.T) {
 // prints the proxy variables and the CA, intercepts HTTPS with a leaf that
 // CA verifies, and refuses --tunnel hosts in replay.
 func TestServeWithoutCommandForwardProxy(t *testing.T) {
+	t.Parallel()
 	caDir := filepath.Join(t.TempDir(), "ca")
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	cmd := adkproxyCmd(t, []string{"ADKPROXY_CA_DIR=" + caDir, "ADKPROXY_TUNNEL=*.tunnel.test"},

@@ -13,6 +13,7 @@ import (
 // address with --control-token answers `adkproxy health` only when the
 // token comes along, by flag or by ADKPROXY_CONTROL_TOKEN.
 func TestHealthFromAnotherMachineNeedsTheToken(t *testing.T) {
+	t.Parallel()
 	ip := testutil.NonLoopbackIP(t)
 	const token = "health-check-token"
 	addrFile := filepath.Join(t.TempDir(), "addr")
@@ -42,6 +43,7 @@ func TestHealthFromAnotherMachineNeedsTheToken(t *testing.T) {
 }
 
 func TestLocalAddress(t *testing.T) {
+	t.Parallel()
 	for listen, want := range map[string]string{
 		"":                DefaultListen,
 		"0.0.0.0:9787":    "127.0.0.1:9787",

@@ -15,6 +15,7 @@ import (
 // cassette "name". The victim stays as it was, nothing is forwarded for a
 // cassette that cannot be written safely, and the run says what it refused.
 func TestJournalSymlinkDoesNotOverwriteItsTarget(t *testing.T) {
+	t.Parallel()
 	upstream := &fakegemini.Handler{}
 	up := httptest.NewServer(upstream)
 	defer up.Close()
@@ -46,6 +47,7 @@ func TestJournalSymlinkDoesNotOverwriteItsTarget(t *testing.T) {
 // --cassettes DIR -- true` where DIR holds only a link to /dev/zero exits
 // 65 naming the file, as `ls DIR` does, instead of 0 naming nothing.
 func TestReplayRefusesAFolderWithADeviceCassette(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	zero := filepath.Join(dir, "zero.yaml")
 	if err := os.Symlink("/dev/zero", zero); err != nil {

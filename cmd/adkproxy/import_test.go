@@ -19,6 +19,7 @@ import (
 )
 
 func TestImportConformanceCorpus(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	out := t.TempDir()
 	r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", out)
@@ -45,6 +46,7 @@ func TestImportConformanceCorpus(t *testing.T) {
 }
 
 func TestImportConformanceReportsUnconvertible(t *testing.T) {
+	t.Parallel()
 	corpus := t.TempDir()
 	dir := filepath.Join(corpus, "tests", "core", "bad_001")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -87,6 +89,7 @@ func TestImportConformanceReportsUnconvertible(t *testing.T) {
 }
 
 func TestImportConformanceUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"import"},
 		{"import", "bogus-format"},
@@ -116,6 +119,7 @@ func TestImportConformanceUsage(t *testing.T) {
 // TestExportADKRecordings: a case imported, then exported with the real
 // binary, gives ADK recordings with the original's entries in order.
 func TestExportADKRecordings(t *testing.T) {
+	t.Parallel()
 	corpus, out := importSharedCorpus(t)
 	file := filepath.Join(t.TempDir(), "generated-recordings.yaml")
 	r := adkproxy(t, nil, "export", "--format", "adk-recordings", "--out", file, filepath.Join(out, "tool", "function_001.yaml"))
@@ -153,6 +157,7 @@ func TestExportADKRecordings(t *testing.T) {
 // lists the findings in /_adkproxy/report and the --report file, and
 // passes the run.
 func TestReplayMatchConformance(t *testing.T) {
+	t.Parallel()
 	_, dir := importSharedCorpus(t)
 	cas, err := cassettes.Load(filepath.Join(dir, "tool", "function_001.yaml"))
 	if err != nil {
@@ -226,4 +231,23 @@ func importSharedCorpus(t *testing.T) (corpus, out string) {
 		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
 	}
 	return corpus, out
+}
+
+// A corpus file that is a link to /dev/zero is refused at once, exit 65
+// naming it, instead of being read until memory runs out.
+func TestImportConformanceRefusesALinkToDevZero(t *testing.T) {
+	corpus := t.TempDir()
+	dir := filepath.Join(corpus, "tests", "core", "zero_001")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "spec.yaml"), []byte("agent: a\nuser_messages: [{text: hi}]\n"), 0o644)
+	link := filepath.Join(dir, "generated-recordings.yaml")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	r := adkproxy(t, nil, "import", "adk-conformance", corpus, "--out", t.TempDir())
+	if r.code != exitDataErr || !strings.Contains(r.stderr, link+": not a regular file: it is a device") {
+		t.Errorf("exit %d, want 65 naming %s\nstderr:\n%s", r.code, link, r.stderr)
+	}
 }

@@ -18,6 +18,7 @@ import (
 // concurrent calls share syncs, so there are at most as many as exchanges.
 // Passthrough keeps nothing and syncs nothing, and says nothing of it.
 func TestRecordLogsItsJournalSyncsPerExchange(t *testing.T) {
+	t.Parallel()
 	upstream := scriptedUpstream(t)
 	defer upstream.Close()
 	line := regexp.MustCompile(`msg="journal syncs" syncs=(\d+) exchanges=(\d+) mean_sync_ms=[0-9.]+ per_exchange=([0-9.]+)`)

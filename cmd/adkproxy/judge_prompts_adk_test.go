@@ -185,6 +185,7 @@ const adkRubrics = `"rubrics": [{"rubric_id": "names_city", "rubric_content": {"
 // as they are), the rubric list; and ADK's texts for an invocation
 // without any tool call.
 func TestJudgePromptADKVariablesFinalResponseRubrics(t *testing.T) {
+	t.Parallel()
 	tmpl := "OURS\n[instructions]\n{developer_instructions}\n[tools]\n{tool_declarations}\n[user]\n{user_input}\n[steps]\n{response_steps}\n[final]\n{final_response}\n[rubrics]\n{rubrics}\n[end] {{literal}}"
 	got := judgeADKPrompts(t, map[string]string{"rubric_based_final_response_quality_v1.txt": tmpl},
 		`"rubric_based_final_response_quality_v1": {"threshold": 1.0, "judge_model_options": {"num_samples": 1}, `+adkRubrics+`}`,
@@ -231,6 +232,7 @@ func section(prompt, name string) string {
 // ADK's tool-use rubric template names the tool steps {tool_usage}: it
 // loads, and gets the same rendering.
 func TestJudgePromptADKVariablesToolUseRubrics(t *testing.T) {
+	t.Parallel()
 	tmpl := "OURS\n{tool_declarations}\n--\n{user_input}\n--\n{tool_usage}\n--\n{rubrics}"
 	got := judgeADKPrompts(t, map[string]string{"rubric_based_tool_use_quality_v1.txt": tmpl},
 		`"rubric_based_tool_use_quality_v1": {"threshold": 1.0, "judge_model_options": {"num_samples": 1}, `+adkRubrics+`}`,
@@ -245,6 +247,7 @@ func TestJudgePromptADKVariablesToolUseRubrics(t *testing.T) {
 // final_response_match_v2's variables: the expected invocation's user
 // text, the actual final response, the expected one.
 func TestJudgePromptADKVariablesFinalResponseMatch(t *testing.T) {
+	t.Parallel()
 	tmpl := "OURS {prompt} | {response} | {golden_response}"
 	got := judgeADKPrompts(t, map[string]string{"final_response_match_v2.txt": tmpl},
 		`"final_response_match_v2": {"threshold": 1.0, "judge_model_options": {"num_samples": 1}}`,
@@ -260,6 +263,7 @@ func TestJudgePromptADKVariablesFinalResponseMatch(t *testing.T) {
 // then the final one — joined by line breaks ({response},
 // {golden_response} and the rubric judge's {final_response}).
 func TestJudgePromptADKVariablesIncludeIntermediateResponses(t *testing.T) {
+	t.Parallel()
 	evalSet := strings.Replace(adkStyleEvalSet, `"role": "model"}},`,
 		`"role": "model"}, "intermediate_data": {"tool_uses": [], "tool_responses": [], "intermediate_responses": [["weather_agent", [{"text": "One moment."}]]]}},`, 1)
 	files := map[string]string{"final_response_match_v2.txt": "OURS {response} | {golden_response}",
@@ -289,6 +293,7 @@ func TestJudgePromptADKVariablesIncludeIntermediateResponses(t *testing.T) {
 // them (indented, non-ASCII escaped); with intermediate responses judged,
 // "Let me check." is judged against what came before it.
 func TestJudgePromptADKVariablesHallucinations(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"hallucinations_v1_segmenter.txt": "SEGMENT {response}",
 		"hallucinations_v1_validator.txt": "VALIDATE\n[context]\n{context}\n[sentences]\n{sentences}",
@@ -335,6 +340,7 @@ func TestJudgePromptADKVariablesHallucinations(t *testing.T) {
 // template renders with render_string_filter and whose
 // get_violation_rubrics_str() gives ADK's "  * <rubric>" lines.
 func TestJudgePromptADKSimulatorJinja(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"per_turn_user_simulator_quality_v1.jinja": "PLAIN {{ conversation_plan }}\n{{ conversation_history }}\nGEN {{ generated_user_response }} STOP {{ stop_signal }}",
 		"per_turn_user_simulator_quality_v1_persona.jinja": "{% for b in persona.behaviors %}## {{ b.name | render_string_filter }}\n{{ b.description | render_string_filter }}\n" +

@@ -16,6 +16,7 @@ import (
 // adkproxy's data; a placeholder the prompt does not fill, or a file of no
 // known kind, is exit 65 naming the file.
 func TestScoreJudgePromptsDir(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	prompts := filepath.Join(dir, "prompts")
 	writeTestFile(t, prompts, "final_response_match_v2.txt", "MY V2 PROMPT\nUser: {prompt}\nAgent: {response}\nGolden: {golden_response}\nAnswer in JSON like {{\"is_the_agent_response_valid\": \"valid\"}}.")

@@ -47,6 +47,7 @@ const judgedConfig = `{"criteria": {
 // then score with no key and no judge from the cassettes alone, and get
 // the same numbers, byte for byte.
 func TestScoreJudgedCriteriaReplayWithoutKeyOrNetwork(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	config := filepath.Join(dir, "test_config.json")
 	if err := os.WriteFile(config, []byte(judgedConfig), 0o644); err != nil {
@@ -119,6 +120,7 @@ func withoutRunID(b []byte) []byte {
 }
 
 func TestScoreJudgeUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--judge-cassettes", dir, "--judge-mode", "record"); r.code != exitUsage ||
 		!strings.Contains(r.stderr, "needs GOOGLE_API_KEY or GEMINI_API_KEY") {
@@ -155,6 +157,7 @@ func TestScoreJudgeUsageErrors(t *testing.T) {
 // "nothing to judge", not exit 65. When a call is needed after all, the
 // hint is score's own record mode, not 'adkproxy record'.
 func TestScoreAnalysisReplayWithoutJudgeFolder(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "judge")
 	report := filepath.Join(t.TempDir(), "analysis.md")
 	r := adkproxy(t, nil, "score", weatherCassette, "--expected", weatherEvalSet, "--config", weatherConfig,

@@ -46,6 +46,7 @@ func underFDLimit(t *testing.T, fds int, args ...string) (addr string, stderr *s
 // between exchanges, so recording into many more cassettes than there are
 // descriptors journals every exchange and writes every cassette.
 func TestRecordingManyCassettesUnderLowDescriptorLimit(t *testing.T) {
+	t.Parallel()
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	dir := t.TempDir()
@@ -79,6 +80,7 @@ func TestRecordingManyCassettesUnderLowDescriptorLimit(t *testing.T) {
 // descriptors; the failure to accept more is logged at warn level, and
 // once they leave, new clients are served again.
 func TestAcceptRecoversAfterRunningOutOfDescriptors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	addr, stderr, stop := underFDLimit(t, 32, "replay", "--cassettes", dir, "--log-level", "warn")
 	var idle []net.Conn
@@ -119,6 +121,7 @@ func TestAcceptRecoversAfterRunningOutOfDescriptors(t *testing.T) {
 // TestLimitFlagsRefuseNonsense: each limit is a flag and an ADKPROXY_
 // variable, and a value that is not positive is a usage error naming it.
 func TestLimitFlagsRefuseNonsense(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		env  []string

@@ -99,6 +99,7 @@ func liveVoiceClient() int {
 // it with an eval case by its first user turn and grades its answer, and
 // the CSV carries the spoken answer.
 func TestLiveVoiceSessionIsGraded(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()

@@ -27,6 +27,7 @@ import (
 // process: recorded, then replayed, with nothing lost, crossed or
 // duplicated, and the proxy's peak memory reported.
 func TestLoad64SessionsOf20Steps(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("load test")
 	}

@@ -19,6 +19,7 @@ import (
 // not locked out; and once the first is killed, the next recorder takes
 // its stale lock over with a warning.
 func TestOneRecorderPerCassettesFolder(t *testing.T) {
+	t.Parallel()
 	upstream := &fakegemini.Handler{}
 	up := httptest.NewServer(upstream)
 	defer up.Close()

@@ -91,6 +91,7 @@ func runTwoAgents(t *testing.T, base, timeResult string) error {
 // are numbered 0, 1, 2, 3 by ls (text and json), and a replay mismatch
 // names the step by the number ls shows.
 func TestLsNumbersStepsOneAfterAnother(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	upstream := httptest.NewServer(twoAgentModel)
 	defer upstream.Close()

@@ -15,6 +15,7 @@ import (
 const lsWeatherDir = "../../examples/weather/cassettes"
 
 func TestLsShippedExample(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "ls", "--cassettes", lsWeatherDir)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
@@ -70,6 +71,7 @@ func TestLsShippedExample(t *testing.T) {
 }
 
 func TestLsJSON(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "ls", "--cassettes", lsWeatherDir, "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
@@ -129,6 +131,7 @@ func TestLsJSON(t *testing.T) {
 // and invocations as replay would; a retry after a 429 stays in its
 // invocation, and other requests are listed (identical ones counted).
 func TestLsOrganizesVersion1(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first := "Plan a three-day trip to Kyoto for me,\nwith temples, food markets and a day trip to Nara please."
 	turn1 := lsContents(lsUserTurn(first))
@@ -211,6 +214,7 @@ func TestLsOrganizesVersion1(t *testing.T) {
 }
 
 func TestLsErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lsWriteFile(t, filepath.Join(dir, "bad.yaml"), "version: 1\nname: x\ninteractions:\n  - request: {method: GET, path: /x}\n    response: {status: 999}\n")
 	if r := adkproxy(t, nil, "ls", "--cassettes", dir); r.code != exitDataErr || !strings.Contains(r.stderr, "bad.yaml:5:") || r.stdout != "" {
@@ -240,6 +244,7 @@ func TestLsErrors(t *testing.T) {
 }
 
 func TestLsFlagsFromEnvironment(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, []string{"ADKPROXY_CASSETTES=" + lsWeatherDir}, "ls")
 	if r.code != 0 || !strings.Contains(r.stdout, "1 session, 2 invocations") {
 		t.Fatalf("ADKPROXY_CASSETTES: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -251,6 +256,7 @@ func TestLsFlagsFromEnvironment(t *testing.T) {
 }
 
 func TestLsEmptyFolder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if r := adkproxy(t, nil, "ls", "--cassettes", dir); r.code != 0 || r.stdout != "no cassettes in "+dir+"\n" {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)

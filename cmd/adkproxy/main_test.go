@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,11 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/base/ca"
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/fake"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
@@ -39,6 +43,14 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(clientMain(mode))
 	}
+	// The tests mostly wait on the processes they start, so more of them
+	// run at once than there are cores, unless -test.parallel says.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(max(6, 3*runtime.GOMAXPROCS(0))))
+	}
 	dir, err := os.MkdirTemp("", "adkproxy-bin-")
 	if err != nil {
 		panic(err)
@@ -49,6 +61,11 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building adkproxy: " + err.Error())
+	}
+	// Every record and replay run makes sure of the local CA; made once
+	// here, parallel tests never race to create it.
+	if _, _, err := ca.Ensure(testCADir); err != nil {
+		panic("the tests' local CA: " + err.Error())
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -170,6 +187,7 @@ func self(mode string) []string {
 }
 
 func TestUsageErrorsExit64(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"bogus"},
 		{"replay", "--no-such-flag"},
@@ -186,6 +204,7 @@ func TestUsageErrorsExit64(t *testing.T) {
 }
 
 func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
+	t.Parallel()
 	upstream := &fakegemini.Handler{}
 	up := httptest.NewServer(upstream)
 	dir := testutil.OutDir(t)
@@ -222,6 +241,7 @@ func TestRecordThenReplayThroughWrappedCommand(t *testing.T) {
 }
 
 func TestReplaySetsPlaceholderKeyOnlyWhenUnset(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("print-key")...)...)
 	if r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey+"|" {
@@ -234,6 +254,7 @@ func TestReplaySetsPlaceholderKeyOnlyWhenUnset(t *testing.T) {
 }
 
 func TestCommandStatusPassesThrough(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("exit3")...)...); r.code != 3 {
 		t.Errorf("exit %d, want the command's 3 (stderr %s)", r.code, r.stderr)
@@ -247,6 +268,7 @@ func TestCommandStatusPassesThrough(t *testing.T) {
 }
 
 func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "default.yaml"), []byte("version: 1\nname: x\ninteractions:\n  - request: {method: GET, path: /x}\n    response: {status: 999}\n"), 0o644)
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", dir}, self("ask")...)...)
@@ -265,6 +287,7 @@ func TestCorruptCassetteExits65WithFileAndLine(t *testing.T) {
 }
 
 func TestUnwritableCassetteExits73(t *testing.T) {
+	t.Parallel()
 	up := scriptedUpstream(t)
 	defer up.Close()
 	notADir := filepath.Join(t.TempDir(), "file")
@@ -278,6 +301,7 @@ func TestUnwritableCassetteExits73(t *testing.T) {
 // TestServeWithoutCommand: --addr-file, the export lines, flags from
 // ADKPROXY_* variables, and SIGINT flushing the cassette.
 func TestServeWithoutCommand(t *testing.T) {
+	t.Parallel()
 	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
@@ -310,6 +334,7 @@ func TestServeWithoutCommand(t *testing.T) {
 // TestSIGTERMIsForwardedAndNothingIsLost: adkproxy passes SIGTERM to the
 // command, reports its death by signal, and still writes the cassette.
 func TestSIGTERMIsForwardedAndNothingIsLost(t *testing.T) {
+	t.Parallel()
 	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)

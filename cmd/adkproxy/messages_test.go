@@ -32,6 +32,7 @@ func recordQuestions(t *testing.T, questions ...string) string {
 // More problems than the summary shows: it names the --report file that
 // holds them all, and says how to get one when none was asked for.
 func TestSummaryNamesTheReportFile(t *testing.T) {
+	t.Parallel()
 	var questions []string
 	for i := range 7 {
 		questions = append(questions, fmt.Sprintf("question %d", i))
@@ -55,6 +56,7 @@ func TestSummaryNamesTheReportFile(t *testing.T) {
 // A lenient replay already accepts differences: its warnings do not advise
 // --mode lenient, while strict replay's errors still do.
 func TestLenientWarningsDoNotAdviseLenient(t *testing.T) {
+	t.Parallel()
 	dir := recordQuestions(t, "first question")
 	changed := []string{"QUESTION=first question", `EXTRA=,"generationConfig":{"temperature":0.5}`}
 	lenient := adkproxy(t, changed, append([]string{"replay", "--mode", "lenient", "--cassettes", dir}, self("ask")...)...)
@@ -73,6 +75,7 @@ func TestLenientWarningsDoNotAdviseLenient(t *testing.T) {
 // One change that makes every request differ is listed once, with a count
 // of the later requests it explains.
 func TestSummaryFoldsFollowOnMismatches(t *testing.T) {
+	t.Parallel()
 	dir := recordQuestions(t, "first question", "second question", "third question")
 	extra := `EXTRA=,"generationConfig":{"temperature":0.5}`
 	// In one run: the client asks all three, each differing the same way.
@@ -93,6 +96,7 @@ func TestSummaryFoldsFollowOnMismatches(t *testing.T) {
 // escaped value a line with --log-format json (or ADKPROXY_LOG_FORMAT).
 // (Asked for no format, a wrapped command's run leaves it to the summary.)
 func TestLogDetailLinesAndJSON(t *testing.T) {
+	t.Parallel()
 	dir := recordQuestions(t, "first question")
 	changed := []string{"QUESTION=first question", `EXTRA=,"generationConfig":{"temperature":0.5}`}
 	text := adkproxy(t, changed, append([]string{"replay", "--mode", "lenient", "--log-format", "text", "--cassettes", dir}, self("ask")...)...)
@@ -135,6 +139,7 @@ func TestLogDetailLinesAndJSON(t *testing.T) {
 // found none) says so and names the variables; a failure with a key, or a
 // run without a failure, does not.
 func TestRecordWithoutAKeySaysSo(t *testing.T) {
+	t.Parallel()
 	// Google's host, routed to a fake: from any other upstream no key is needed.
 	public := newTestCA(t)
 	up := testutil.StartCounting(t, scriptedHandler(t), public.Leaf)

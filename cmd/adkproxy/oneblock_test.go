@@ -18,6 +18,7 @@ import (
 // never asked for folded into it, and on a terminal no logfmt lines
 // beside adkproxy's own.
 func TestOneFailureSaidOnce(t *testing.T) {
+	t.Parallel()
 	dir := recordScenario(t, "golden", weatherScenario())
 	changed := weatherScenario()
 	changed.ToolResults["get_weather"]["temp_c"] = 19

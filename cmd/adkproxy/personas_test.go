@@ -15,6 +15,7 @@ import (
 // (here a NOVICE in the user's own words) ahead of the pre-built one; its
 // texts reach the simulator judge. A duplicate id is exit 65.
 func TestScorePersonaRegistry(t *testing.T) {
+	t.Parallel()
 	golden := recordScenario(t, "golden", weatherScenario())
 	dir := testutil.OutDir(t)
 	evalset := writeTestFile(t, dir, "weather_sim.evalset.json", `{"eval_set_id": "weather_sim", "eval_cases": [{

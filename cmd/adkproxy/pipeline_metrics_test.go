@@ -112,6 +112,7 @@ var pipelineModel = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request
 // session of its own (ADK's AgentTool runs it in a session of its own):
 // the counts add up the same either way.
 func TestPipelineMetricsOnARecordedRun(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	public := newTestCA(t)
 	model := testutil.StartCounting(t, pipelineModel, public.Leaf)

@@ -12,6 +12,7 @@ import (
 // prune drops what a strict replay reported unused, so the next strict
 // replay of the same run passes; the rest of the cassette is kept.
 func TestPruneDropsWhatARunLeftUnused(t *testing.T) {
+	t.Parallel()
 	dir := recordQuestions(t, "first question", "second question", "third question")
 	report := filepath.Join(t.TempDir(), "report.json")
 	ask := []string{"QUESTION=second question"}
@@ -45,6 +46,7 @@ func TestPruneDropsWhatARunLeftUnused(t *testing.T) {
 
 // prune never writes through a symbolic link, and names what it needs.
 func TestPruneRefusesSymlinksAndBadInput(t *testing.T) {
+	t.Parallel()
 	dir := recordQuestions(t, "first question", "second question")
 	report := filepath.Join(t.TempDir(), "report.json")
 	adkproxy(t, []string{"QUESTION=first question"}, append([]string{"replay", "--cassettes", dir, "--report", report}, self("ask")...)...)
@@ -88,6 +90,7 @@ func TestPruneRefusesSymlinksAndBadInput(t *testing.T) {
 // prune removes the side files only the recordings it removed named, and
 // keeps those a kept recording names.
 func TestPruneRemovesTheSideFilesOfWhatItRemoved(t *testing.T) {
+	t.Parallel()
 	dir := recordQuestions(t, "first question", "second question", "third question")
 	files, err := cassettes.Files(dir)
 	if err != nil || len(files) != 1 {

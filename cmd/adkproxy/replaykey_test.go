@@ -33,6 +33,7 @@ func genaiEnvKeyClient() int {
 // placeholder: every SDK reads it (Go and JS genai, ADK-JS, Python genai),
 // and setting GEMINI_API_KEY as well makes them warn on every client.
 func TestReplayPlaceholderKeyQuietsTheGoClient(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, append([]string{"replay", "--cassettes", t.TempDir()}, self("genai-env-key")...)...)
 	if r.code != 0 || r.stdout != proxyopt.ReplayPlaceholderKey {
 		t.Fatalf("exit %d, key %q, stderr:\n%s", r.code, r.stdout, r.stderr)
@@ -55,6 +56,7 @@ func TestReplayPlaceholderKeyQuietsTheGoClient(t *testing.T) {
 // environment records through to the fake. Against Google's hosts no
 // placeholder is made up, and a key of the user's is left alone.
 func TestRecordFromALocalUpstreamNeedsNoKey(t *testing.T) {
+	t.Parallel()
 	up := httptest.NewServer(&fakegemini.Handler{})
 	defer up.Close()
 	record := func(env []string, upstream, client string) result {

@@ -27,6 +27,7 @@ const correctnessPrompt = "Criterion: response correctness. Question: {{.UserTex
 // eval config names, graded by a scripted judge on loopback: recorded once,
 // then replayed with no key and no judge to the same CSV, byte for byte.
 func TestScaleMetricsRecordedOnceReplayedOffline(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	os.WriteFile(filepath.Join(dir, "metrics.json"), []byte(scaleDefinitions), 0o644)
 	os.WriteFile(filepath.Join(dir, "correctness.tmpl"), []byte(correctnessPrompt), 0o644)
@@ -112,6 +113,7 @@ func TestScaleMetricsRecordedOnceReplayedOffline(t *testing.T) {
 // Bad definitions stop score before any judge call, naming the file and
 // the field.
 func TestScaleMetricDefinitionErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ def, want string }{
 		{`{"m": {"prompt": "{{.Nope}}", "threshold": 3}}`, `adkproxy.llm_metrics.m: the prompt does not render`},

@@ -28,6 +28,7 @@ func writeTestFile(t *testing.T, dir, name, data string) string {
 // passes, and stderr says which criterion was skipped and why;
 // --require-all fails it.
 func TestScoreSkipsNotEvaluatedAsADK(t *testing.T) {
+	t.Parallel()
 	cfg := writeTestFile(t, t.TempDir(), "test_config.json", `{"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8, "safety_v1": 0.8}}`)
 	args := []string{"score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", cfg}
 	r := adkproxy(t, nil, args...)
@@ -77,6 +78,7 @@ func twoCaseEvalSet(t *testing.T, dir string) string {
 // ADK's "file.evalset.json:case_1,case_2" selects cases; an unknown id is
 // exit 65 naming it.
 func TestScoreSelectsCasesAsADK(t *testing.T) {
+	t.Parallel()
 	set := twoCaseEvalSet(t, t.TempDir())
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", set)
 	if r.code != 0 || !strings.Contains(r.stderr, `eval case "other"`) {
@@ -95,6 +97,7 @@ func TestScoreSelectsCasesAsADK(t *testing.T) {
 // Without --config, the test_config.json beside the eval set is used, as
 // ADK does for its test files; --config wins over it.
 func TestScoreUsesTestConfigBesideEvalSet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	set := twoCaseEvalSet(t, dir)
 	cfg := writeTestFile(t, dir, "test_config.json", `{"criteria": {"response_match_score": 0.8}}`)
@@ -115,6 +118,7 @@ func TestScoreUsesTestConfigBesideEvalSet(t *testing.T) {
 // 4 of 5 = 0.8 ≥ 0.75, PASSED, where the mean of the runs' means, 2/3,
 // would fail. Every run's invocations are in the result.
 func TestScorePoolsRepeatedRunsAsADK(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
 	data, err := os.ReadFile(filepath.Join(weatherCassette, "default.yaml"))
@@ -180,6 +184,7 @@ print(json.dumps({"overall_score": sum(vals) / len(vals) if vals else None, "per
 // app's eval history, with each case's session_details and user_id (the
 // eval case's session_input user) as ADK writes them.
 func TestScoreWritesEvalHistoryWithSessionDetails(t *testing.T) {
+	t.Parallel()
 	app := filepath.Join(t.TempDir(), "weather_agent")
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--history", app)
 	if r.code != 0 {
@@ -253,6 +258,7 @@ func debianPython(t *testing.T) string {
 // the traceback's last line; metric_info is shown, and a score outside its
 // interval is refused.
 func TestScoreRunsADKCustomMetricFunctions(t *testing.T) {
+	t.Parallel()
 	python := debianPython(t)
 	dir := t.TempDir()
 	writeTestFile(t, dir, "metrics/__init__.py", "")

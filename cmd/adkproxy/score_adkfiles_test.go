@@ -16,6 +16,7 @@ import (
 // without it, and after one recording the run replays offline (no
 // credentials, no endpoint) to the same result.
 func TestScoreADKFilesUnchangedOfflineAfterOneRecording(t *testing.T) {
+	t.Parallel()
 	python := debianPython(t)
 	tests := testutil.OutDir(t)
 	writeTestFile(t, tests, "weather.evalset.json", readFile(t, weatherEvalSet))

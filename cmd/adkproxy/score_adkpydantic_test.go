@@ -83,6 +83,7 @@ sessions:
 // and status as returned (not recomputed from the threshold) and the score
 // and status of each invocation.
 func TestScoreCustomMetricGetsADKPydanticObjects(t *testing.T) {
+	t.Parallel()
 	python := pydanticPython(t)
 	standin, err := filepath.Abs(filepath.Join("testdata", "adkstandin"))
 	if err != nil {

@@ -47,6 +47,7 @@ if __name__ == "__main__":
 // judge's cassettes, then replayed with no key and no judge, to the same
 // result.
 func TestScoreCustomMetricModelCallsRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	python := debianPython(t)
 	dir := testutil.OutDir(t)
 	writeTestFile(t, dir, "llm_metric.py", llmMetric)

@@ -53,6 +53,7 @@ func twoCaseRun(t *testing.T) (cassettes, evalSet, config string) {
 // The CSV's columns are the documented contract, in order; every value is
 // the one the json result holds.
 func TestScoreCSVColumnContract(t *testing.T) {
+	t.Parallel()
 	run, set, cfg := twoCaseRun(t)
 	r := adkproxy(t, nil, "score", "--expected", set, "--config", cfg, "--format", "csv", "--label", "exp_v2", run)
 	if r.code != exitFailure {
@@ -138,6 +139,7 @@ func TestScoreCSVColumnContract(t *testing.T) {
 // Two score results compared by label: per criterion the change of the
 // mean and of the pass rate; the label is in every format.
 func TestDiffScoreResultsByLabel(t *testing.T) {
+	t.Parallel()
 	run, set, cfg := twoCaseRun(t)
 	dir := t.TempDir()
 	base, exp := filepath.Join(dir, "base.json"), filepath.Join(dir, "exp.json")
@@ -222,6 +224,7 @@ func TestDiffScoreResultsByLabel(t *testing.T) {
 // A score result with a bad value is reported as such, naming the file,
 // not taken for a cassette.
 func TestDiffBadScoreResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
 	os.WriteFile(good, []byte(`"{\"evalCaseResults\": [{\"evalId\": \"x\", \"finalEvalStatus\": 1, \"overallEvalMetricResults\": [{\"metricName\": \"m\", \"score\": 0.5, \"evalStatus\": 1}]}]}"`), 0o644)

@@ -26,6 +26,7 @@ func simulatorApproving(prompt string, seen int) fakejudge.Reply {
 // with a key, then replayed with no key and the judge gone, to the same
 // numbers.
 func TestScoreScenarioCaseRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	golden := recordScenario(t, "golden", weatherScenario())
 	dir := testutil.OutDir(t)
 	evalset := filepath.Join(dir, "weather_sim.evalset.json")

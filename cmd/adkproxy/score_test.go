@@ -21,6 +21,7 @@ var (
 )
 
 func TestScoreDemoPasses(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", weatherConfig)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -44,6 +45,7 @@ func TestScoreDemoPasses(t *testing.T) {
 // A changed expectation fails the run, and the table says which invocation
 // differs and how.
 func TestScoreFailureExplainsItself(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(weatherEvalSet)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,7 @@ func TestScoreFailureExplainsItself(t *testing.T) {
 }
 
 func TestScoreFormatsToFile(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	args := []string{"score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", weatherConfig}
 
@@ -145,6 +148,7 @@ func TestScoreFormatsToFile(t *testing.T) {
 // Sessions and eval cases that find no partner are listed on stderr and
 // in the output, and decide nothing by themselves.
 func TestScoreReportsUnpaired(t *testing.T) {
+	t.Parallel()
 	data, _ := os.ReadFile(weatherEvalSet)
 	var set map[string]any
 	if err := json.Unmarshal(data, &set); err != nil {
@@ -175,6 +179,7 @@ func TestScoreReportsUnpaired(t *testing.T) {
 // default criteria compare with expectations, so the case is NOT_EVALUATED
 // and the run fails.
 func TestScoreWithoutExpectations(t *testing.T) {
+	t.Parallel()
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette)
 	if r.code != exitFailure || !strings.Contains(r.stdout, "CASE default  NOT_EVALUATED") ||
 		!strings.Contains(r.stdout, "\nNOT_EVALUATED: 0 of 1 case passed (1 NOT_EVALUATED); 0 of 2 criteria passed (2 NOT_EVALUATED)\n") {
@@ -183,6 +188,7 @@ func TestScoreWithoutExpectations(t *testing.T) {
 }
 
 func TestScoreExitStatuses(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	broken := filepath.Join(tmp, "broken.evalset.json")
 	os.WriteFile(broken, []byte(`{"eval_set_id": "x", "eval_cases": [{"eval_id": "a", "conversation": [{}]}]}`), 0o644)
@@ -224,6 +230,7 @@ func TestScoreExitStatuses(t *testing.T) {
 // custom metric is a command: --no-code (or ADKPROXY_NO_CODE) runs nothing
 // and exits 65 naming it; without it the command runs, as with adk eval.
 func TestScoreNoCodeRefusesTheConfigsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data, err := os.ReadFile(weatherEvalSet)
 	if err != nil {

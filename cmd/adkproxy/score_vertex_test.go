@@ -79,6 +79,7 @@ func serviceAccountFile(t *testing.T, dir, tokenURL string) string {
 // and replayed with no credentials and no endpoint to the same numbers; a
 // call that was not recorded names its case, invocation and criterion.
 func TestScoreVertexMetricsRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	fake := &fakeVertex{}
 	up := httptest.NewServer(fake)

@@ -21,6 +21,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/proxyopt"
 	"github.com/adkproxy/adkproxy/internal/engine/clientenv"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
+	"github.com/adkproxy/adkproxy/internal/engine/toolfake"
 	"github.com/adkproxy/adkproxy/internal/engine/wrap"
 	"github.com/adkproxy/adkproxy/internal/feature/mcp"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -152,6 +153,9 @@ func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, cfg proxy.Config
 	flushErr := closeProxy(c, srv, runErr, stderr) // failedrun.go
 	logJournalSyncs(cfg.Logger, srv.Stats().Recorded)
 	report := srv.Report()
+	if fakes, ok := cfg.ToolFakes.(*toolfake.Set); ok {
+		fmt.Fprint(stderr, fakes.Report())
+	}
 	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
 	placeholder := clientenv.PlaceholderSet(wrap.PlaceholderKey(cfg))
 	empty := nothingReached(c, mode, srv, base, placeholder) // empty.go
@@ -204,22 +208,13 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if c.Int64("max-body") <= 0 {
 		return proxy.Config{}, usageErrorf("--max-body must be a positive number of bytes")
 	}
-	var redact []string
-	for _, v := range c.StringSlice("redact") {
-		if v == "" {
-			return proxy.Config{}, usageErrorf("--redact needs a non-empty value")
-		}
-		redact = append(redact, v)
+	redactor, err := redactorFlags(c)
+	if err != nil {
+		return proxy.Config{}, err
 	}
 	m, err := matcher.New(c.StringSlice("ignore")...)
 	if err != nil {
 		return proxy.Config{}, usageErrorf("--ignore: %v", err)
-	}
-	redactor := redactorFor(redact)
-	for _, name := range c.StringSlice("keep-header") {
-		if err := redactor.KeepHeader(name); err != nil {
-			return proxy.Config{}, usageErrorf("--keep-header %q: %v", name, err)
-		}
 	}
 	cfg := proxy.Config{
 		Mode:            mode,
@@ -242,8 +237,34 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if err != nil {
 		return proxy.Config{}, err
 	}
+	if f := c.String("tool-fakes"); f != "" {
+		fakes, err := toolfake.Load(f)
+		if err != nil {
+			return proxy.Config{}, usageErrorf("--tool-fakes: %v", err)
+		}
+		cfg.ToolFakes = fakes
+	}
+	cfg.ClosedWorld = mode == proxy.ModeReplay && c.Bool("closed-world")
 	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
+}
+
+// redactorFlags reads --redact and --keep-header.
+func redactorFlags(c *cli.Context) (*cassettes.Redactor, error) {
+	var redact []string
+	for _, v := range c.StringSlice("redact") {
+		if v == "" {
+			return nil, usageErrorf("--redact needs a non-empty value")
+		}
+		redact = append(redact, v)
+	}
+	redactor := redactorFor(redact)
+	for _, name := range c.StringSlice("keep-header") {
+		if err := redactor.KeepHeader(name); err != nil {
+			return nil, usageErrorf("--keep-header %q: %v", name, err)
+		}
+	}
+	return redactor, nil
 }
 
 // recordFlags reads record's own flags into cfg.

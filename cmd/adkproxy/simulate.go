@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/numruns"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
@@ -289,7 +289,7 @@ func simulateVerdict(c *cli.Context, ts []*simulate.Transcript, unused int64) er
 // (criteria, custom_metrics or adkproxy's criteria): a config that only
 // sets user_simulator_config scores nothing.
 func hasCriteria(path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return true // LoadConfig reports it
 	}

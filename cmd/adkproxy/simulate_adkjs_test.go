@@ -75,6 +75,7 @@ func (h *terseWhenTold) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // eval set; then the agent's instruction changed, and the replay names the
 // scenario and the turn where the conversation diverged.
 func TestSimulateADKJSRecordReplayDiverge(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	agents := filepath.Join(t.TempDir(), "agents")
 	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {

@@ -17,6 +17,7 @@ import (
 // Python reads them, strings quoted and escaped as Python's repr — so a
 // prompt template copied from ADK gets the bytes adk eval gives it.
 func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
 	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "What is the weather in Paris?", "conversation_plan": "Ask for the weather in Paris, then end."}]}`)
@@ -48,6 +49,7 @@ func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
 // behavior text in the prompt's variables (the persona and the history
 // too); the description is never rendered.
 func TestSimulatePersonaVariablesAsADK(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
 	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "P",

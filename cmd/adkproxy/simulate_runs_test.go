@@ -19,6 +19,7 @@ import (
 // score --num-runs 2 pairs both recorded sessions of each scenario case
 // with it.
 func TestSimulateNumRunsThenScorePoolsThem(t *testing.T) {
+	t.Parallel()
 	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
 	agents := filepath.Join(t.TempDir(), "agents")
 	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {

@@ -49,6 +49,7 @@ func simUser(prompt string, _ int) fakejudge.Reply {
 // fails the replay (76) naming the scenario and turn, unless --lenient;
 // the eval set it wrote plays back as static conversations.
 func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -126,6 +127,7 @@ func TestSimulateCommandRecordReplayDiverge(t *testing.T) {
 // An --evalset case's own session_input is the session it runs in (as in
 // ADK); a case without one runs in --session-input's.
 func TestSimulateEvalSetCaseSessionInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	evalset := filepath.Join(dir, "set.evalset.json")
 	os.WriteFile(evalset, []byte(`{"eval_set_id": "set", "eval_cases": [
@@ -152,6 +154,7 @@ func TestSimulateEvalSetCaseSessionInput(t *testing.T) {
 
 // Bad input is refused with the file and field named.
 func TestSimulateCommandBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "scenarios.json")
 	os.WriteFile(bad, []byte(`{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "p", "user_persona": "NOVIC"}]}`), 0o644)

@@ -96,6 +96,7 @@ var weatherAPI = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 // the same output, exit 0, no connection to either, no credential on
 // disk, and `ls` shows the tool call under the step that asked for it.
 func TestAgentWithToolRecordReplayHermetic(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	public := newTestCA(t)
 	gemini := &fakegemini.Handler{}
@@ -152,6 +153,7 @@ func TestAgentWithToolRecordReplayHermetic(t *testing.T) {
 // cassette does not hold gets a 502 naming the host and the cassette; the
 // wrapped tool's own success does not hide either.
 func TestToolRequestFailuresExit76(t *testing.T) {
+	t.Parallel()
 	dir := testutil.OutDir(t)
 	public := newTestCA(t)
 	api := testutil.StartCounting(t, weatherAPI, public.Leaf)
@@ -190,6 +192,7 @@ print(r.status_code, r.text)
 // net/http as the tested client), so the test skips without them, under
 // CI too.
 func TestHTTPXToolRecordReplay(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil || exec.Command(python, "-c", "import httpx").Run() != nil {
 		t.Skip("python3 with httpx is not installed; it is optional (docs/forward-proxy.md), so this test skips, under CI too")

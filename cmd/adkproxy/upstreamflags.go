@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -44,7 +44,7 @@ func parseConnectTo(s string) (proxy.ConnectTo, error) {
 // loadUpstreamCA returns the system roots plus every certificate in the PEM
 // file, for upstream servers whose certificates chain to a private CA.
 func loadUpstreamCA(file string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(file)
+	data, err := userfile.Read(file)
 	if err != nil {
 		return nil, fmt.Errorf("upstream CA file %s: cannot read it: %v", file, err)
 	}

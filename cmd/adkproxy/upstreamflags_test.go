@@ -36,6 +36,7 @@ func FuzzParseConnectTo(f *testing.F) {
 }
 
 func TestParseConnectTo(t *testing.T) {
+	t.Parallel()
 	got, err := parseConnectTo("Generativelanguage.googleapis.com:443=127.0.0.1:8443")
 	if err != nil || got != (proxy.ConnectTo{From: "generativelanguage.googleapis.com:443", To: "127.0.0.1:8443"}) {
 		t.Errorf("got %+v, %v", got, err)

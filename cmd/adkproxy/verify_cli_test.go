@@ -15,6 +15,7 @@ import (
 // "stopped early"), so strict replay fails with 76 and the report says
 // which recording went unused; lenient replay passes with a warning.
 func TestReplayModesAndReportThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)
@@ -64,6 +65,7 @@ func TestReplayModesAndReportThroughTheCLI(t *testing.T) {
 // recordings it left unused fail the run with 76, as replay does, and the
 // cassette is left as it was.
 func TestRecordOnceFailsLikeStrictReplay(t *testing.T) {
+	t.Parallel()
 	up := scriptedUpstream(t)
 	defer up.Close()
 	dir := testutil.OutDir(t)

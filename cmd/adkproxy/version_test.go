@@ -13,6 +13,7 @@ import (
 )
 
 func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
 	checkout := &debug.BuildInfo{Main: debug.Module{Version: "v0.3.1-0.20261124093150-24a072b2c3d4+dirty"}, Settings: []debug.BuildSetting{
 		{Key: "vcs", Value: "git"},
 		{Key: "vcs.revision", Value: "24a072b2c3d4e5f60718293a4b5c6d7e8f901234"},
@@ -39,6 +40,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 // TestVersionOfACheckoutBuild builds adkproxy as `make build` does and
 // requires the checkout's revision in --version.
 func TestVersionOfACheckoutBuild(t *testing.T) {
+	t.Parallel()
 	root := testutil.RepoRoot()
 	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
 		// Go reads VCS information only from a .git folder; a git worktree

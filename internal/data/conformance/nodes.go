@@ -6,10 +6,11 @@ package conformance
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // ErrCorpus is what every error about a corpus file wraps.
@@ -44,7 +45,7 @@ func (d doc) errorf(n *yaml.Node, format string, args ...any) error {
 
 // readWith reads a file and parses it with parse.
 func readWith[T any](file string, parse func(string, []byte) (T, error)) (T, error) {
-	data, err := os.ReadFile(file)
+	data, err := userfile.Read(file)
 	if err != nil {
 		var zero T
 		return zero, err

@@ -5,16 +5,16 @@ package evalset
 
 import (
 	"encoding/json"
-	"os"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 )
 
 // ReadFile reads the eval set file at path (see ParseEvalSet).
 func ReadFile(path string) (*EvalSet, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

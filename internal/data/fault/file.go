@@ -4,9 +4,10 @@ package fault
 
 import (
 	"fmt"
-	"os"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // ReadFile reads a faults file:
@@ -15,7 +16,7 @@ import (
 //	  - "call 1: 429"
 //	  - "invocation 2 step 0 in weather: reset after 1 events"
 func ReadFile(path string) ([]Fault, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("faults file: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -28,6 +29,9 @@ type Sent struct {
 // contents, most of a body, are skipped (diffs read this for every
 // invocation).
 func (s *Step) Sent() Sent {
+	if c := wire.Recognise(&s.Exchange.Request); c.Kind == wire.Model && c.Dialect != nil && c.Dialect.Name() == "openai" {
+		return sentInChat(&s.Exchange.Request)
+	}
 	out := Sent{Model: wire.ModelOfPath(s.Exchange.Request.Path)}
 	var req struct {
 		SystemInstruction json.RawMessage `json:"systemInstruction"`
@@ -44,5 +48,48 @@ func (s *Step) Sent() Sent {
 	out.GenerationConfig, _ = config.(map[string]any)
 	tools, _ := matcher.ParseJSON(req.Tools)
 	out.Tools, _ = tools.([]any)
+	return out
+}
+
+// sentInChat reads a chat completion on the OpenAI-compatible endpoint as
+// generateContent's Sent: the system messages as the instruction, the
+// tools as function declarations, and the other request fields
+// (temperature, max_tokens...) as the generation config.
+func sentInChat(req *cassettes.Request) Sent {
+	r, ok := wire.RequestOf(req)
+	if !ok {
+		return Sent{}
+	}
+	out := Sent{Model: r.Model}
+	if r.System != nil {
+		var texts []string
+		for _, p := range r.System.Parts {
+			texts = append(texts, p.Text)
+		}
+		out.SystemInstruction = strings.Join(texts, "\n")
+	}
+	if len(r.Tools) > 0 {
+		var decls []any
+		for _, d := range r.Tools {
+			decl := map[string]any{"name": d.Name, "description": d.Description}
+			if params, ok := matcher.ParseJSON(d.Parameters); ok {
+				decl["parameters"] = params
+			}
+			decls = append(decls, decl)
+		}
+		out.Tools = []any{map[string]any{"functionDeclarations": decls}}
+	}
+	body, _ := matcher.ParseJSON(req.Body)
+	fields, _ := body.(map[string]any)
+	for k, v := range fields {
+		switch k {
+		case "model", "messages", "tools", "stream", "stream_options":
+			continue
+		}
+		if out.GenerationConfig == nil {
+			out.GenerationConfig = map[string]any{}
+		}
+		out.GenerationConfig[k] = v
+	}
 	return out
 }

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // The simulator types of user_simulator_config.type.
@@ -62,7 +62,7 @@ func DefaultSimulatorConfig() SimulatorConfig {
 // file (DefaultSimulatorConfig when the file has none). The rest of the
 // file is package scoring's.
 func LoadSimulatorConfig(path string) (SimulatorConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return SimulatorConfig{}, fmt.Errorf("eval config: %w", err)
 	}

@@ -6,15 +6,15 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // LoadFile reads a scenarios file: {"scenarios": [ConversationScenario…]}
 // (ADK's ConversationScenarios; no other key).
 func LoadFile(path string) ([]Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %w", err)
 	}
@@ -82,7 +82,7 @@ func (si SessionInput) MarshalJSON() ([]byte, error) {
 
 // LoadSessionInput reads a session_input file.
 func LoadSessionInput(path string) (SessionInput, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return SessionInput{}, fmt.Errorf("session input: %w", err)
 	}

@@ -5,10 +5,10 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // registry holds the personas of a registry file, by id; they win over
@@ -25,7 +25,7 @@ var registry struct {
 // ones a scenario's persona id names, ahead of the pre-built catalogue. A
 // duplicate id is an error naming it.
 func LoadPersonaRegistry(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return fmt.Errorf("persona registry: %w", err)
 	}

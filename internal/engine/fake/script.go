@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/internal/data/fault"
 	"gopkg.in/yaml.v3"
 )
@@ -79,7 +79,7 @@ const itemHelp = `an item is one of "text: ...", "call: NAME" (with "args: {...}
 
 // ReadScript reads a script file.
 func ReadScript(path string) (*Script, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("script: %w", err)
 	}

@@ -6,9 +6,9 @@ package runpolicy
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -28,7 +28,7 @@ func WriteReport(path string, r proxy.Report) error {
 // ReadReport reads a --report file written by record or replay.
 func ReadReport(path string) (proxy.Report, error) {
 	var r proxy.Report
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
 		return r, fmt.Errorf("--report: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/internal/data/conformance"
 	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
 	"github.com/adkproxy/adkproxy/internal/feature/adk/drive"
@@ -184,7 +185,7 @@ type caseRun struct {
 // path inside the corpus, so reports read the same wherever the corpus is.
 func readCaseFile[T any](c *caseRun, name string, parse func(string, []byte) (T, error)) (T, error) {
 	file := filepath.Join(c.im.Case.Dir, name)
-	data, err := os.ReadFile(file)
+	data, err := userfile.Read(file)
 	if err != nil {
 		var zero T
 		return zero, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/gotmpl"
 	"github.com/adkproxy/adkproxy/internal/base/jinja"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -83,7 +84,7 @@ func LoadPrompts(dir string) (Prompts, error) {
 		if _, dup := out[kind]; dup {
 			return nil, fmt.Errorf("%s: %s has both a .tmpl and a .txt prompt: keep one", path, kind)
 		}
-		data, err := os.ReadFile(path)
+		data, err := userfile.Read(path)
 		if err != nil {
 			return nil, fmt.Errorf("judge prompts: %w", err)
 		}

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // TimingsSuffix ends the name of a case's timings file: <case>.timings.json
@@ -74,7 +74,7 @@ func UseRecordedTimings(dir string, ts []*Transcript) error {
 		if err != nil {
 			return err
 		}
-		data, err := os.ReadFile(path)
+		data, err := userfile.Read(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

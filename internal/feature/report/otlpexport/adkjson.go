@@ -14,7 +14,6 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
@@ -57,7 +56,7 @@ func llmRequest(x *cassettes.Exchange) (string, bool) {
 		}
 		kept = append(kept, c)
 	}
-	model := conversation.ModelOfPath(x.Request.Path)
+	model := wire.ModelOfPath(x.Request.Path)
 	var b strings.Builder
 	b.WriteString(`{"model": ` + pyjson.Dumps(model, false))
 	b.WriteString(`, "config": ` + pyjson.Dumps(snakeKeys(config), false))

@@ -18,8 +18,8 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // ADK's instrumentation scope and the semantic conventions it follows;
@@ -163,7 +163,7 @@ func (t *trace) lay(at time.Time) time.Time {
 func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Time, responses *responses) time.Time {
 	path := "step/" + strconv.Itoa(k)
 	x := step.Exchange
-	model := conversation.ModelOfPath(x.Request.Path)
+	model := wire.ModelOfPath(x.Request.Path)
 	if model == "" {
 		model = step.Model
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // Run is one result file: its label and each case's criteria.
@@ -44,7 +45,7 @@ func IsResultFile(path string) bool {
 	if err != nil || info.IsDir() {
 		return false
 	}
-	b, err := os.ReadFile(path)
+	b, err := userfile.Read(path)
 	if err != nil {
 		return false
 	}
@@ -110,7 +111,7 @@ func unwrap(b []byte, v any) error {
 // Load reads a result file. Keys are read in snake_case or camelCase, as
 // ADK's pydantic models accept them.
 func Load(path string) (*Run, error) {
-	b, err := os.ReadFile(path)
+	b, err := userfile.Read(path)
 	if err != nil {
 		return nil, err
 	}
