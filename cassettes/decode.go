@@ -445,7 +445,12 @@ func (r reader) body(n, encoding *yaml.Node, where string) ([]byte, error) {
 	if enc == "text" {
 		enc = encodingText
 	}
-	b, err := decodeBody(value, enc)
+	var b []byte
+	if enc == encodingJSON && r.owned.take(value) {
+		b, err = compactInPlace(value)
+	} else {
+		b, err = decodeBody(value, enc)
+	}
 	if err != nil {
 		return nil, r.errorf(n, "%s: %v", where, err)
 	}

@@ -7,10 +7,10 @@ package cassettes
 import "fmt"
 
 // loadAddressSpace is the address space loading takes per byte of the
-// file at its peak: about 9 bytes of heap per byte of a large body
-// (measured: 552 MiB resident for a 64 MiB body), and the runtime reserves
-// about twice its heap.
-const loadAddressSpace = 18
+// file at its peak: about 2 to 3.3 bytes of heap per byte of a large body
+// (TestLoadingALargeBodyTakesAboutItsSize), and the runtime reserves about
+// twice its heap, with a margin.
+const loadAddressSpace = 8
 
 // checkFits returns an error naming path when loading size bytes would not
 // fit in what the address-space limit leaves.

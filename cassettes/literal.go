@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Bodies are most of a cassette's bytes, written as YAML block literals
@@ -27,6 +29,8 @@ type literal struct {
 	leading int    // most spaces on an empty line before indent is known
 	raw     []byte // the lines as read
 	bad     bool   // a form this does not vouch for: give it back
+	longAt  int    // where in raw the long line being read starts (startLong)
+	inPlace bool   // value made its text in raw (valueInPlace): no one else holds those bytes
 }
 
 // literalHeader recognises "key: |", "key: |-" or "key: |+", alone or as a
@@ -91,16 +95,80 @@ func (l *literal) add(line []byte) bool {
 		}
 		return false
 	}
-	l.raw = append(l.raw, line...)
+	l.raw = appendDoubling(l.raw, line)
 	return true
 }
 
+// startLong takes the first part of a line longer than the splitter's
+// read buffer (no line end yet), as add would take the line, and reports
+// whether the line is part of the block; the rest comes through
+// continueLong and endLong, straight into raw, so a body that is one long
+// line is never gathered in a buffer of its own first. false: the caller
+// gathers the line and hands it to add as usual.
+func (l *literal) startLong(part []byte) bool {
+	spaces := 0
+	for spaces < len(part) && part[spaces] == ' ' {
+		spaces++
+	}
+	switch {
+	case spaces == len(part):
+		return false
+	case l.indent == 0 && (spaces <= l.keyCol || l.leading > spaces || part[spaces] == '\t'):
+		return false
+	case l.indent != 0 && spaces < l.indent:
+		return false
+	}
+	if l.indent == 0 {
+		l.indent = spaces
+	}
+	l.longAt = len(l.raw)
+	l.raw = appendDoubling(l.raw, part)
+	return true
+}
+
+// continueLong takes the next part of the long line.
+func (l *literal) continueLong(part []byte) { l.raw = appendDoubling(l.raw, part) }
+
+// appendDoubling is append that doubles a buffer it must grow: append
+// grows a large slice by a quarter, which for a body of many megabytes
+// read 64 KiB at a time allocated five times its size in copies.
+func appendDoubling(b, more []byte) []byte {
+	if cap(b)-len(b) < len(more) {
+		nb := make([]byte, len(b), max(2*cap(b), len(b)+len(more)))
+		copy(nb, b)
+		b = nb
+	}
+	return append(b, more...)
+}
+
+// endLong takes the long line's last part (its line end included, unless
+// the file ends there) and checks the whole line's text, as add does.
+func (l *literal) endLong(part []byte) {
+	l.raw = appendDoubling(l.raw, part)
+	text, ok := bytes.CutSuffix(l.raw[l.longAt:], []byte("\n"))
+	if !ok {
+		l.bad = true
+	}
+	text, _ = bytes.CutSuffix(text, []byte("\r"))
+	if !literalText(text[l.indent:]) {
+		l.bad = true
+	}
+}
+
+// inPlaceFrom is the size from which a block's value is made in its own
+// buffer (raw, then no longer the splitter's to reuse) rather than copied.
+const inPlaceFrom = 1 << 20
+
 // value is the block's value as YAML reads it: each line without the
 // indentation, an empty line as a line break, then the chomping; ok is
-// false when the block is to be given back to yaml.v3.
+// false when the block is to be given back to yaml.v3. A large block's
+// value is made in raw itself (inPlaceFrom), which the caller then drops.
 func (l *literal) value() (v string, ok bool) {
 	if l.bad || l.indent == 0 {
 		return "", false
+	}
+	if len(l.raw) >= inPlaceFrom {
+		return l.valueInPlace()
 	}
 	var b strings.Builder
 	b.Grow(len(l.raw))
@@ -131,6 +199,78 @@ func (l *literal) value() (v string, ok bool) {
 	default:
 		return v[:end+1], true
 	}
+}
+
+// valueInPlace is value made by moving each line's text over its
+// indentation in raw: one buffer for the lines and the value.
+func (l *literal) valueInPlace() (string, bool) {
+	out := 0
+	end := -1
+	for rest := 0; rest < len(l.raw); {
+		i := bytes.IndexByte(l.raw[rest:], '\n')
+		next := len(l.raw)
+		line := l.raw[rest:]
+		if i >= 0 {
+			line, next = l.raw[rest:rest+i], rest+i+1
+		}
+		line, _ = bytes.CutSuffix(line, []byte("\r"))
+		if len(line) > l.indent {
+			out += copy(l.raw[out:], line[l.indent:])
+			end = out
+		}
+		l.raw[out] = '\n' // never past what was read: each line loses its indentation (at least one space)
+		out++
+		rest = next
+	}
+	if end < 0 {
+		return "", false
+	}
+	v := l.raw[:out]
+	l.raw, l.inPlace = nil, true
+	switch l.chomp {
+	case '-':
+		v = v[:end]
+	case '+':
+	default:
+		v = v[:end+1]
+	}
+	return unsafe.String(unsafe.SliceData(v), len(v)), true
+}
+
+// ownedValues are the block values of one load made in place
+// (valueInPlace): their bytes belong to that load alone, so decoding a
+// JSON body may compact it over itself instead of into a copy.
+type ownedValues struct {
+	mu sync.Mutex
+	m  map[*byte]int // data -> length
+}
+
+func (o *ownedValues) add(v string) {
+	if o == nil || len(v) == 0 {
+		return
+	}
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = map[*byte]int{}
+	}
+	o.m[unsafe.StringData(v)] = len(v)
+	o.mu.Unlock()
+}
+
+// take reports whether v is one of the values, and forgets it: it is
+// decoded once.
+func (o *ownedValues) take(v string) bool {
+	if o == nil || len(v) == 0 {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p := unsafe.StringData(v)
+	if n, ok := o.m[p]; ok && n == len(v) {
+		delete(o.m, p)
+		return true
+	}
+	return false
 }
 
 // literalText reports whether b is text YAML reads as is inside a block

@@ -39,7 +39,10 @@ func (e *FormatError) Error() string {
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // reader walks one file's nodes and turns problems into FormatErrors.
-type reader struct{ file string }
+type reader struct {
+	file  string
+	owned *ownedValues // block values the session splitter made in place (literal.go); nil elsewhere
+}
 
 func (r reader) errorf(n *yaml.Node, format string, args ...any) error {
 	line := 0

@@ -47,7 +47,7 @@ var errNoSessions = errors.New("no sessions to split")
 // from the text already read. It returns errNotSplit (or the read error)
 // when the file must be read again as one document.
 func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette, error) {
-	r := reader{file: file}
+	r := reader{file: file, owned: &ownedValues{}}
 	type result struct {
 		xs     []*Exchange
 		failed bool
@@ -80,7 +80,7 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 		mu.Unlock()
 		jobs <- job{i, text, blocks}
 	}
-	rest, err := splitSessions(src, limit, minSize, send)
+	rest, err := splitSessions(src, limit, minSize, r.owned, send)
 	close(jobs)
 	if errors.Is(err, errNoSessions) {
 		wg.Wait()
@@ -192,7 +192,7 @@ var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64
 // Without such a key it returns the whole file as rest and errNoSessions;
 // layouts it does not vouch for (tabs, document markers, an empty or odd
 // sequence) give errNotSplit.
-func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte, blocks []string)) (rest []byte, err error) {
+func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, send func(run []byte, blocks []string)) (rest []byte, err error) {
 	const (
 		before = iota
 		inside
@@ -213,10 +213,13 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 		if v, ok := lit.value(); ok {
 			run = fmt.Appendf(run, "%*s%s%d\n", lit.indent, "", literalMark, len(blocks))
 			blocks = append(blocks, v)
+			if lit.inPlace {
+				owned.add(v)
+			}
 		} else {
-			run = append(run, lit.raw...)
+			run = appendDoubling(run, lit.raw)
 		}
-		scratch = lit.raw[:0]
+		scratch = lit.raw[:0] // nil when the value took the buffer (valueInPlace)
 		lit = nil
 	}
 	var read int64
@@ -227,20 +230,36 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 		lineReaders.Put(in)
 	}()
 	var long []byte // a line longer than the reader's buffer
+	inLong := false // such a line is going straight into lit (startLong)
 	for {
 		line, err := in.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, line...)
-			continue
+		if read += int64(len(line)); read > limit {
+			return nil, errTooLarge(limit)
 		}
-		if long != nil {
-			line, long = append(long, line...), nil
+		if errors.Is(err, bufio.ErrBufferFull) {
+			switch {
+			case inLong:
+				lit.continueLong(line)
+			case lit != nil && long == nil && lit.startLong(line):
+				inLong = true
+			default:
+				long = appendDoubling(long, line)
+			}
+			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		if read += int64(len(line)); read > limit {
-			return nil, errTooLarge(limit)
+		if inLong {
+			inLong = false
+			lit.endLong(line)
+			if err != nil {
+				break
+			}
+			continue
+		}
+		if long != nil {
+			line, long = append(long, line...), nil
 		}
 		if len(line) == 0 {
 			break
@@ -291,13 +310,13 @@ func splitSessions(src io.Reader, limit int64, minSize int, send func(run []byte
 			}
 		}
 		if toRun {
-			run = append(run, line...)
+			run = appendDoubling(run, line)
 			if l, ok := literalHeader(body, indent); ok {
 				l.raw = scratch[:0]
 				lit = l
 			}
 		} else {
-			rest = append(rest, line...)
+			rest = appendDoubling(rest, line)
 		}
 		if err != nil { // io.EOF after a last line without a newline
 			break

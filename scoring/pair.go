@@ -6,7 +6,6 @@ package scoring
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
@@ -68,39 +67,18 @@ func pairOnce(sessions []Session, exp *Expected) ([]Case, []string) {
 		}
 		return cases, nil
 	}
-	perCassette := map[string]int{}
-	for _, s := range sessions {
-		perCassette[s.Cassette]++
-	}
-	taken := make([]bool, len(sessions))
+	x := indexSessions(sessions, true)
+	taken := x.taken
 	match := make([]int, len(exp.Cases))
-	for i := range match {
-		match[i] = -1
-	}
 	for i, ec := range exp.Cases {
-		for j, s := range sessions {
-			if taken[j] {
-				continue
-			}
-			if (perCassette[s.Cassette] == 1 && s.Cassette == ec.ID) || s.Cassette+"/"+strconv.Itoa(s.ID) == ec.ID {
-				match[i], taken[j] = j, true
-				break
-			}
-		}
+		match[i] = x.take(nameKey(ec.ID))
 	}
 	for i, ec := range exp.Cases {
 		if match[i] >= 0 {
 			continue
 		}
-		first := firstUserText(ec)
-		if first == "" {
-			continue
-		}
-		for j, s := range sessions {
-			if !taken[j] && len(s.Invocations) > 0 && strings.TrimSpace(s.Invocations[0].UserText) == first {
-				match[i], taken[j] = j, true
-				break
-			}
+		if first := firstUserText(ec); first != "" {
+			match[i] = x.take(textKey(first))
 		}
 	}
 

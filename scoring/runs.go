@@ -16,30 +16,24 @@ func pairRuns(sessions []Session, exp *Expected, runs int) ([]Case, []string) {
 		return pairOnce(sessions, nil)
 	}
 	ids := sessionIDs(sessions)
-	taken := make([]bool, len(sessions))
+	x := indexSessions(sessions, false)
+	taken := x.taken
 	matched := make([][]int, len(exp.Cases))
-	for i, ec := range exp.Cases {
-		for j, s := range sessions {
-			if len(matched[i]) == runs {
-				break
+	takeRuns := func(i int, key string) {
+		for len(matched[i]) < runs {
+			j := x.take(key)
+			if j < 0 {
+				return
 			}
-			if !taken[j] && (s.Cassette == ec.ID || s.Cassette+"/"+strconv.Itoa(s.ID) == ec.ID) {
-				matched[i], taken[j] = append(matched[i], j), true
-			}
+			matched[i] = append(matched[i], j)
 		}
 	}
 	for i, ec := range exp.Cases {
-		first := firstUserText(ec)
-		if first == "" {
-			continue
-		}
-		for j, s := range sessions {
-			if len(matched[i]) == runs {
-				break
-			}
-			if !taken[j] && len(s.Invocations) > 0 && strings.TrimSpace(s.Invocations[0].UserText) == first {
-				matched[i], taken[j] = append(matched[i], j), true
-			}
+		takeRuns(i, nameKey(ec.ID))
+	}
+	for i, ec := range exp.Cases {
+		if first := firstUserText(ec); first != "" {
+			takeRuns(i, textKey(first))
 		}
 	}
 	var cases []Case

@@ -315,7 +315,7 @@ go test -run '^$' -bench 'Start' -benchmem -count "$REPS" ./adkproxytest >>"$WOR
 log "simulate: 100 replayed scenarios × 5 turns against ADK-JS's API server, and the same turns from a static eval set"
 if [ -d e2e/adkserver/node_modules ]; then SIMSERVER=adkjs; else SIMSERVER=fake; log "simulate: no ADK-JS, the in-process server instead"; fi
 (cd bench && go run ./simulate -adkproxy "$BIN/adkproxy" -server "$SIMSERVER" -reps "$SIM_REPS" -results "$RESULTS") >>"$LOGS/simulate.log" 2>&1
-go test -run '^$' -bench 'Evaluate10kInvocations' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
+go test -run '^$' -bench 'Evaluate10kInvocations|Pair' -benchmem -count "$REPS" ./scoring >>"$WORK/gobench.txt"
 go test -run '^$' -bench 'Diff10k' -benchmem -count "$REPS" ./internal/feature/report/rundiff >>"$WORK/gobench.txt"
 log "CPU profiles of the replay request path and of replay start-up"
 go test -run '^$' -bench 'ReplayJSON' -cpuprofile "$WORK/replay.cpu" -o "$WORK/proxy.test" ./proxy >/dev/null

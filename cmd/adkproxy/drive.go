@@ -102,18 +102,7 @@ func runDrive(c *cli.Context) error {
 		return usageErrorf("drive: --confirm/--confirm-shape/--confirm-payload: %v", err)
 	}
 	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm, Report: confirmReporter(c)}
-	var sessions []*adkapi.Session
-	var runErr error
-	for _, conv := range convs {
-		s, err := d.Drive(c.Context, conv)
-		if s != nil {
-			sessions = append(sessions, s)
-		}
-		if err != nil {
-			runErr = err
-			break
-		}
-	}
+	sessions, runErr := driveAll(c.Context, d, convs)
 	var out any = sessions
 	if specPath != "" && len(sessions) == 1 && runs == 1 {
 		out = sessions[0]
@@ -125,6 +114,22 @@ func runDrive(c *cli.Context) error {
 		return withCode(exitFailure, fmt.Errorf("drive: %w", runErr))
 	}
 	return nil
+}
+
+// driveAll plays the conversations in turn until one fails, and returns
+// the sessions so far.
+func driveAll(ctx context.Context, d *drive.Driver, convs []drive.Conversation) ([]*adkapi.Session, error) {
+	var sessions []*adkapi.Session
+	for _, conv := range convs {
+		s, err := d.Drive(ctx, conv)
+		if s != nil {
+			sessions = append(sessions, s)
+		}
+		if err != nil {
+			return sessions, err
+		}
+	}
+	return sessions, nil
 }
 
 // driveConversations reads the turns of --spec or --evalset.

@@ -208,22 +208,13 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	if c.Int64("max-body") <= 0 {
 		return proxy.Config{}, usageErrorf("--max-body must be a positive number of bytes")
 	}
-	var redact []string
-	for _, v := range c.StringSlice("redact") {
-		if v == "" {
-			return proxy.Config{}, usageErrorf("--redact needs a non-empty value")
-		}
-		redact = append(redact, v)
+	redactor, err := redactorFlags(c)
+	if err != nil {
+		return proxy.Config{}, err
 	}
 	m, err := matcher.New(c.StringSlice("ignore")...)
 	if err != nil {
 		return proxy.Config{}, usageErrorf("--ignore: %v", err)
-	}
-	redactor := redactorFor(redact)
-	for _, name := range c.StringSlice("keep-header") {
-		if err := redactor.KeepHeader(name); err != nil {
-			return proxy.Config{}, usageErrorf("--keep-header %q: %v", name, err)
-		}
 	}
 	cfg := proxy.Config{
 		Mode:            mode,
@@ -256,6 +247,24 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 	cfg.ClosedWorld = mode == proxy.ModeReplay && c.Bool("closed-world")
 	cfg.Hints = hintsFor(mode, cfg.Lenient)
 	return cfg, nil
+}
+
+// redactorFlags reads --redact and --keep-header.
+func redactorFlags(c *cli.Context) (*cassettes.Redactor, error) {
+	var redact []string
+	for _, v := range c.StringSlice("redact") {
+		if v == "" {
+			return nil, usageErrorf("--redact needs a non-empty value")
+		}
+		redact = append(redact, v)
+	}
+	redactor := redactorFor(redact)
+	for _, name := range c.StringSlice("keep-header") {
+		if err := redactor.KeepHeader(name); err != nil {
+			return nil, usageErrorf("--keep-header %q: %v", name, err)
+		}
+	}
+	return redactor, nil
 }
 
 // recordFlags reads record's own flags into cfg.

@@ -4,10 +4,10 @@ package levels
 
 import (
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,30 +21,33 @@ import (
 var publicPackages = []string{"proxy", "cassettes", "matcher", "scoring", "adkproxytest"}
 
 // surfaceBudget is the most exported names the public packages may have
-// together: 298 at the regroup by level, 305 when the budget was set (the
+// together: 298 at the regroup by level, 305 when the budget was set, 303 a
+// little later (the
 // recording lock and trajectory reading had left cassettes; Config.Hints,
 // the summary's lines, the failed-save paths, --no-code's config fields,
 // the stdio scheme and the matcher's body and tool readers had come).
 // Lower it when names go (a name that leaves the API is a name users no
 // longer have to learn), and raise it only in a change that says which
 // names it adds and why.
-const surfaceBudget = 305
+const surfaceBudget = 303
 
 // exportedNames lists the exported names of the package in dir, as go doc
 // shows them: every func, type, method, const and var ("Type.Method" for a
 // method). Struct fields and interface methods are part of their type.
 func exportedNames(t *testing.T, dir string) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	bp, err := build.ImportDir(dir, 0) // the files this platform builds, tests aside
 	if err != nil {
-		t.Fatalf("parsing %s: %v", dir, err)
+		t.Fatalf("reading %s: %v", dir, err)
 	}
+	fset := token.NewFileSet()
 	var files []*ast.File
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			files = append(files, f)
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatalf("parsing %s: %v", name, err)
 		}
+		files = append(files, f)
 	}
 	p, err := doc.NewFromFiles(fset, files, module+"/"+filepath.Base(dir))
 	if err != nil {
