@@ -58,7 +58,7 @@ func TestToolExchangesRoundTripUnderTheirStep(t *testing.T) {
 
 func TestToolRequestErrorsNameTheField(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{"version: 2\nname: x\nother:\n  - request: {scheme: ftp, host: a.example, method: GET, path: /}\n    response: {status: 200}\n", `scheme "ftp" is not http or https`},
+		{"version: 2\nname: x\nother:\n  - request: {scheme: ftp, host: a.example, method: GET, path: /}\n    response: {status: 200}\n", `scheme "ftp" is not http, https or stdio`},
 		{"version: 2\nname: x\nother:\n  - request: {scheme: https, method: GET, path: /}\n    response: {status: 200}\n", `host "" is not a host`},
 		{"version: 2\nname: x\nsessions:\n  - id: 1\n    invocations:\n      - id: 1\n        user: u\n        steps:\n          - step: 0\n            agent: a\n            request: {method: POST, path: /x}\n            response: {status: 200}\n            http_calls:\n              - request: {method: GET, path: /y}\n                response: {status: 200}\n", "http call 1 needs the request's scheme and host"},
 	} {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -27,15 +28,10 @@ func (tr toolResults) addRequest(body []byte) {
 	if !ok {
 		return
 	}
-	req, _ := v.(map[string]any)
-	contents, _ := req["contents"].([]any)
 	pending := map[string][]string{} // name -> canonical args, oldest first
-	for _, c := range contents {
-		content, _ := c.(map[string]any)
-		parts, _ := content["parts"].([]any)
-		for _, p := range parts {
-			part, _ := p.(map[string]any)
-			if fc, ok := part["functionCall"].(map[string]any); ok {
+	for _, c := range wire.HistoryOf(v) {
+		wire.EachPart(c, func(_ string, _ bool, fc, fr map[string]any) {
+			if fc != nil {
 				name, _ := fc["name"].(string)
 				args := fc["args"]
 				if args == nil {
@@ -43,14 +39,14 @@ func (tr toolResults) addRequest(body []byte) {
 				}
 				pending[name] = append(pending[name], string(matcher.AppendCanonical(nil, args)))
 			}
-			if fr, ok := part["functionResponse"].(map[string]any); ok {
+			if fr != nil {
 				name, _ := fr["name"].(string)
 				if q := pending[name]; len(q) > 0 {
 					tr[toolKey(name, q[0])] = fr["response"]
 					pending[name] = q[1:]
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -76,10 +72,7 @@ func (tr toolResults) agentToolAnswer(call *conversation.Call, agent, path strin
 		b, _ := json.Marshal(result)
 		text = string(b)
 	}
-	body, _ := json.Marshal(map[string]any{"candidates": []any{map[string]any{
-		"content":      map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}},
-		"finishReason": "STOP",
-	}}})
+	body := wire.TextAnswer(text)
 	r := &cassettes.Response{Status: 200, Header: map[string][]string{"Content-Type": {"application/json; charset=UTF-8"}}, End: cassettes.EndComplete}
 	if strings.HasSuffix(path, ":streamGenerateContent") {
 		r.Header.Set("Content-Type", "text/event-stream")

@@ -135,11 +135,7 @@ func answerParts(resp *cassettes.Response) []string {
 	var out []string
 	for _, payload := range wire.Payloads(resp) {
 		v, _ := matcher.ParseJSON(payload)
-		m, _ := v.(map[string]any)
-		cands, _ := m["candidates"].([]any)
-		for _, c := range cands {
-			cand, _ := c.(map[string]any)
-			content, _ := cand["content"].(map[string]any)
+		for _, content := range wire.AnswerContents(v) {
 			out = appendParts(out, content, true)
 		}
 	}
@@ -150,21 +146,16 @@ func answerParts(resp *cassettes.Response) []string {
 // and function call names.
 func requestParts(body []byte) string {
 	v, _ := matcher.ParseJSON(body)
-	m, _ := v.(map[string]any)
-	contents, _ := m["contents"].([]any)
 	var all []string
-	for _, c := range contents {
-		content, _ := c.(map[string]any)
-		all = appendParts(all, content, false)
+	for _, c := range wire.HistoryOf(v) {
+		all = appendParts(all, c, false)
 	}
 	return strings.Join(all, "\n")
 }
 
-func appendParts(out []string, content map[string]any, firstLine bool) []string {
-	parts, _ := content["parts"].([]any)
-	for _, p := range parts {
-		part, _ := p.(map[string]any)
-		if text, ok := part["text"].(string); ok && part["thought"] != true {
+func appendParts(out []string, content any, firstLine bool) []string {
+	wire.EachPart(content, func(text string, hasText bool, call, _ map[string]any) {
+		if hasText {
 			if firstLine {
 				text, _, _ = strings.Cut(strings.TrimSpace(text), "\n")
 			}
@@ -172,10 +163,10 @@ func appendParts(out []string, content map[string]any, firstLine bool) []string 
 				out = append(out, text)
 			}
 		}
-		if fc, ok := part["functionCall"].(map[string]any); ok {
-			name, _ := fc["name"].(string)
+		if call != nil {
+			name, _ := call["name"].(string)
 			out = append(out, "\x00call "+name+"\x00")
 		}
-	}
+	})
 	return out
 }

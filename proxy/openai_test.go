@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/engine/fake"
@@ -92,4 +93,21 @@ func TestChatCompletionsRecordedAsModelCalls(t *testing.T) {
 		}
 		rep.stop(t)
 	}
+}
+
+// TestPathWithoutVersionIsNamed: replay of a path without /v1beta (a
+// base URL given in code without it) says the version segment is missing.
+func TestPathWithoutVersionIsNamed(t *testing.T) {
+	up, _ := countingUpstream()
+	defer up.Close()
+	dir := t.TempDir()
+	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
+	post(t, rec.URL, generatePath, nil, `{"contents":[]}`).Body.Close()
+	rec.stop(t)
+	rep := startProxy(t, proxy.Config{Mode: proxy.ModeReplay, Dir: dir})
+	resp := post(t, rep.URL, "/models/gemini-2.5-flash:generateContent", nil, `{"contents":[]}`)
+	if b := body(t, resp); resp.StatusCode != http.StatusBadRequest || !strings.Contains(b, "has no API version segment (/v1beta)") {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+	rep.stop(t)
 }

@@ -30,6 +30,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 	if t.persist {
 		s.storeHeaders(&stored, r) // passthrough keeps none
 	}
+	if why := missingVersion(stored.Path); why != "" {
+		s.log.Warn("forwarding a request the upstream will not know", "detail", why)
+	}
 	out, err := s.upstreamRequest(r, body)
 	if err != nil {
 		s.report.failed()

@@ -53,8 +53,12 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, t *tape, req *ca
 		return
 	}
 	diffs := s.m.Diff(&e.x.Request, req)
+	hint := s.cfg.Hints.Mismatch
+	if why := missingVersion(req.Path); why != "" {
+		hint = strings.TrimSpace(why + ". " + hint)
+	}
 	s.differs(w, r, t, e, req, diffs, hinted(fmt.Sprintf("%s: request differs from the recording:%s",
-		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", s.cfg.Hints.Mismatch))
+		describePlace(t.name, e.x.Place), matcher.FormatDiffs(diffs, maxShownDiffs)), "\n", hint))
 }
 
 // differs answers a request that differs from the recording e at its
@@ -105,6 +109,9 @@ func (s *Server) miss(w http.ResponseWriter, kind matcher.OutcomeKind, name stri
 // explainMiss shows how the request differs from the closest recording.
 func (s *Server) explainMiss(t *tape, req *cassettes.Request) string {
 	head := fmt.Sprintf("cassette %q: no recorded request matches %s %s", t.name, req.Method, pathAndQuery(req))
+	if why := missingVersion(req.Path); why != "" {
+		head += "; " + why
+	}
 	if msg, ok := t.explainUpload(req); ok {
 		return hinted(head+": "+msg, "\n", s.cfg.Hints.Rerecord)
 	}

@@ -193,6 +193,12 @@ func outCaseJSON(evalSetID string, c CaseResult) outEvalCaseResult {
 	if f := outCaseFailure(c); f != "" {
 		out.Details = map[string]any{"case_failure": f}
 	}
+	if c.samples.N > 0 {
+		if out.Details == nil {
+			out.Details = map[string]any{}
+		}
+		out.Details["samples"] = c.samples
+	}
 	for _, m := range c.Metrics {
 		details := maps.Clone(m.Details)
 		if details == nil {

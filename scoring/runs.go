@@ -5,9 +5,11 @@ package scoring
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/base/samplestat"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 )
 
@@ -129,7 +131,38 @@ func poolCase(criteria []Criterion, runs []CaseResult) CaseResult {
 		cr.Metrics = append(cr.Metrics, poolMetric(criterionOf(criteria, runs[0].Metrics[mi].Metric), runs, offsets, mi))
 	}
 	cr.Status = caseStatus(merged, cr.Metrics)
+	passed := make([]bool, len(runs))
+	for k, r := range runs {
+		passed[k] = r.Status == Passed && r.Case.Failure == ""
+	}
+	cr.samples = samplestat.Summarise(passed)
 	return cr
+}
+
+// metricSamples sums up one metric over a case's runs: the pass-rate
+// statistics of its per-run verdicts (samplestat.Summary) and, for the
+// runs that scored, the mean score with its seeded bootstrap interval.
+func metricSamples(runs []CaseResult, mi int) map[string]any {
+	passed := make([]bool, len(runs))
+	var scores []float64
+	for k, r := range runs {
+		rm := r.Metrics[mi]
+		passed[k] = rm.Status == Passed
+		if rm.Score != nil && !math.IsNaN(*rm.Score) && !math.IsInf(*rm.Score, 0) {
+			scores = append(scores, *rm.Score)
+		}
+	}
+	out := map[string]any{"pass": samplestat.Summarise(passed)}
+	if len(scores) > 0 {
+		lo, hi := samplestat.BootstrapMean(scores)
+		sum := 0.0
+		for _, x := range scores {
+			sum += x
+		}
+		out["score"] = map[string]any{"n": len(scores), "mean": sum / float64(len(scores)), "interval_low": lo, "interval_high": hi,
+			"bootstrap_seed": samplestat.BootstrapSeed, "bootstrap_rounds": samplestat.BootstrapRounds}
+	}
+	return out
 }
 
 func criterionOf(criteria []Criterion, metric string) *Criterion {
@@ -168,6 +201,7 @@ func poolMetric(cr *Criterion, runs []CaseResult, offsets []int, mi int) MetricR
 		}
 	}
 	m.Details["runs"] = perRun
+	m.Details["samples"] = metricSamples(runs, mi)
 	m.Notes = notes
 	if def, ok := adkproxyMetric(m.Metric); (ok && def.kind == run && cr.Adkproxy) || len(m.PerInvocation) == 0 {
 		m.Score = meanOf(runScores)

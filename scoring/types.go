@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/samplestat"
 )
 
 // Invocation is one user turn and what the agent did about it, in the shape
@@ -218,6 +219,9 @@ type CaseResult struct {
 	Case    *Case
 	Metrics []MetricResult
 	Status  EvalStatus
+	// samples sums up the verdicts of the case's runs (N == 0 for a case
+	// played once).
+	samples samplestat.Summary
 }
 
 // Result is a scoring run: what ADK calls an EvalSetResult.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -40,7 +41,10 @@ func recordToolRun(t *testing.T) string {
 
 // traceReceiver is a loopback OTLP/HTTP receiver decoding requests with
 // the OTLP types; status other than 200 answers with a google.rpc.Status.
-func traceReceiver(t *testing.T, status int, message string) (*httptest.Server, *[]*coltracepb.ExportTraceServiceRequest) {
+func traceReceiver(t *testing.T, status int, message string) (*httptest.Server, func() []*coltracepb.ExportTraceServiceRequest) {
+	// The handler runs on the server's goroutines while the test reads what
+	// it got between runs of the binary: the mutex orders the two.
+	var mu sync.Mutex
 	var got []*coltracepb.ExportTraceServiceRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -48,7 +52,9 @@ func traceReceiver(t *testing.T, status int, message string) (*httptest.Server, 
 		if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" || proto.Unmarshal(body, &req) != nil {
 			t.Errorf("receiver: %s %s (%s) does not decode", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
 		}
+		mu.Lock()
 		got = append(got, &req)
+		mu.Unlock()
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		if status != http.StatusOK {
 			w.WriteHeader(status)
@@ -60,7 +66,11 @@ func traceReceiver(t *testing.T, status int, message string) (*httptest.Server, 
 		w.Write(out)
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &got
+	return srv, func() []*coltracepb.ExportTraceServiceRequest {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*coltracepb.ExportTraceServiceRequest(nil), got...)
+	}
 }
 
 func spansOf(req *coltracepb.ExportTraceServiceRequest) []*tracepb.Span {
@@ -122,8 +132,8 @@ func TestExportOTLPOfAToolRun(t *testing.T) {
 	if push.code != 0 || push.stdout != "" || !strings.Contains(push.stderr, "sent 1 trace(s), 8 span(s) to "+receiver.URL+"/v1/traces") {
 		t.Fatalf("push: exit %d\nstdout %s\nstderr %s", push.code, push.stdout, push.stderr)
 	}
-	if len(*got) != 1 || !proto.Equal((*got)[0], exported) {
-		t.Errorf("the receiver got %d request(s), not the exported one", len(*got))
+	if len(got()) != 1 || !proto.Equal(got()[0], exported) {
+		t.Errorf("the receiver got %d request(s), not the exported one", len(got()))
 	}
 	if written, _ := os.ReadFile(out); string(written) != r.stdout {
 		t.Errorf("--out holds another export than stdout did")
@@ -138,8 +148,8 @@ func TestExportOTLPErrors(t *testing.T) {
 	t.Parallel()
 	receiver, got := traceReceiver(t, http.StatusInternalServerError, "the span store is full")
 	r := adkproxy(t, nil, "export", "--otlp-endpoint", receiver.URL, weatherCassette)
-	if r.code != 69 || !strings.Contains(r.stderr, receiver.URL+"/v1/traces answered 500 Internal Server Error: the span store is full") || len(*got) != 1 {
-		t.Errorf("collector 500: exit %d, %d request(s)\n%s", r.code, len(*got), r.stderr)
+	if r.code != 69 || !strings.Contains(r.stderr, receiver.URL+"/v1/traces answered 500 Internal Server Error: the span store is full") || len(got()) != 1 {
+		t.Errorf("collector 500: exit %d, %d request(s)\n%s", r.code, len(got()), r.stderr)
 	}
 
 	dir := t.TempDir()
@@ -186,11 +196,11 @@ func TestExportOTLPRefusesRedirectToAnotherOrigin(t *testing.T) {
 	if r.code != 69 || !strings.Contains(r.stderr, "refused the redirect (HTTP 307)") || !strings.Contains(r.stderr, other.URL+"/v1/traces") || strings.Contains(r.stderr, "adkproxy: sent") {
 		t.Errorf("exit %d, want 69 naming the refused redirect\n%s", r.code, r.stderr)
 	}
-	if len(*got) != 0 {
-		t.Fatalf("the other origin got %d push(es)", len(*got))
+	if len(got()) != 0 {
+		t.Fatalf("the other origin got %d push(es)", len(got()))
 	}
 	r = adkproxy(t, nil, "export", "--otlp-endpoint", redirecting.URL, "--allow-redirect", strings.TrimPrefix(other.URL, "http://"), weatherCassette)
-	if r.code != 0 || len(*got) != 1 {
-		t.Errorf("with --allow-redirect: exit %d, %d push(es)\n%s", r.code, len(*got), r.stderr)
+	if r.code != 0 || len(got()) != 1 {
+		t.Errorf("with --allow-redirect: exit %d, %d push(es)\n%s", r.code, len(got()), r.stderr)
 	}
 }

@@ -4,7 +4,6 @@
 package conversation
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -83,13 +82,6 @@ func ModelOfPath(path string) string {
 	return model
 }
 
-// internalName finds ADK's agent name line in a system instruction.
-var internalName = regexp.MustCompile(`[Yy]our internal name is "?([A-Za-z0-9_.-]+)`)
-
-// contextRelay is how ADK shows one agent's output to another: user-role
-// text that starts with "For context:". It is not something the user said.
-const contextRelay = "For context:"
-
 // Analyze reads a model call with m's ignored fields left out, so what
 // groups and what matches never disagree. ok is false for any other request
 // (countTokens, embeddings, listing models...) or a body that is not a JSON
@@ -136,12 +128,12 @@ func AnalyzeRead(m *matcher.Matcher, path string, body []byte) (*Call, wire.Body
 // canonical bytes found in the read; only the turns (and, for the agent's
 // name, the labels and instruction) are decoded.
 func analyze(model string, req wire.Body) *Call {
-	contents, _ := req.Tree("contents").([]any)
+	contents, _ := req.Tree(wire.GeminiHistory).([]any)
 	c := &Call{Model: model, UserTurn: -1}
-	c.AgentKey = hashParts(c.Model, req.Member("systemInstruction"), req.Member("tools"))
-	c.AgentName = agentName(req.Tree("labels"), req.Tree("systemInstruction"))
+	c.AgentKey = hashParts(c.Model, req.Member(wire.GeminiInstruction), req.Member(wire.GeminiTools))
+	c.AgentName = wire.AgentName(req.Tree(wire.GeminiLabels), req.Tree(wire.GeminiInstruction))
 	for i, content := range contents {
-		if text, ok := userText(content); ok {
+		if text, ok := wire.UserText(content); ok {
 			if c.UserTurn >= 0 {
 				c.EarlierUserTexts = append(c.EarlierUserTexts, c.UserText)
 			}
@@ -155,7 +147,7 @@ func analyze(model string, req wire.Body) *Call {
 			}
 		}
 	}
-	c.AnswersTool = len(contents) > 0 && onlyFunctionResponses(contents[len(contents)-1])
+	c.AnswersTool = len(contents) > 0 && wire.OnlyFunctionResponses(contents[len(contents)-1])
 	// Without a user turn the whole history is steps and the key is the
 	// agent alone.
 	c.Step = len(contents) - c.UserTurn - 1
@@ -192,83 +184,6 @@ func parseObject(text string) (any, bool) {
 // step as taken by it.
 func (c *Call) Slot() string { return c.Key + "/" + strconv.Itoa(c.Step) }
 
-// userText returns the text of a content that is a user turn: user role
-// (or none, which Gemini reads as user), some non-thought text, no function
-// call or response, and not a context relay.
-func userText(content any) (string, bool) {
-	c, _ := content.(map[string]any)
-	if role, _ := c["role"].(string); role != "" && role != "user" {
-		return "", false
-	}
-	parts, _ := c["parts"].([]any)
-	var texts []string
-	for _, p := range parts {
-		part, _ := p.(map[string]any)
-		if part["functionResponse"] != nil || part["functionCall"] != nil {
-			return "", false
-		}
-		if text, ok := part["text"].(string); ok && part["thought"] != true {
-			texts = append(texts, text)
-		}
-	}
-	if len(texts) == 0 || strings.HasPrefix(strings.TrimSpace(texts[0]), contextRelay) {
-		return "", false
-	}
-	return strings.Join(texts, "\n"), true
-}
-
-// onlyFunctionResponses reports whether a content is a user turn (or has
-// no role) whose parts are all function responses.
-func onlyFunctionResponses(content any) bool {
-	c, _ := content.(map[string]any)
-	if role, _ := c["role"].(string); role != "" && role != "user" {
-		return false
-	}
-	parts, _ := c["parts"].([]any)
-	for _, p := range parts {
-		if part, _ := p.(map[string]any); part["functionResponse"] == nil {
-			return false
-		}
-	}
-	return len(parts) > 0
-}
-
-// agentName is the name of the agent on the wire: ADK's label, or the
-// internal-name line of its system instruction.
-func agentName(labels, systemInstruction any) string {
-	if labels, ok := labels.(map[string]any); ok {
-		if name, ok := labels["adk_agent_name"].(string); ok && name != "" {
-			return name
-		}
-	}
-	for _, text := range InstructionTexts(systemInstruction) {
-		if m := internalName.FindStringSubmatch(text); m != nil {
-			return m[1]
-		}
-	}
-	return ""
-}
-
-// InstructionTexts lists the texts of a decoded systemInstruction: a
-// content's text parts, or a bare string as some clients send.
-func InstructionTexts(si any) []string {
-	var texts []string
-	switch si := si.(type) {
-	case string:
-		texts = append(texts, si)
-	case map[string]any:
-		parts, _ := si["parts"].([]any)
-		for _, p := range parts {
-			if part, ok := p.(map[string]any); ok {
-				if text, ok := part["text"].(string); ok {
-					texts = append(texts, text)
-				}
-			}
-		}
-	}
-	return texts
-}
-
 // canonical renders a decoded value canonically; absent values give "".
 func canonical(v any) string {
 	if v == nil {
@@ -296,8 +211,8 @@ func historyKey(agentKey string, req wire.Body, n int) string {
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
 	b := append(append((*buf)[:0], agentKey...), 0)
-	for i := range min(n, req.Len("contents")) {
-		b = append(appendPart(b, req.Element("contents", i)), 0)
+	for i := range min(n, req.Len(wire.GeminiHistory)) {
+		b = append(appendPart(b, req.Element(wire.GeminiHistory, i)), 0)
 	}
 	*buf = b
 	return sumKey(b)
@@ -335,44 +250,18 @@ type FunctionCall struct {
 	Args string
 }
 
-// functionCallKey is in every answer that makes a function call (Gemini
-// never escapes the characters of a key).
-var functionCallKey = []byte(`"functionCall"`)
-
 // ResponseCalls lists the function calls in a model response body, or in
-// one SSE event's JSON payload.
+// one SSE event's JSON payload (wire.EachResponseCall), their arguments
+// canonical.
 func ResponseCalls(body []byte) []FunctionCall {
-	if !bytes.Contains(body, functionCallKey) {
-		return nil // most events and answers: no need to parse them
-	}
-	var resp struct {
-		Candidates []struct {
-			Content struct {
-				Parts []struct {
-					FunctionCall *struct {
-						ID   string          `json:"id"`
-						Name string          `json:"name"`
-						Args json.RawMessage `json:"args"`
-					} `json:"functionCall"`
-				} `json:"parts"`
-			} `json:"content"`
-		} `json:"candidates"`
-	}
-	if json.Unmarshal(body, &resp) != nil {
-		return nil
-	}
 	var out []FunctionCall
-	for _, c := range resp.Candidates {
-		for _, p := range c.Content.Parts {
-			if fc := p.FunctionCall; fc != nil {
-				args := "{}"
-				if v, ok := matcher.ParseJSON(fc.Args); ok {
-					args = canonical(v)
-				}
-				out = append(out, FunctionCall{ID: fc.ID, Name: fc.Name, Args: args})
-			}
+	wire.EachResponseCall(body, func(id, name string, raw json.RawMessage) {
+		args := "{}"
+		if v, ok := matcher.ParseJSON(raw); ok {
+			args = canonical(v)
 		}
-	}
+		out = append(out, FunctionCall{ID: id, Name: name, Args: args})
+	})
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -279,7 +280,7 @@ func (b *liveBuilder) finish() {
 	}
 	reqBody, _ := json.Marshal(req)
 	respBody, _ := json.Marshal(resp)
-	agent := agentName(req["labels"], req["systemInstruction"])
+	agent := wire.AgentName(req["labels"], req["systemInstruction"])
 	if agent == "" {
 		agent = LiveAgent
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -44,7 +43,7 @@ func (s *Step) Sent() Sent {
 	}
 	var si any // a content, or a bare string as some clients send
 	json.Unmarshal(req.SystemInstruction, &si)
-	out.SystemInstruction = strings.Join(conversation.InstructionTexts(si), "\n")
+	out.SystemInstruction = strings.Join(wire.InstructionTexts(si), "\n")
 	config, _ := matcher.ParseJSON(req.GenerationConfig)
 	out.GenerationConfig, _ = config.(map[string]any)
 	tools, _ := matcher.ParseJSON(req.Tools)

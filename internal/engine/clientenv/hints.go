@@ -25,14 +25,14 @@ func NothingReached(what, vars, base string, placeholder bool) string {
 	return strings.Join([]string{what + ".",
 		"  The command had " + vars + " set to " + base + ". Possible causes, each a row of the table",
 		"  'Pointing a client at adkproxy' in the README:",
-		"  - the base URL: only the genai SDKs and ADK read GOOGLE_GEMINI_BASE_URL; the others take it in code:",
+		"  - the base URL: only the genai SDKs and ADK read GOOGLE_GEMINI_BASE_URL; the others take it in code (from ADKPROXY_URL):",
 		"    Vercel AI SDK createGoogleGenerativeAI({baseURL: " + base + "/v1beta}), LangChain.js ChatGoogleGenerativeAI({baseUrl}),",
 		"    Genkit googleAI({baseUrl}), @google/generative-ai getGenerativeModel(params, {baseUrl}), openai and OpenAI Agents",
 		"    baseURL or OPENAI_BASE_URL=" + base + "/v1beta/openai/. Node code that cannot change: NODE_USE_ENV_PROXY=1 (Node >= 22.21)",
 		"    sends it through HTTPS_PROXY. Check too that no base URL in its code or config overrides them.",
 		"  - " + keys,
 		"  - the version segment: a base URL given in code must end as its SDK expects (Vercel's in /v1beta, openai's in",
-		"    /v1beta/openai/); adkproxy answers a path without it, and names what is missing.",
+		"    /v1beta/openai/); adkproxy names a path without it (replay's error, record's warning, adkproxy fake's 404).",
 		"  Check also that the command runs the agent at all. --allow-empty accepts a run that sends nothing.",
 	}, "\n")
 }

@@ -59,14 +59,13 @@ func (s *Set) Fake(req *cassettes.Request) (resp *cassettes.Response, delay time
 
 // call is a tool request as fakes see it.
 type call struct {
-	kind    string // wire.DialectMCP, DialectA2A or DialectHTTP
-	name    string // MCP tool or A2A agent
-	host    string // host and path, for HTTP
-	args    map[string]any
-	id      json.RawMessage // the JSON-RPC id to answer with
-	method  string
-	what    string // for the report: get_weather {"city":"Paris"}
-	context string // A2A's contextId, when the message has one
+	kind   string // wire.DialectMCP, DialectA2A or DialectHTTP
+	name   string // MCP tool or A2A agent
+	host   string // host and path, for HTTP
+	args   map[string]any
+	id     json.RawMessage // the JSON-RPC id to answer with
+	method string
+	what   string // for the report: get_weather {"city":"Paris"}
 }
 
 func callOf(req *cassettes.Request) (call, bool) {
