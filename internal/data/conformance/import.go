@@ -38,7 +38,7 @@ func Import(c Case) (*cassettes.Cassette, []Problem, error) {
 // model calls were streamed (streamGenerateContent, SSE events).
 func Convert(name string, spec *Spec, recs *Recordings, sse bool) (*cassettes.Cassette, []Problem) {
 	d := doc{file: recs.File}
-	out := &cassettes.Cassette{Name: name}
+	out := &cassettes.Cassette{Name: name, Trajectories: wire.StepOf}
 	var problems []Problem
 	// made[i] is the exchange of recs.Entries[i], for the tool checks.
 	made := make([]*cassettes.Exchange, len(recs.Entries))
@@ -232,7 +232,6 @@ func ImportCorpus(root, out string) ([]Imported, error) {
 		if err != nil {
 			return done, err
 		}
-		cas.Trajectories = wire.StepOf
 		if err := cassettes.Save(path, cas, nil); err != nil {
 			return done, err
 		}
