@@ -35,7 +35,7 @@ func Evaluate(ctx context.Context, cfg *Config, cases []Case) *Result {
 		ctx = context.Background()
 	}
 	criteria := cfg.evaluated()
-	res := &Result{Cases: make([]CaseResult, len(cases))}
+	res := &Result{Cases: make([]CaseResult, len(cases)), ADKVersion: cfg.Adkproxy.ADKVersion}
 	workers := min(runtime.GOMAXPROCS(0), len(cases))
 	next := make(chan int)
 	var wg sync.WaitGroup

@@ -14,15 +14,17 @@ import (
 )
 
 // toolTrajectory computes ToolTrajectoryAvgScore (see there).
-func toolTrajectory(cr *Criterion, c *Case, m *MetricResult) {
-	m.Details = map[string]any{"match_type": cr.MatchType.String(), "ignore_args": cr.IgnoreArgs}
+func toolTrajectory(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
+	// ADK 1.18 has no ignore_args: its criterion keeps the key unread.
+	ignoreArgs := cr.IgnoreArgs && cfg.adk().HasIgnoreArgs()
+	m.Details = map[string]any{"match_type": cr.MatchType.String(), "ignore_args": ignoreArgs}
 	n := min(len(c.Actual), len(c.Expected))
 	if n == 0 {
 		m.Reason = "no invocations to compare"
 		return
 	}
 	eq := func(a, e cassettes.ToolCall) bool {
-		return a.Name == e.Name && (cr.IgnoreArgs || argsEqual(a.Args, e.Args))
+		return a.Name == e.Name && (ignoreArgs || argsEqual(a.Args, e.Args))
 	}
 	m.PerInvocation = make([]InvocationScore, 0, n)
 	for i := range n {

@@ -241,4 +241,8 @@ type Result struct {
 	// RequireAll makes ResultStatus demand that every criterion PASSED,
 	// not only every case (adkproxy score --require-all).
 	RequireAll bool
+	// ADKVersion is the ADK release whose rules scored the result
+	// (Settings.ADKVersion, set by Evaluate): the JSON result is written
+	// in the shape that release reads.
+	ADKVersion string
 }

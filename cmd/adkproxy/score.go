@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -73,6 +74,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			noCodeFlag(),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
+			adkVersionFlag(),
 		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
 		ArgsUsage:    "[PATH]",
 		Action:       runScore,
@@ -156,6 +158,12 @@ func scoreConfig(c *cli.Context) (*scoring.Config, error) {
 		return nil, err
 	}
 	cfg.Python = c.String("python")
+	if v := c.String("adk-version"); v != "" {
+		if _, err := adkversion.Parse(v); err != nil {
+			return nil, usageErrorf("score: --adk-version: %v", err)
+		}
+		cfg.Adkproxy.ADKVersion = v
+	}
 	if err := loadPersonas(c); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"net/http"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ type Judge struct {
 	client  *genai.Client
 	backoff func(attempt int) time.Duration
 	prompts Prompts
+	adk     adkversion.Version
 
 	mu    sync.Mutex
 	usage Usage
@@ -88,11 +90,15 @@ type Options struct {
 	// Prompts replace adkproxy's prompts by kind (LoadPrompts); nil keeps
 	// them all.
 	Prompts Prompts
+	// ADKVersion is the ADK release whose prompt format is followed where
+	// releases differ (the rubric list); "" is the newest.
+	ADKVersion string
 }
 
 // New returns a judge that calls the model through client.
 func New(client *genai.Client, opts Options) *Judge {
 	j := &Judge{client: client, backoff: opts.Backoff, prompts: opts.Prompts, usage: Usage{Tokens: map[string]scoring.Usage{}}}
+	j.adk, _ = adkversion.Parse(opts.ADKVersion)
 	if j.backoff == nil {
 		j.backoff = DefaultBackoff
 	}
