@@ -216,7 +216,7 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("default cassette: %w", err)
 	}
 	if c.Sample < 0 || c.Sample > samplename.Max {
-		return fmt.Errorf("config: Sample %d: want 0 (no samples) or a sample number 1..%d", c.Sample, samplename.Max)
+		return fmt.Errorf("proxy: Config.Sample %d: want 0 (no samples) or a sample number 1..%d", c.Sample, samplename.Max)
 	}
 	if c.Mode == ModeReplay && c.Passthrough == nil {
 		// Replay answers from cassettes only: no upstream, no client.
