@@ -1,6 +1,6 @@
 //go:build unix
 
-package cassettes
+package safefile
 
 import "syscall"
 

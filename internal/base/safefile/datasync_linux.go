@@ -1,19 +1,19 @@
 //go:build linux
 
-package cassettes
+package safefile
 
 import (
 	"os"
 	"syscall"
 )
 
-// syncData makes what was written to f durable with fdatasync: the data and
+// SyncData makes what was written to f durable with fdatasync: the data and
 // the metadata needed to read it back (the size when it grew, the blocks
 // behind it), not the modification time. A record written over the
-// journal's prewritten tail (journal_prewrite.go) changes no size and no
+// journal's prewritten tail (cassettes' journal_prewrite.go) changes no size and no
 // block map, so its sync is a flush of the data alone, without a commit of
 // the filesystem's own journal.
-func syncData(f *os.File) error {
+func SyncData(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err

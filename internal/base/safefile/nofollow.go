@@ -1,6 +1,6 @@
 // Opening and creating files without following symbolic links.
 
-package cassettes
+package safefile
 
 // Writing never follows a symbolic link: a link committed to a repository
 // where a journal or cassette goes would otherwise let a recording
@@ -49,11 +49,11 @@ func symlinkError(path string) error {
 		ErrSymlink, path, target)
 }
 
-// createFresh makes a new file at path for writing, removing a regular
+// CreateFresh makes a new file at path for writing, removing a regular
 // file left there first. It refuses a link at path, and the file is
 // created exclusively without following links, so nothing swapped in
 // between is written through either.
-func createFresh(path string) (*os.File, error) {
+func CreateFresh(path string) (*os.File, error) {
 	info, err := os.Lstat(path)
 	switch {
 	case err == nil && info.Mode()&fs.ModeSymlink != 0:
@@ -65,11 +65,12 @@ func createFresh(path string) (*os.File, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|oNoFollow, 0o644)
+	return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|NoFollow, 0o644)
 }
 
-// readNoFollow reads the file at path, refusing a link.
-func readNoFollow(path string) ([]byte, error) {
+// ReadNoFollow reads the file at path, refusing a link, a file that is not
+// regular and one over MaxSize.
+func ReadNoFollow(path string) ([]byte, error) {
 	info, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -77,17 +78,17 @@ func readNoFollow(path string) ([]byte, error) {
 	if info.Mode()&fs.ModeSymlink != 0 {
 		return nil, symlinkError(path)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|NoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	info, err = f.Stat()
 	if err == nil {
-		err = checkRegular(info, maxFileSize) // a FIFO would block, a device never end
+		err = CheckRegular(info, MaxSize) // a FIFO would block, a device never end
 	}
 	if err != nil {
 		return nil, err
 	}
-	return io.ReadAll(io.LimitReader(f, maxFileSize))
+	return io.ReadAll(io.LimitReader(f, MaxSize))
 }
