@@ -128,7 +128,7 @@ print(len(r.eval_case_results), sum(len(c.overall_eval_metric_results) for c in 
 // metric's own details are kept in the case result's details, which ADK
 // ignores. By default the details keep them in place.
 func TestJSONResultLoadsInADK118(t *testing.T) {
-	config := `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"}, "response_match_score": 0.8},
+	config := `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": 1}, "response_match_score": 0.8},
 	  "adkproxy": {"criteria": {"total_tokens": {"max": 1000}}, "report_run_metrics": true, "adk_version": "1.18"}}`
 	cfg, err := ParseConfig("eval_config.json", []byte(config))
 	if err != nil {
@@ -186,4 +186,19 @@ func TestIgnoreArgsFollowsADKVersion(t *testing.T) {
 		_, ms := engEval(t, `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "ignore_args": true}}, "adkproxy": {"adk_version": "`+version+`"}}`, c)
 		engCheckScores(t, version, ms[ToolTrajectoryAvgScore], want, want)
 	}
+}
+
+// TestMatchTypeByNameFollowsADKVersion: ADK 1.18's evaluator fails on a
+// match_type given by name (its enum takes 0, 1 or 2), so the metric is
+// NOT_EVALUATED; newer ADK reads the name.
+func TestMatchTypeByNameFollowsADKVersion(t *testing.T) {
+	c := Case{Actual: []Invocation{engCalls(engCall("a"), engCall("b"))}, Expected: []Invocation{engCalls(engCall("b"))}}
+	_, ms := engEval(t, `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "IN_ORDER"}}, "adkproxy": {"adk_version": "1.18"}}`, c)
+	if m := ms[ToolTrajectoryAvgScore]; m.Status != NotEvaluated || !strings.Contains(m.Reason, "number only") {
+		t.Errorf("1.18, by name: %v %q", m.Status, m.Reason)
+	}
+	_, ms = engEval(t, `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": 1}}, "adkproxy": {"adk_version": "1.18"}}`, c)
+	engCheckScores(t, "1.18, by number", ms[ToolTrajectoryAvgScore], 1, 1)
+	_, ms = engEval(t, `{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "IN_ORDER"}}}`, c)
+	engCheckScores(t, "latest, by name", ms[ToolTrajectoryAvgScore], 1, 1)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,12 @@ func Evaluate(ctx context.Context, cfg *Config, cases []Case) *Result {
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if cfg.adk().ConfirmationStartsInvocation() {
+		cases = slices.Clone(cases)
+		for i := range cases {
+			splitConfirmations(&cases[i])
+		}
 	}
 	criteria := cfg.evaluated()
 	res := &Result{Cases: make([]CaseResult, len(cases)), ADKVersion: cfg.Adkproxy.ADKVersion}

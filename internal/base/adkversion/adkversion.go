@@ -92,3 +92,8 @@ func (v Version) ConfirmationStartsInvocation() bool { return v.is118() }
 // ignore_args (newer ADK); ADK 1.18 accepts the key and always compares
 // the args.
 func (v Version) HasIgnoreArgs() bool { return !v.is118() }
+
+// MatchTypeByName reports whether tool_trajectory_avg_score's match_type
+// may be given by name ("IN_ORDER"); ADK 1.18's enum takes only its number
+// (0, 1, 2), and its evaluator fails on a name.
+func (v Version) MatchTypeByName() bool { return !v.is118() }
