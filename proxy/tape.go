@@ -57,6 +57,10 @@ type tape struct {
 	// calls (tooltape.go).
 	tools     map[matcher.Fingerprint][]*entry
 	toolsSent map[uint64]*entry
+	// listings are the MCP tools/list exchanges recorded since the last
+	// model call, filed with the model call that follows them
+	// (mcp_listing.go).
+	listings []*cassettes.Exchange
 	// keyed is the state of conformance matching (keyed.go), made on
 	// first use.
 	keyed *keyedTape
