@@ -105,16 +105,3 @@ type ToolExchange struct {
 	// Status is how it ended (for an HTTP tool, the HTTP status).
 	Status int
 }
-
-// FinalStep is the index of the model call that gave an invocation's
-// final response, steps being its calls in order: the last one that
-// answered with text and no tool call, what the user was told (ADK's
-// rule). It is -1 when no call did.
-func FinalStep(steps []Step) int {
-	for i := len(steps) - 1; i >= 0; i-- {
-		if s := steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
-			return i
-		}
-	}
-	return -1
-}

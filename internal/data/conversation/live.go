@@ -276,7 +276,7 @@ func (b *liveBuilder) finish() {
 		resp["usageMetadata"] = liveUsage(b.usage)
 	}
 	if model != "" {
-		resp["modelVersion"] = ModelOfPath(model)
+		resp["modelVersion"] = wire.ModelOfPath(model)
 	}
 	reqBody, _ := json.Marshal(req)
 	respBody, _ := json.Marshal(resp)
@@ -321,7 +321,7 @@ func livePathFor(connPath, model string) string {
 			}
 		}
 	}
-	if m := ModelOfPath(model); m != "" {
+	if m := wire.ModelOfPath(model); m != "" {
 		model = m
 	}
 	return "/" + version + "/models/" + model + ":bidiGenerateContent"

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // statusNames are google.rpc.Code names of the HTTP statuses the Gemini
@@ -93,7 +93,7 @@ func Write(w http.ResponseWriter, r *http.Request, what What, answer *cassettes.
 	case Reset:
 		reset(w, what.Events, answer)
 	case Safety, MalformedCall, Empty:
-		WriteAnswer(w, r, [][]byte{candidateBody(what.Kind, conversation.ModelOfPath(r.URL.Path))})
+		WriteAnswer(w, r, [][]byte{candidateBody(what.Kind, wire.ModelOfPath(r.URL.Path))})
 	case TruncatedJSON:
 		truncated(w, r, answer)
 	}
