@@ -214,3 +214,13 @@ func TestModelOfPath(t *testing.T) {
 		}
 	}
 }
+
+func TestFinalStep(t *testing.T) {
+	steps := []Step{{Text: "Sunny."}, {Text: "Let me check.", ToolCalls: []cassettes.ToolCall{{Name: "get_weather"}}}, {}}
+	if got := FinalStep(steps); got != 0 {
+		t.Errorf("FinalStep = %d, want 0 (the last answer with text and no call)", got)
+	}
+	if got := FinalStep(steps[1:]); got != -1 {
+		t.Errorf("FinalStep without a final answer = %d, want -1", got)
+	}
+}

@@ -105,3 +105,19 @@ type ToolExchange struct {
 	// Status is how it ended (for an HTTP tool, the HTTP status).
 	Status int
 }
+
+// IsFinal says whether the model call s gave a final response: text and
+// no tool call, what the user was told (ADK's rule).
+func IsFinal(s *Step) bool { return s.Text != "" && len(s.ToolCalls) == 0 }
+
+// FinalStep is the index of the model call that gave an invocation's
+// final response, steps being its calls in order: the last one IsFinal.
+// It is -1 when no call did.
+func FinalStep(steps []Step) int {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if IsFinal(&steps[i]) {
+			return i
+		}
+	}
+	return -1
+}
