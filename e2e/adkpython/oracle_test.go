@@ -19,7 +19,7 @@ import (
 // adkproxy fake's script, into the cassette named like the eval case.
 type scenario struct {
 	app, script, cassette, evalCase string
-	turns                          []string
+	turns                           []string
 }
 
 var scenarios = []scenario{
