@@ -462,8 +462,6 @@ type scenario = agentscenario.Scenario
 var (
 	weatherScenario    = agentscenario.Weather
 	refactoredScenario = agentscenario.RefactoredWeather
-	tripScenario       = agentscenario.Trip
-	refactoredTrip     = agentscenario.RefactoredTrip
 )
 
 // toolHost is the weather API's name; --connect-to routes it to a fake.

@@ -8,57 +8,28 @@ package rundiff_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"google.golang.org/genai"
-
-	"github.com/adkproxy/adkproxy/adkproxytest"
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/feature/report/rundiff"
 	"github.com/adkproxy/adkproxy/internal/testing/agentscenario"
 	"github.com/adkproxy/adkproxy/matcher"
-	"github.com/adkproxy/adkproxy/proxy"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
 type scenario = agentscenario.Scenario
 
-// record plays sc through an adkproxy recording from the scripted model
-// into the cassette "default" of a new folder, and returns the folder.
+// record records sc in-process (agentscenario.Record).
 func record(t *testing.T, sc *scenario) string {
 	t.Helper()
-	up := httptest.NewServer(agentscenario.ScriptedModel(t, sc))
-	defer up.Close()
-	upstream, _ := url.Parse(up.URL)
-	dir := t.TempDir()
-	p, err := adkproxytest.New(dir, "default", adkproxytest.Record(true),
-		adkproxytest.Configure(func(c *proxy.Config) { c.Upstream = upstream }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	client, err := genai.NewClient(ctx, p.ClientConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	playErr := agentscenario.Play(ctx, client, sc)
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if playErr != nil {
-		t.Fatal(playErr)
-	}
-	return dir
+	return agentscenario.Record(t, "run", sc)
 }
 
 // load reads a folder or file as the diff command does.
