@@ -237,3 +237,16 @@ func startFake(t *testing.T, bin, script string) string {
 	t.Fatal("adkproxy fake did not write its address")
 	return ""
 }
+
+// runOutput runs a command with env, fails the test on failure and returns
+// its output.
+func runOutput(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}

@@ -1,9 +1,12 @@
 """ADK for Python's side of the oracle test (e2e/adkpython).
 
-run APP TURNS_JSON OUT_JSON: plays the user turns against the app's agent
-under InMemoryRunner (the model is whatever GOOGLE_GEMINI_BASE_URL points
-at: adkproxy record), answering every tool confirmation with an approval,
-and writes the session's events.
+run APP TURNS_JSON OUT_JSON [RECORDINGS_DIR]: plays the user turns against
+the app's agent under InMemoryRunner (the model is whatever
+GOOGLE_GEMINI_BASE_URL points at: adkproxy record or replay), answering
+every tool confirmation with an approval, and writes the session's events;
+with RECORDINGS_DIR, ADK's own RecordingsPlugin records every model and
+tool call into RECORDINGS_DIR/generated-recordings.yaml, as ADK's
+conformance corpus is made.
 
 evaluate SESSIONS_JSON EVALSET CONFIG OUT_JSON: ADK's own view of each
 session (EvaluationGenerator.convert_events_to_eval_invocations) scored by
@@ -16,6 +19,7 @@ import json
 import statistics
 import sys
 
+from google.adk.cli.plugins.recordings_plugin import RecordingsPlugin
 from google.adk.evaluation.base_eval_service import EvaluateConfig, EvaluateRequest, InferenceResult
 from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
 from google.adk.evaluation.eval_set import EvalSet
@@ -32,15 +36,17 @@ import agents
 APP = "oracle"
 
 
-async def run(app, turns, out):
+async def run(app, turns, out, recordings=None):
   agent = agents.AGENTS[app]()
-  runner = InMemoryRunner(agent=agent, app_name=APP)
+  plugins = [RecordingsPlugin()] if recordings else None
+  runner = InMemoryRunner(agent=agent, app_name=APP, plugins=plugins)
   session = await runner.session_service.create_session(app_name=APP, user_id="u")
-  for text in turns:
+  for index, text in enumerate(turns):
     message = types.Content(role="user", parts=[types.Part(text=text)])
+    delta = {"_adk_recordings_config": {"dir": recordings, "user_message_index": index}} if recordings else None
     while message is not None:
       answer = None
-      async for event in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+      async for event in runner.run_async(user_id="u", session_id=session.id, new_message=message, state_delta=delta):
         for call in event.get_function_calls():
           if call.name == "adk_request_confirmation":
             answer = types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
@@ -105,6 +111,6 @@ async def evaluate(sessions_path, evalset_path, config_path, out):
 
 if __name__ == "__main__":
   if sys.argv[1] == "run":
-    asyncio.run(run(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]))
+    asyncio.run(run(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], *sys.argv[5:6]))
   else:
     asyncio.run(evaluate(*sys.argv[2:6]))
