@@ -32,7 +32,8 @@ type Setup struct {
 // the contents, most of a body, are skipped (diffs read this for every
 // invocation). A chat completion reads as generateContent would: its
 // system messages as the instruction, its tools as function declarations,
-// its other fields (temperature, max_tokens...) as the generation config.
+// its other fields as the generation config, by Gemini's names (top_p as
+// topP).
 func SetupOf(req *cassettes.Request) Setup {
 	if c := Recognise(req); c.Kind == Model && c.Dialect != nil && c.Dialect.Name() == "openai" {
 		return setupOfChat(req)
@@ -80,18 +81,7 @@ func setupOfChat(req *cassettes.Request) Setup {
 		}
 		out.Tools = []any{map[string]any{functionDeclarationsKey: decls}}
 	}
-	body, _ := decodeJSON(req.Body)
-	fields, _ := body.(map[string]any)
-	for k, v := range fields {
-		switch k {
-		case "model", "messages", "tools", "stream", "stream_options":
-			continue
-		}
-		if out.GenerationConfig == nil {
-			out.GenerationConfig = map[string]any{}
-		}
-		out.GenerationConfig[k] = v
-	}
+	out.GenerationConfig = ChatGenerationConfig(req.Body)
 	return out
 }
 
