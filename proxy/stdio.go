@@ -104,6 +104,9 @@ func (s *Server) serveFake(w http.ResponseWriter, r *http.Request, t *tape, req 
 	}
 	s.report.matched(t.name, x)
 	s.log.Debug("tool fake served", "cassette", t.name, "host", req.Host, "fake", resp.Header.Get("X-Adkproxy-Fake"))
+	if t.replaying && !t.recording && s.fakeOnStream(w, &req, resp) {
+		return
+	}
 	copyHeaders(w.Header(), resp.Header)
 	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(resp.Status)
