@@ -72,11 +72,11 @@ func loopbackIP(host string) bool {
 }
 
 // ToolFaker answers tool requests a test declared (Config.ToolFakes):
-// Fake returns the answer for req and how long to hold it back, or ok
-// false to leave req to its recording or its server. It is called for
-// every tool request, concurrently.
+// Fake returns the answer for req, a request of the named cassette, and
+// how long to hold it back, or ok false to leave req to its recording or
+// its server. It is called for every tool request, concurrently.
 type ToolFaker interface {
-	Fake(req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool)
+	Fake(cassette string, req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool)
 }
 
 // serveFake answers a tool request with a fake's answer; while recording

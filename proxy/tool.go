@@ -87,7 +87,7 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 		return
 	}
 	if s.cfg.ToolFakes != nil && (t.persist || t.replaying) && !onLiveMCPStream(t, r, &req) {
-		if resp, delay, ok := s.cfg.ToolFakes.Fake(&req); ok {
+		if resp, delay, ok := s.cfg.ToolFakes.Fake(t.name, &req); ok {
 			s.serveFake(w, r, t, req, resp, delay)
 			return
 		}
