@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/engine/journal"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -30,7 +31,7 @@ type tape struct {
 	journals *openJournals // shared by the server's recording tapes
 
 	mu      sync.Mutex
-	journal *cassettes.Journal // opened with the first recorded exchange
+	journal *journal.Journal // opened with the first recorded exchange
 	entries []*entry
 	dirty   bool
 	touched bool
@@ -424,11 +425,11 @@ func (t *tape) notJournalled(e, superseded *entry, err error) error {
 
 // journalLocked is the tape's journal, opened with its first record;
 // callers hold the lock.
-func (t *tape) journalLocked() (*cassettes.Journal, error) {
+func (t *tape) journalLocked() (*journal.Journal, error) {
 	if t.journal != nil {
 		return t.journal, nil
 	}
-	j, err := cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
+	j, err := journal.Open(t.path, t.name, t.replace, t.redactor)
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Ti
 		str("gcp.vertex.agent.event_id", event))
 	sent := step.Sent()
 	call.Attributes = append(call.Attributes, requestConfig(sent)...)
-	if s, ok := llmRequest(x); ok {
+	if s, ok := llmRequest(geminiShaped(x)); ok {
 		call.Attributes = append(call.Attributes, str("gcp.vertex.agent.llm_request", s))
 	}
 	system := "gemini"
@@ -191,7 +191,7 @@ func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Ti
 			s.Attributes = append(s.Attributes, str("error.type", errorType(step)))
 		}
 	} else {
-		if s, ok := llmResponse(x); ok {
+		if s, ok := llmResponse(geminiShaped(x)); ok {
 			call.Attributes = append(call.Attributes, str("gcp.vertex.agent.llm_response", s))
 		}
 		outcome := responseAttributes(step)
@@ -320,16 +320,11 @@ func responseAttributes(s *recorded.Step) []*commonpb.KeyValue {
 // description.
 func toolDescriptions(sent recorded.Sent) map[string]string {
 	out := map[string]string{}
-	for _, tool := range sent.Tools {
-		t, _ := tool.(map[string]any)
-		decls, _ := t["functionDeclarations"].([]any)
-		for _, d := range decls {
-			decl, _ := d.(map[string]any)
-			name, _ := decl["name"].(string)
-			desc, _ := decl["description"].(string)
-			if name != "" {
-				out[name] = desc
-			}
+	functions, _ := wire.FunctionTools(sent.Tools)
+	for _, f := range functions {
+		decl, _ := f.Value.(map[string]any)
+		if desc, _ := decl["description"].(string); f.Name != "" {
+			out[f.Name] = desc
 		}
 	}
 	return out
