@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
@@ -50,14 +51,17 @@ func runLs(c *cli.Context) error {
 		return err
 	}
 	run := recorded.Build(dir, loaded)
+	if format == "table" {
+		// Printed as it is made: a table of 200,000 steps is tens of MB.
+		out := bufio.NewWriter(c.App.Writer)
+		runview.WriteTable(out, dir, run)
+		return out.Flush()
+	}
 	var out bytes.Buffer
-	switch format {
-	case "json":
+	if format == "json" {
 		err = runview.WriteJSON(&out, run)
-	case "html":
+	} else {
 		err = htmlreport.WriteRun(&out, dir, run)
-	default:
-		runview.WriteTable(&out, dir, run)
 	}
 	if err != nil {
 		return err
