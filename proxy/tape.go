@@ -28,6 +28,9 @@ type tape struct {
 
 	redactor *cassettes.Redactor
 	journals *openJournals // shared by the server's recording tapes
+	// provenance is the loaded cassette's, kept and added to when the
+	// tape is written again (provenance.go).
+	provenance *cassettes.Provenance
 
 	mu      sync.Mutex
 	journal *cassettes.Journal // opened with the first recorded exchange
