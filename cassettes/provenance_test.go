@@ -56,13 +56,13 @@ func TestCassetteWithoutProvenanceLoads(t *testing.T) {
 // adkproxy writes is refused naming the file, line and field.
 func TestBadProvenanceIsRefusedWithItsLine(t *testing.T) {
 	cases := map[string]string{
-		"provenance:\n  recorded: yesterday\n":                  `file.yaml:4: unknown field "recorded" in provenance`,
-		"provenance:\n  recorded_at: last week\n":               `file.yaml:4: provenance recorded_at "last week" is not a time`,
-		"provenance:\n  clients: google-genai-sdk/1\n":          `file.yaml:4: provenance clients must be a list`,
-		"provenance:\n  models: [gemini-2.5-flash]\n":           `file.yaml:4: provenance models must be a mapping`,
-		"provenance:\n  models:\n    m: [{a: 1}]\n":             `file.yaml:5: provenance models "m" item must be a string`,
-		"provenance: [2026-01-01]\n":                            `file.yaml:3: provenance must be a mapping`,
-		"provenance:\n  adkproxy: v1\n  adkproxy: v2\n":         `file.yaml:5: field "adkproxy" appears twice in provenance`,
+		"provenance:\n  recorded: yesterday\n":                    `file.yaml:4: unknown field "recorded" in provenance`,
+		"provenance:\n  recorded_at: last week\n":                 `file.yaml:4: provenance recorded_at "last week" is not a time`,
+		"provenance:\n  clients: google-genai-sdk/1\n":            `file.yaml:4: provenance clients must be a list`,
+		"provenance:\n  models: [gemini-2.5-flash]\n":             `file.yaml:4: provenance models must be a mapping`,
+		"provenance:\n  models:\n    m: [{a: 1}]\n":               `file.yaml:5: provenance models "m" item must be a string`,
+		"provenance: [2026-01-01]\n":                              `file.yaml:3: provenance must be a mapping`,
+		"provenance:\n  adkproxy: v1\n  adkproxy: v2\n":           `file.yaml:5: field "adkproxy" appears twice in provenance`,
 		"provenance:\n  recorded_at: 2026-01-01T00:00:00+02:00\n": "",
 	}
 	for body, want := range cases {

@@ -23,7 +23,7 @@ type Cassette struct {
 	// Provenance is how the cassette was recorded; nil when it does not
 	// say (recorded before adkproxy wrote it).
 	Provenance *cassettes.Provenance
-	Sessions []Session
+	Sessions   []Session
 	// Other are the requests outside the sessions, in file order: other
 	// endpoints (model lists, token counts) and tool exchanges filed
 	// nowhere.

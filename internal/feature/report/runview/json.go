@@ -36,7 +36,7 @@ type CassetteDoc struct {
 	File       string         `json:"file"`
 	Provenance *ProvenanceDoc `json:"provenance"`
 	Sessions   []SessionDoc   `json:"sessions"`
-	Other    []Other      `json:"other"`
+	Other      []Other        `json:"other"`
 }
 
 // SessionDoc is a session in the document.

@@ -28,7 +28,9 @@ func TestProvenanceText(t *testing.T) {
 // stale; one recorded within it is not.
 func TestStaleOf(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	at := func(days int) *cassettes.Provenance { return &cassettes.Provenance{RecordedAt: now.Add(-time.Duration(days) * 24 * time.Hour)} }
+	at := func(days int) *cassettes.Provenance {
+		return &cassettes.Provenance{RecordedAt: now.Add(-time.Duration(days) * 24 * time.Hour)}
+	}
 	run := recorded.Run{Cassettes: []recorded.Cassette{{Name: "fresh", Provenance: at(10)}, {Name: "old", Provenance: at(120)},
 		{Name: "unknown"}, {Name: "no-time", Provenance: &cassettes.Provenance{Adkproxy: "v1"}}}}
 	age, err := ParseAge("90d")
