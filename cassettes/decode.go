@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 )
 
 // Unmarshal reads a cassette; file is only used in error messages.
@@ -424,7 +426,7 @@ func (r reader) storedBody(n, encoding *yaml.Node, where string) (body []byte, s
 	if sideFile, err = r.str(n, where+" body"); err != nil {
 		return nil, "", err
 	}
-	if body, err = readSideFile(r.file, sideFile); err != nil {
+	if body, err = sidefile.Read(r.file, sideFile); err != nil {
 		return nil, "", r.errorf(n, "%s: %v", where, err)
 	}
 	return body, sideFile, nil

@@ -3,7 +3,11 @@
 
 package cassettes
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/adkproxy/adkproxy/internal/base/safefile"
+)
 
 // MissingFolderError: the cassette folder Dir does not exist. It matches
 // ErrNotFound; callers add how to create it (the CLI: record into it).
@@ -26,13 +30,13 @@ var (
 	// ErrNotFound: no cassette file by that name.
 	ErrNotFound = errors.New("cassette not found")
 	// ErrUnsafeName: a cassette name that could escape the cassette folder.
-	ErrUnsafeName = errors.New("unsafe cassette name")
+	ErrUnsafeName = safefile.ErrUnsafeName
 	// ErrSecretLeak: a cassette about to be written still holds a secret.
 	ErrSecretLeak = errors.New("cassette would contain a secret")
 	// ErrSymlink: a path adkproxy would write (a journal, a cassette or a
 	// folder below the cassettes folder) is a symbolic link; adkproxy never
 	// writes through one.
-	ErrSymlink = errors.New("refusing to write through a symbolic link")
+	ErrSymlink = safefile.ErrSymlink
 	// ErrWrite: a cassette could not be written to disk.
-	ErrWrite = errors.New("cassette could not be written")
+	ErrWrite = safefile.ErrWrite
 )

@@ -55,7 +55,8 @@ type Request struct {
 	Query  string
 	Header http.Header
 	Body   []byte
-	// BodyFile names the side file (see WriteSideFile) the cassette keeps
+	// BodyFile names the side file (sha256-<hex>, in the folder NAME.files/
+	// beside the cassette; see docs/cassette-format.md) the cassette keeps
 	// Body in instead of inline; Body still holds the bytes in memory.
 	BodyFile string `json:",omitempty"`
 }

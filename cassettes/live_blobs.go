@@ -1,5 +1,5 @@
 // Large media in Live frames: base64 audio, video and image data of at
-// least SideFileThreshold bytes is kept in a side file, decoded, and the
+// least sidefile.Threshold bytes is kept in a side file, decoded, and the
 // stored frame names the file where the base64 text was.
 
 package cassettes
@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 )
 
 // Blob is one large base64 payload of a frame (the data of an inlineData,
@@ -29,10 +31,10 @@ type blobString struct {
 
 // blobStrings finds the large media strings of a JSON frame: the "data" of
 // every object that also has a "mimeType" (a Blob in the Live API), when it
-// is canonical base64 of at least SideFileThreshold bytes written without
+// is canonical base64 of at least sidefile.Threshold bytes written without
 // escapes, so that putting it back gives the frame's exact bytes.
 func blobStrings(data []byte) []blobString {
-	if len(data) < SideFileThreshold {
+	if len(data) < sidefile.Threshold {
 		return nil
 	}
 	var v any
@@ -44,7 +46,7 @@ func blobStrings(data []byte) []blobString {
 	walk = func(v any) {
 		switch t := v.(type) {
 		case map[string]any:
-			if s, ok := t["data"].(string); ok && len(s) >= SideFileThreshold && t["mimeType"] != nil {
+			if s, ok := t["data"].(string); ok && len(s) >= sidefile.Threshold && t["mimeType"] != nil {
 				if b, err := base64.StdEncoding.DecodeString(s); err == nil && base64.StdEncoding.EncodeToString(b) == s &&
 					bytes.Contains(data, []byte(`"`+s+`"`)) {
 					out = append(out, blobString{s, b})
@@ -75,7 +77,7 @@ func StoreLiveBlobs(root, cassettePath string, x *Exchange) error {
 	for i := range x.Live.Frames {
 		f := &x.Live.Frames[i]
 		for _, s := range blobStrings(f.Data) {
-			name, err := WriteSideFile(root, cassettePath, s.decoded)
+			name, err := sidefile.Write(root, cassettePath, s.decoded)
 			if err != nil {
 				return err
 			}
@@ -95,7 +97,7 @@ func storedPayload(f *Frame) []byte {
 	}
 	data := f.Data
 	for _, s := range blobStrings(f.Data) {
-		name := SideFileName(s.decoded)
+		name := sidefile.Name(s.decoded)
 		if slices.ContainsFunc(f.Blobs, func(b Blob) bool { return b.File == name }) {
 			data = bytes.ReplaceAll(data, []byte(`"`+s.text+`"`), []byte(`"`+name+`"`))
 		}
@@ -107,12 +109,12 @@ func storedPayload(f *Frame) []byte {
 // cassette, as the base64 text the frame carried.
 func restoreBlobs(cassettePath string, payload []byte, blobs []Blob) ([]byte, error) {
 	for _, b := range blobs {
-		data, err := readSideFile(cassettePath, b.File)
+		data, err := sidefile.Read(cassettePath, b.File)
 		if err != nil {
 			return nil, err
 		}
 		if len(data) != b.Size {
-			return nil, fmt.Errorf("%w: side file %s holds %d bytes, the frame says %d", ErrSideFile, b.File, len(data), b.Size)
+			return nil, fmt.Errorf("%w: side file %s holds %d bytes, the frame says %d", sidefile.ErrDamaged, b.File, len(data), b.Size)
 		}
 		placeholder := []byte(`"` + b.File + `"`)
 		if !bytes.Contains(payload, placeholder) {

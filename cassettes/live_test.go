@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 )
 
 // liveExchange is a Live connection as the proxy records one: a setup, its
@@ -137,7 +139,7 @@ func FuzzLiveFrames(f *testing.F) {
 func TestLiveBlobsInSideFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "audio.yaml")
-	audio := bytes.Repeat([]byte{0, 1, 2, 250}, SideFileThreshold/2)
+	audio := bytes.Repeat([]byte{0, 1, 2, 250}, sidefile.Threshold/2)
 	b64 := base64.StdEncoding.EncodeToString(audio)
 	small := base64.StdEncoding.EncodeToString([]byte("tiny"))
 	x := liveExchange(
@@ -152,7 +154,7 @@ func TestLiveBlobsInSideFiles(t *testing.T) {
 	if len(big.Blobs) != 1 || big.Blobs[0].Size != len(audio) || len(tiny.Blobs) != 0 {
 		t.Fatalf("blobs %+v and %+v, want the large audio only", big.Blobs, tiny.Blobs)
 	}
-	side, err := os.ReadFile(filepath.Join(SideFileDir(path), big.Blobs[0].File))
+	side, err := os.ReadFile(filepath.Join(sidefile.Dir(path), big.Blobs[0].File))
 	if err != nil || !bytes.Equal(side, audio) {
 		t.Fatalf("side file: %v (holds the decoded audio: %v)", err, bytes.Equal(side, audio))
 	}
@@ -174,7 +176,7 @@ func TestLiveBlobsInSideFiles(t *testing.T) {
 	if names := got.SideFiles(); len(names) != 1 || names[0] != big.Blobs[0].File {
 		t.Fatalf("SideFiles() = %v, want the audio's file", names)
 	}
-	if err := os.WriteFile(filepath.Join(SideFileDir(path), big.Blobs[0].File), audio[1:], 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(sidefile.Dir(path), big.Blobs[0].File), audio[1:], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(path); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), big.Blobs[0].File) || !strings.Contains(err.Error(), "changed after recording") {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/internal/base/setaside"
 )
 
@@ -98,6 +99,11 @@ func FileName(name string) (string, error) {
 			return "", fmt.Errorf("%w: %s has an empty path segment", ErrUnsafeName, ShortName(name))
 		case ".", "..":
 			return "", fmt.Errorf("%w: %s contains %q", ErrUnsafeName, ShortName(name), seg)
+		}
+		if base, n := samplename.Split(seg); n > 0 && i == len(segments)-1 {
+			// Sample N of a cassette sits beside it as NAME@N.yaml.
+			segments[i] = safeSegment(base) + "@" + strconv.Itoa(n)
+			continue
 		}
 		segments[i] = safeSegment(seg)
 	}

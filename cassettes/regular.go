@@ -8,10 +8,10 @@ package cassettes
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 
+	"github.com/adkproxy/adkproxy/internal/base/safefile"
 	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
@@ -25,20 +25,11 @@ var ErrNotRegular = userfile.ErrNotRegular
 func openRegular(path string, limit int64) (*os.File, error) {
 	f, err := userfile.Open(path, limit)
 	if ue := (*userfile.Error)(nil); errors.As(err, &ue) {
-		return nil, advise(ue.Err)
+		return nil, safefile.Advise(ue.Err)
 	}
 	return f, err
 }
 
 // checkRegular says what is wrong with info for a file adkproxy reads;
 // callers name the file.
-func checkRegular(info fs.FileInfo, limit int64) error {
-	return advise(userfile.Check(info, limit))
-}
-
-func advise(err error) error {
-	if errors.Is(err, userfile.ErrTooLarge) {
-		return fmt.Errorf("%w; split the cassette", err)
-	}
-	return err
-}
+func checkRegular(info fs.FileInfo, limit int64) error { return safefile.CheckRegular(info, limit) }

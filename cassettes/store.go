@@ -15,12 +15,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/adkproxy/adkproxy/internal/base/safefile"
 	"github.com/adkproxy/adkproxy/internal/base/setaside"
 )
 
 // maxFileSize bounds what Load reads, so a mistaken path (or a hostile
 // file) cannot exhaust memory.
-const maxFileSize = 1 << 30
+const maxFileSize = safefile.MaxSize
 
 // Load reads the cassette file at path, together with a journal a
 // recording left beside it when it was killed (see Journal).
@@ -260,45 +261,4 @@ func Save(path string, c *Cassette, r *Redactor) error {
 // WriteFileAtomic replaces path with data through a synced temporary file
 // in the same folder and a rename, then syncs the folder so the rename
 // itself survives a crash.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a rename or removal in dir durable. It is best effort: a
-// file system that cannot sync a folder has nothing more to offer.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
+func WriteFileAtomic(path string, data []byte) error { return safefile.WriteFileAtomic(path, data) }

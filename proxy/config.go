@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -52,6 +53,11 @@ type Config struct {
 	// HeaderCassette or HeaderTestName); empty means "default". The
 	// control API can change it while serving.
 	DefaultCassette string
+	// Sample, when above zero, files every cassette name NAME under the
+	// name of its sample, NAME@Sample (file NAME@Sample.yaml): record
+	// --samples K runs a command K times with Sample 1..K, and replay
+	// --sample N answers from sample N. Zero uses the names as given.
+	Sample int
 	// Matcher decides which fields matching ignores (--ignore); nil means
 	// matcher.Default().
 	Matcher *matcher.Matcher
@@ -211,6 +217,9 @@ func (c *Config) setDefaults() error {
 	}
 	if _, err := cassettes.FileName(c.DefaultCassette); err != nil {
 		return fmt.Errorf("default cassette: %w", err)
+	}
+	if c.Sample < 0 || c.Sample > samplename.Max {
+		return fmt.Errorf("proxy: Config.Sample %d: want 0 (no samples) or a sample number 1..%d", c.Sample, samplename.Max)
 	}
 	if c.Mode == ModeReplay && c.Passthrough == nil {
 		// Replay answers from cassettes only: no upstream, no client.

@@ -135,7 +135,7 @@ func (s *Server) serveConfirmation(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("POST %s wants one JSON object such as %s: %v", proxyopt.ControlConfirmation, confirmationExample, err))
 		return
 	}
-	name := cassetteName(r, s.DefaultCassette())
+	name := s.cassetteOf(r)
 	if _, err := s.pathFor(name); err != nil {
 		writeError(w, http.StatusBadRequest, statusInvalidArgument, fmt.Sprintf("bad cassette name in %s header: %v", HeaderCassette, err))
 		return

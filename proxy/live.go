@@ -58,7 +58,7 @@ var upgrader = websocket.Upgrader{
 // holds a connection on this path, else recorded through the upstream.
 func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	w = closeWhenIdle(w, s.cfg.Limits.IdleTimeout) // hijacked.go
-	name := cassetteName(r, s.DefaultCassette())
+	name := s.cassetteOf(r)
 	path, err := s.pathFor(name)
 	if err != nil {
 		s.report.failed()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
@@ -177,7 +178,7 @@ func TestLiveAudioJournalledInSideFiles(t *testing.T) {
 	if len(blobs) != 1 {
 		t.Fatalf("the journalled frames name %d side files, want the audio's", len(blobs))
 	}
-	if _, err := os.Stat(filepath.Join(cassettes.SideFileDir(path), blobs[0].File)); err != nil {
+	if _, err := os.Stat(filepath.Join(sidefile.Dir(path), blobs[0].File)); err != nil {
 		t.Fatalf("the side file the journal names: %v", err)
 	}
 	c.Close()

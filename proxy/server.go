@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
@@ -310,7 +311,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (leave gives the budget back once the request is answered). ok is false
 // when it has already answered with an error.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) (name, path string, body []byte, leave func(), ok bool) {
-	name = cassetteName(r, s.DefaultCassette())
+	name = s.cassetteOf(r)
 	path, err := s.pathFor(name)
 	if err != nil {
 		s.report.failed()
@@ -451,6 +452,12 @@ func (s *Server) checkCase(name, path string) error {
 		dir = filepath.Join(dir, part)
 	}
 	return nil
+}
+
+// cassetteOf is the cassette a request goes to: the one it names, or
+// that name's sample (Config.Sample).
+func (s *Server) cassetteOf(r *http.Request) string {
+	return samplename.Name(cassetteName(r, s.DefaultCassette()), s.cfg.Sample)
 }
 
 // cassetteName picks the cassette for a request: the adkproxy header, else

@@ -16,7 +16,7 @@ package proxy
 // Stored: the start exchange (its x-goog-upload-url as the upstream gave
 // it, key removed), one exchange per chunk without its bytes, and on the
 // finalizing chunk the whole file (in a side file from
-// cassettes.SideFileThreshold). Replay puts the client's chunks together
+// sidefile.Threshold). Replay puts the client's chunks together
 // the same way, so the file is compared once, however it was cut.
 
 import (
@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 )
 
 const (
@@ -245,13 +246,13 @@ func (t *tape) hasUploadAt(path, query string) bool {
 // large; in memory the exchange keeps the bytes.
 func (s *Server) storeUpload(t *tape, x *cassettes.Exchange) error {
 	body := x.Request.Body
-	if !t.persist || len(body) < cassettes.SideFileThreshold || !strings.HasPrefix(x.Request.Path, "/upload/") {
+	if !t.persist || len(body) < sidefile.Threshold || !strings.HasPrefix(x.Request.Path, "/upload/") {
 		return nil
 	}
 	if err := s.cfg.Redactor.Scan(body); err != nil {
 		return err // left in the cassette, whose save refuses it the same way
 	}
-	name, err := cassettes.WriteSideFile(s.cfg.Dir, t.path, body)
+	name, err := sidefile.Write(s.cfg.Dir, t.path, body)
 	if err != nil {
 		return err
 	}
@@ -324,7 +325,7 @@ func (t *tape) explainUpload(req *cassettes.Request) (string, bool) {
 			at++
 		}
 		return fmt.Sprintf("the uploaded file differs from the recorded one: recorded %d bytes (%s), got %d bytes (%s), first difference at byte %d",
-			len(rec.Body), cassettes.SideFileName(rec.Body), len(req.Body), cassettes.SideFileName(req.Body), at), true
+			len(rec.Body), sidefile.Name(rec.Body), len(req.Body), sidefile.Name(req.Body), at), true
 	}
 	return "", false
 }

@@ -12,14 +12,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
 // uploadFile is 130,000 bytes: three chunks of 50,000 (the last short),
-// and over cassettes.SideFileThreshold, so it goes to a side file.
+// and over sidefile.Threshold, so it goes to a side file.
 func uploadFile() []byte {
 	b := make([]byte, 130_000)
 	for i := range b {
@@ -101,7 +101,7 @@ func TestUploadPythonStyleRecordThenReplay(t *testing.T) {
 	if onUploadHost != 3 {
 		t.Errorf("the upstream got %d chunks, want 3", onUploadHost)
 	}
-	side := filepath.Join(dir, "default.files", cassettes.SideFileName(file))
+	side := filepath.Join(dir, "default.files", sidefile.Name(file))
 	if got, err := os.ReadFile(side); err != nil || !bytes.Equal(got, file) {
 		t.Fatalf("side file %s: %v (%d bytes); want the whole file", side, err, len(got))
 	}

@@ -205,7 +205,7 @@ func (cfg *Config) parseSettings(n pyjson.Value) error {
 	if err != nil {
 		return err
 	}
-	if err := n.CheckKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics"); err != nil {
+	if err := n.CheckKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics", "checks"); err != nil {
 		return err
 	}
 	s := &cfg.Adkproxy
@@ -226,6 +226,11 @@ func (cfg *Config) parseSettings(n pyjson.Value) error {
 	}
 	if l, ok := n.Field(o, "llm_metrics"); ok {
 		if err := cfg.parseLLMMetrics(l); err != nil {
+			return err
+		}
+	}
+	if ch, ok := n.Field(o, "checks"); ok {
+		if err := cfg.parseChecks(ch); err != nil {
 			return err
 		}
 	}

@@ -54,6 +54,8 @@ type Criterion struct {
 	Tools []string
 	// Scale is set for an LLM metric defined under adkproxy.llm_metrics.
 	Scale *ScaleMetric
+	// check is set for a trajectory check defined under adkproxy.checks.
+	check *check
 	// Stat is the latency statistic that becomes the score: mean, p50, max.
 	Stat string
 	// Fields is the criterion as ADK writes it in results

@@ -116,6 +116,11 @@ func evaluateMetric(ctx context.Context, cfg *Config, cr *Criterion, c *Case) (m
 		judge(&m, cr, true)
 		return m
 	}
+	if cr.check != nil {
+		evaluateCheck(cr.check, c, &m)
+		judge(&m, cr, false)
+		return m
+	}
 	if evaluateJudged(ctx, cfg, cr, c, &m) {
 		judge(&m, cr, false)
 		return m

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
@@ -25,16 +26,17 @@ var DefaultSandboxTools = []string{
 }
 
 // toolSuccessRate: calls whose result has no error over all calls. A call
-// takes the result of its id, else the first unused result of its name in
-// the same invocation; a call without a result is not a success.
+// takes its result in the same invocation by recorded.PairResults (its id,
+// else the first unused result of its name); a call without a result is
+// not a success.
 func toolSuccessRate(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
 	var ok, calls, missing int
 	var failed []string
 	perInvocation(c, m, func(i int, inv *Invocation) *float64 {
-		used := make([]bool, len(inv.ToolResults))
+		results := resultsOf(inv)
 		n := 0
-		for _, call := range inv.ToolCalls {
-			r := resultOf(call, inv.ToolResults, used)
+		for j, call := range inv.ToolCalls {
+			r := results[j]
 			switch {
 			case r == nil:
 				missing++
@@ -57,25 +59,19 @@ func toolSuccessRate(_ *Config, _ *Criterion, c *Case, m *MetricResult) {
 	}
 }
 
-// resultOf finds call's result among results not used yet, marking it.
-func resultOf(call cassettes.ToolCall, results []cassettes.ToolResult, used []bool) *cassettes.ToolResult {
-	pick := -1
-	for j, r := range results {
-		if !used[j] && call.ID != "" && r.ID == call.ID {
-			pick = j
-			break
+// resultsOf is the result of each of inv's tool calls, nil for a call
+// without one. Every call counts as made before every result: the
+// invocation's results are one list (transfer responses ADK relays as
+// text among them, see transferResults).
+func resultsOf(inv *Invocation) []*cassettes.ToolResult {
+	out := make([]*cassettes.ToolResult, len(inv.ToolCalls))
+	pairs := recorded.PairResults([]recorded.Turn{{Calls: inv.ToolCalls}, {Results: inv.ToolResults}})
+	for k, ref := range pairs[1] {
+		if ref.Step == 0 {
+			out[ref.Call] = &inv.ToolResults[k]
 		}
 	}
-	for j, r := range results {
-		if pick < 0 && !used[j] && r.Name == call.Name && (call.ID == "" || r.ID == "") {
-			pick = j
-		}
-	}
-	if pick < 0 {
-		return nil
-	}
-	used[pick] = true
-	return &results[pick]
+	return out
 }
 
 // groundingUtilization: grounding chunks cited by the answers' grounding

@@ -51,7 +51,19 @@ func Pair(sessions []Session, exp *Expected) ([]Case, []string) {
 // run (Case.Run from 1, Case.Runs = runs), which Evaluate pools into one
 // result. A case that found fewer sessions than runs is FAILED on its
 // first run, saying how many were found.
+//
+// Sessions of sampled cassettes (NAME@1..NAME@K, record --samples K) are
+// runs too: each sample's sessions stand for the cassette NAME, and runs
+// is multiplied by K, so each case takes its K samples' sessions (times
+// runs) in sample order.
 func PairRuns(sessions []Session, exp *Expected, runs int) ([]Case, []string) {
+	sessions, k := bySample(sessions)
+	if k > 0 {
+		runs = max(runs, 1) * k
+		if exp == nil {
+			return pairSamples(sessions), nil
+		}
+	}
 	if runs <= 1 {
 		return pairOnce(sessions, exp)
 	}

@@ -6,6 +6,8 @@ package scoring
 import (
 	"strconv"
 	"strings"
+
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 )
 
 // sessionIndex lists sessions (by position, in SessionsOf order) under
@@ -43,8 +45,9 @@ func nameKey(s string) string { return "n\x00" + s }
 func textKey(s string) string { return "t\x00" + s }
 
 // qualifiedName is "cassette/<session id>", the name golden runs give a
-// case of a cassette with several sessions.
-func qualifiedName(s Session) string { return s.Cassette + "/" + strconv.Itoa(s.ID) }
+// case of a cassette with several sessions; a sample's session is named
+// for its cassette (NAME@2's session 1 is NAME/1).
+func qualifiedName(s Session) string { return samplename.Base(s.Cassette) + "/" + strconv.Itoa(s.ID) }
 
 // indexSessions indexes sessions by name and by first user text. With
 // single, a cassette's name finds its session only when it holds one
@@ -56,8 +59,9 @@ func indexSessions(sessions []Session, single bool) *sessionIndex {
 	}
 	x := newSessionIndex(len(sessions))
 	for j, s := range sessions {
+		base := samplename.Base(s.Cassette) // a sample stands for its cassette
 		if !single || perCassette[s.Cassette] == 1 {
-			x.add(nameKey(s.Cassette), j)
+			x.add(nameKey(base), j)
 		}
 		x.add(nameKey(qualifiedName(s)), j)
 		if len(s.Invocations) > 0 {

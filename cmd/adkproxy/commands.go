@@ -38,9 +38,10 @@ func recordCommand() *cli.Command {
 			allowEmptyFlag(),
 			toolFakesFlag(),
 			boolFlag("save-on-failure", "when COMMAND exits non-zero, still replace the cassettes it recorded (by default a cassette the run would replace is kept as it was and the run's exchanges go beside it to NAME.failed.yaml, which replay ignores)"),
+			&cli.IntFlag{Name: "samples", Usage: "run COMMAND `K` times, recording run N as sample N of its cassettes: cassette NAME is written as NAME@N (file NAME@N.yaml); score reads the K samples of a case as K runs (docs/variance.md)", EnvVars: envFor("samples")},
 			stringFlag("vertex-upstream", "", "Vertex AI base `URL` for /projects/... and /publishers/... paths (default: derived from the location in the path, e.g. https://us-central1-aiplatform.googleapis.com)"),
 		),
-		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeRecord) },
+		Action:       func(c *cli.Context) error { return runSamples(c, proxy.ModeRecord) },
 		OnUsageError: commandUsageError,
 	}
 }
@@ -67,9 +68,10 @@ func replayCommand() *cli.Command {
 			stringFlag("faults", "", "read more faults from `FILE`, a YAML \"faults:\" list of 'WHERE: WHAT' specs"),
 			toolFakesFlag(),
 			boolFlag("closed-world", "fail the run on any tool request (HTTP, MCP, A2A) that is neither recorded exactly nor faked, naming it, in lenient mode too (docs/mcp.md)"),
+			&cli.IntFlag{Name: "sample", Usage: "replay sample `N` of the cassettes (NAME@N, recorded by record --samples); default: a folder holding samples replays COMMAND once per sample, in turn", EnvVars: envFor("sample")},
 			boolFlag("check", "read every cassette in the folder at start: one that does not load fails the run before COMMAND starts, and recordings of cassettes no request opened are reported unused (default: each cassette is read when a request first names it)"),
 		),
-		Action:       func(c *cli.Context) error { return runProxy(c, proxy.ModeReplay) },
+		Action:       func(c *cli.Context) error { return runSamples(c, proxy.ModeReplay) },
 		OnUsageError: commandUsageError,
 	}
 }

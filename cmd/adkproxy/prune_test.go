@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 )
 
 // prune drops what a strict replay reported unused, so the next strict
@@ -105,12 +106,12 @@ func TestPruneRemovesTheSideFilesOfWhatItRemoved(t *testing.T) {
 		if x.Place == nil {
 			continue
 		}
-		name, err := cassettes.WriteSideFile(dir, files[0], x.Request.Body)
+		name, err := sidefile.Write(dir, files[0], x.Request.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		x.Request.BodyFile = name
-		sides[x.Place.User] = filepath.Join(cassettes.SideFileDir(files[0]), name)
+		sides[x.Place.User] = filepath.Join(sidefile.Dir(files[0]), name)
 	}
 	if err := cassettes.Save(files[0], c, nil); err != nil {
 		t.Fatal(err)

@@ -29,11 +29,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func runProxy(c *cli.Context, mode proxy.Mode) error {
+// runProxy runs record or replay once, as sample n of the cassettes when
+// n > 0 (samples.go).
+func runProxy(c *cli.Context, mode proxy.Mode, n int) error {
 	cfg, err := proxyConfig(c, mode)
 	if err != nil {
 		return err
 	}
+	cfg.Sample = n
 	release, err := lockForRecording(cfg)
 	if err != nil {
 		return err
@@ -156,7 +159,7 @@ func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, cfg proxy.Config
 	if fakes, ok := cfg.ToolFakes.(*toolfake.Set); ok {
 		fmt.Fprint(stderr, fakes.Report())
 	}
-	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(c.String("report"))), srv.Failure() != nil))
+	fmt.Fprint(stderr, paletteFor(stderr).summary(proxy.Summary(report, srv.Stats(), moreIn(reportPath(c, cfg.Sample))), srv.Failure() != nil))
 	placeholder := clientenv.PlaceholderSet(wrap.PlaceholderKey(cfg))
 	empty := nothingReached(c, mode, srv, base, placeholder) // empty.go
 	// A run given the placeholder key did not fail for want of one.
@@ -171,7 +174,7 @@ func endRun(c *cli.Context, mode proxy.Mode, srv *proxy.Server, cfg proxy.Config
 			"(the table 'Pointing a client at adkproxy' in the README).\n",
 			cassettes.CredentialPlaces)
 	}
-	if f := c.String("report"); f != "" {
+	if f := reportPath(c, cfg.Sample); f != "" {
 		if err := runpolicy.WriteReport(f, report); err != nil && flushErr == nil {
 			flushErr = err
 		}

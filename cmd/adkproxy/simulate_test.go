@@ -1,15 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/feature/adk/adkjs"
 	"github.com/adkproxy/adkproxy/internal/feature/eval/simulate"
 	"github.com/adkproxy/adkproxy/internal/testing/fakeadk"
+	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
@@ -177,5 +185,297 @@ func TestSimulateCommandBadInput(t *testing.T) {
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, r.code, tc.code, tc.want, r.stderr)
 		}
+	}
+}
+
+const adkjsScenarios = `{"scenarios": [
+ {"starting_prompt": "Is alice@example.com valid",
+  "conversation_plan": "PLAN-A: check alice's email, then check bob@example.com, then end.",
+  "user_persona": "NOVICE"},
+ {"starting_prompt": "Check carol@example.com",
+  "conversation_plan": "PLAN-B: keep asking to check dave@example.com.",
+  "user_persona": {"id": "TERSE_TESTER", "description": "Types as little as possible.", "behaviors": [
+    {"name": "Terse", "description": "One short line.", "behavior_instructions": ["Write one short line."],
+     "violation_rubrics": ["More than one line."]}]}}
+]}`
+
+// bookingUser is the simulated user of the booking agent: A asks about
+// bob once alice's check is in and stops after bob's; B keeps asking
+// about dave until the turn limit.
+func bookingUser(prompt string, _ int) fakejudge.Reply {
+	history := prompt[strings.LastIndex(prompt, "# Conversation History"):]
+	switch {
+	case strings.Contains(prompt, "PLAN-A") && strings.Contains(history, "bob@example.com"):
+		return fakejudge.Reply{Text: "thanks </Finished>"}
+	case strings.Contains(prompt, "PLAN-A"):
+		return fakejudge.Reply{Text: "Now check bob@example.com"}
+	}
+	return fakejudge.Reply{Text: "Check dave@example.com"}
+}
+
+// terseWhenTold is the scripted upstream of the booking agent: fakegemini,
+// except that an agent whose instruction says "TERSE MODE" words its tool
+// reports differently — a changed agent instruction that changes what
+// the agent says.
+type terseWhenTold struct{ fake fakegemini.Handler }
+
+func (h *terseWhenTold) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	h.fake.ServeHTTP(rec, r)
+	out := rec.Body.Bytes()
+	if bytes.Contains(body, []byte("TERSE MODE")) {
+		out = bytes.ReplaceAll(out, []byte(" returned "), []byte(" gave "))
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	w.Write(out)
+}
+
+// The issue's "done when" for simulate: two scenarios — NOVICE and a
+// custom persona — played two at a time against ADK-JS's API server
+// serving a corpus agent with tools, the agent's traffic under adkproxy
+// record and the simulated user recorded with a key; then both replayed
+// with no key and the upstream down, to the same transcript, table and
+// eval set; then the agent's instruction changed, and the replay names the
+// scenario and the turn where the conversation diverged.
+func TestSimulateADKJSRecordReplayDiverge(t *testing.T) {
+	t.Parallel()
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	agents := filepath.Join(t.TempDir(), "agents")
+	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.OutDir(t)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	scen := write("scenarios.json", adkjsScenarios)
+	cfg := write("test_config.json", `{"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 3, "include_function_calls": true}}`)
+	input := write("session_input.json", `{"app_name": "tools_agent_002", "user_id": "u1", "state": {}}`)
+	agentDir, simDir := filepath.Join(dir, "agent"), filepath.Join(dir, "sim")
+	simulateArgs := func(server, out string, extra ...string) []string {
+		return append([]string{"simulate", "--server", server, "--app", "tools_agent_002", "--scenarios", scen,
+			"--session-input", input, "--config", cfg, "--parallel", "2", "--out", filepath.Join(dir, out), "--sim-cassettes", simDir}, extra...)
+	}
+	agentUp := httptest.NewServer(&terseWhenTold{})
+	userUp := httptest.NewServer(&fakejudge.Handler{Script: bookingUser})
+
+	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", agentDir, "--upstream", agentUp.URL)
+	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, simulateArgs(srv.url, "recorded", "--sim-base-url", userUp.URL)...)
+	srv.stop(t)
+	userUp.Close()
+	if rec.code != 0 {
+		t.Fatalf("simulate under record: exit %d\n%s\nserver:\n%s", rec.code, rec.stderr, srv.stderr.String())
+	}
+	log := readFile(t, filepath.Join(dir, "recorded", simulate.QALogFile))
+	for _, want := range []string{"- persona: NOVICE", "- persona: TERSE_TESTER", "- stopped: stop_signal_detected",
+		"- stopped: turn_limit_reached", "called `validate_email`", "**User:** Now check bob@example.com"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the recorded transcript lacks %q:\n%s", want, log)
+		}
+	}
+
+	// Replay: no key anywhere, both upstreams down.
+	agentUp.Close()
+	srv = startWrappedServer(t, agents, nil, "replay", "--cassettes", agentDir)
+	rep := adkproxy(t, nil, simulateArgs(srv.url, "replayed")...)
+	if code := srv.stop(t); code == exitUnmatched {
+		t.Errorf("the agent's replay reported unmatched requests:\n%s", srv.stderr.String())
+	}
+	if rep.code != 0 {
+		t.Fatalf("simulate under replay: exit %d\n%s", rep.code, rep.stderr)
+	}
+	for _, f := range []string{simulate.QALogFile, simulate.EvalSetFile, simulate.SessionsCSV, simulate.SessionsJSON} {
+		if got, want := readFile(t, filepath.Join(dir, "replayed", f)), readFile(t, filepath.Join(dir, "recorded", f)); got != want {
+			t.Errorf("%s differs in replay:\n%s\nrecorded:\n%s", f, got, want)
+		}
+	}
+
+	// The agent's instruction changed: re-recorded live, its tool reports
+	// read differently, and the simulated user's replay says where.
+	yaml := filepath.Join(agents, "tools_agent_002", "root_agent.yaml")
+	orig := readFile(t, yaml)
+	os.WriteFile(yaml, []byte(strings.Replace(orig, "You are a booking assistant.", "You are a booking assistant. TERSE MODE.", 1)), 0o644)
+	changedUp := httptest.NewServer(&terseWhenTold{})
+	defer changedUp.Close()
+	srv = startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", filepath.Join(dir, "agent-changed"), "--upstream", changedUp.URL)
+	div := adkproxy(t, nil, simulateArgs(srv.url, "changed")...)
+	srv.stop(t)
+	ids := scenarioIDs(t, filepath.Join(dir, "recorded", simulate.SessionsCSV))
+	for _, id := range ids {
+		if !strings.Contains(div.stderr, "scenario "+id+" diverged at turn 2:") {
+			t.Errorf("no divergence of scenario %s at turn 2 reported:\n%s", id, div.stderr)
+		}
+	}
+	if div.code != exitUnmatched || !strings.Contains(div.stderr, "{+gave+}") {
+		t.Errorf("changed agent: exit %d, want %d with the difference\n%s", div.code, exitUnmatched, div.stderr)
+	}
+}
+
+func scenarioIDs(t *testing.T, path string) []string {
+	t.Helper()
+	rows, _ := csv.NewReader(strings.NewReader(readFile(t, path))).ReadAll()
+	col := slices.Index(rows[0], "eval_id")
+	if col < 0 {
+		t.Fatalf("%s has no eval_id column: %q", path, rows[0])
+	}
+	var ids []string
+	for _, r := range rows[1:] {
+		ids = append(ids, r[col])
+	}
+	return ids
+}
+
+// The simulated user's conversation history shows a tool call's args and
+// the tool's response as ADK does — Python's repr of the dicts, keys in
+// the order the agent's server sent them (nested ones too), numbers as
+// Python reads them, strings quoted and escaped as Python's repr — so a
+// prompt template copied from ADK gets the bytes adk eval gives it.
+func TestSimulateHistoryToolValuesAsADK(t *testing.T) {
+	t.Parallel()
+	dir := testutil.OutDir(t)
+	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
+	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "What is the weather in Paris?", "conversation_plan": "Ask for the weather in Paris, then end."}]}`)
+	cfg := write("test_config.json", `{"criteria": {}, "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 3, "include_function_calls": true,
+  "custom_instructions": "Plan: {{ conversation_plan }}\nEnd with {{ stop_signal }}.\nHISTORY<<{{ conversation_history }}>>"}}`)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny",
+		ToolArgs:   []byte(`{"city": "Paris", "units": "metric", "days": 3, "at": {"lon": 2.35, "lat": 48.85}, "note": "it's \"big\"\u00a0caf\u00e9", "ratio": 1.50}`),
+		ToolResult: []byte(`{"temp_c": 21.0, "sky": "sunny", "wind": {"speed_kmh": 12, "dir": "NW"}, "alerts": [], "ok": true, "extra": null}`)})
+	defer agent.Close()
+	res, prompts := simulateOnce(t, dir, agent.URL, scen, cfg)
+	if res.code != 0 {
+		t.Fatalf("simulate: exit %d\n%s", res.code, res.stderr)
+	}
+	if len(prompts) != 1 {
+		t.Fatalf("the simulated user was asked %d times, want once:\n%q", len(prompts), prompts)
+	}
+	want := "Plan: Ask for the weather in Paris, then end.\nEnd with </finished>.\nHISTORY<<" +
+		"user: What is the weather in Paris?\n\n" +
+		`weather_agent called tool 'get_weather' with args: {'city': 'Paris', 'units': 'metric', 'days': 3, 'at': {'lon': 2.35, 'lat': 48.85}, 'note': 'it\'s "big"\xa0café', 'ratio': 1.5}` + "\n\n" +
+		`Tool 'get_weather' returned: {'temp_c': 21.0, 'sky': 'sunny', 'wind': {'speed_kmh': 12, 'dir': 'NW'}, 'alerts': [], 'ok': True, 'extra': None}` + "\n\n" +
+		"weather_agent: It is 21°C and sunny in Paris.>>"
+	if prompts[0] != want {
+		t.Errorf("the simulated user's prompt:\n%s\nwant\n%s", prompts[0], want)
+	}
+}
+
+// Custom instructions see the persona as ADK's UserPersona: texts as
+// written, the two bullet methods, and render_string_filter renders a
+// behavior text in the prompt's variables (the persona and the history
+// too); the description is never rendered.
+func TestSimulatePersonaVariablesAsADK(t *testing.T) {
+	t.Parallel()
+	dir := testutil.OutDir(t)
+	write := func(name, body string) string { return writeTestFile(t, dir, name, body) }
+	scen := write("scenarios.json", `{"scenarios": [{"starting_prompt": "hi", "conversation_plan": "P",
+  "user_persona": {"id": "TERSE", "description": "Says {{ stop_signal }} rarely.", "behaviors": [
+    {"name": "Brief {{ persona.id }}", "description": "Plan is {{ conversation_plan }}; so far {{ conversation_history }}",
+     "behavior_instructions": ["Write {{ stop_signal }} when done.", "Never repeat."], "violation_rubrics": ["Long.", "Repeats."]},
+    {"name": "Quiet", "description": "", "behavior_instructions": [], "violation_rubrics": []}]}}]}`)
+	cfg := write("test_config.json", `{"criteria": {}, "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 3,
+  "custom_instructions": "{{ persona.description }}|{% for b in persona.behaviors %}{{ b.name }}={{ b.name | render_string_filter }}|{{ b.description | render_string_filter }}|{{ b.get_behavior_instructions_str() | render_string_filter }}|{{ b.get_violation_rubrics_str() }}|{% endfor %}{{ conversation_plan }}|{{ stop_signal }}|{{ conversation_history }}"}}`)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	defer agent.Close()
+	res, prompts := simulateOnce(t, dir, agent.URL, scen, cfg)
+	if res.code != 0 || len(prompts) != 1 {
+		t.Fatalf("simulate: exit %d, %d prompt(s)\n%s", res.code, len(prompts), res.stderr)
+	}
+	want := "Says {{ stop_signal }} rarely.|" +
+		"Brief {{ persona.id }}=Brief TERSE|Plan is P; so far user: hi\n\nweather_agent: Which city?|  * Write </finished> when done.\n  * Never repeat.|  * Long.\n  * Repeats.|" +
+		"Quiet=Quiet||||" +
+		"P|</finished>|user: hi\n\nweather_agent: Which city?"
+	if prompts[0] != want {
+		t.Errorf("the simulated user's prompt:\n%q\nwant\n%q", prompts[0], want)
+	}
+}
+
+// simulateOnce runs adkproxy simulate against the agent server at agentURL
+// with a simulated user that ends at once, and returns the prompts it was
+// sent.
+func simulateOnce(t *testing.T, dir, agentURL, scen, cfg string) (result, []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var prompts []string
+	user := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		prompts = append(prompts, prompt)
+		return fakejudge.Reply{Text: "</finished>"}
+	}})
+	defer user.Close()
+	res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, "simulate", "--server", agentURL, "--app", "weather",
+		"--scenarios", scen, "--config", cfg, "--out", filepath.Join(dir, "out"), "--sim-cassettes", filepath.Join(dir, "sim"),
+		"--sim-base-url", user.URL)
+	mu.Lock()
+	defer mu.Unlock()
+	return res, prompts
+}
+
+// simulate --num-runs 2 plays each scenario twice, each run in a session,
+// simulated-user cassette and session file of its own, against ADK-JS
+// under adkproxy record; replayed with no key to the same transcript; and
+// score --num-runs 2 pairs both recorded sessions of each scenario case
+// with it.
+func TestSimulateNumRunsThenScorePoolsThem(t *testing.T) {
+	t.Parallel()
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	agents := filepath.Join(t.TempDir(), "agents")
+	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.OutDir(t)
+	scen := writeTestFile(t, dir, "scenarios.json", adkjsScenarios)
+	cfg := writeTestFile(t, dir, "test_config.json", `{"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 3}}`)
+	agentDir, simDir := filepath.Join(dir, "agent"), filepath.Join(dir, "sim")
+	args := func(server, out string, extra ...string) []string {
+		return append([]string{"simulate", "--server", server, "--app", "tools_agent_002", "--scenarios", scen, "--config", cfg,
+			"--num-runs", "2", "--out", filepath.Join(dir, out), "--sim-cassettes", simDir}, extra...)
+	}
+	agentUp := httptest.NewServer(&terseWhenTold{})
+	userUp := httptest.NewServer(&fakejudge.Handler{Script: bookingUser})
+	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", agentDir, "--upstream", agentUp.URL)
+	rec := adkproxy(t, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, args(srv.url, "recorded", "--sim-base-url", userUp.URL)...)
+	srv.stop(t)
+	userUp.Close()
+	if rec.code != 0 {
+		t.Fatalf("simulate --num-runs 2: exit %d\n%s\nserver:\n%s", rec.code, rec.stderr, srv.stderr.String())
+	}
+	sessions, _ := filepath.Glob(filepath.Join(dir, "recorded", simulate.SessionsDir, "*.json"))
+	simCassettes, _ := filepath.Glob(filepath.Join(simDir, "*.yaml"))
+	if len(sessions) != 4 || len(simCassettes) != 4 {
+		t.Errorf("%d session files %v, %d simulated-user cassettes %v; want 4 each", len(sessions), sessions, len(simCassettes), simCassettes)
+	}
+	if set := readFile(t, filepath.Join(dir, "recorded", simulate.EvalSetFile)); strings.Count(set, `"eval_id"`) != 2 {
+		t.Errorf("the simulated eval set should hold each scenario once:\n%s", set)
+	}
+
+	agentUp.Close()
+	srv = startWrappedServer(t, agents, nil, "replay", "--cassettes", agentDir)
+	rep := adkproxy(t, nil, args(srv.url, "replayed")...)
+	srv.stop(t)
+	if rep.code != 0 {
+		t.Fatalf("replay: exit %d\n%s", rep.code, rep.stderr)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "replayed", simulate.QALogFile)), readFile(t, filepath.Join(dir, "recorded", simulate.QALogFile)); got != want {
+		t.Errorf("the replayed transcript differs:\n%s\n---\n%s", got, want)
+	}
+
+	evalset := filepath.Join(dir, "recorded", simulate.EvalSetFile)
+	if _, err := os.Stat(evalset); err != nil {
+		t.Fatal(err)
+	}
+	score := adkproxy(t, nil, "score", "--cassettes", agentDir, "--expected", evalset, "--num-runs", "2", "--config",
+		writeTestFile(t, dir, "score.json", `{"criteria": {"tool_trajectory_avg_score": 1.0}}`))
+	if score.code != 0 || strings.Count(score.stdout, "2 runs pooled") != 2 || strings.Contains(score.stderr, "not scored") {
+		t.Errorf("score --num-runs 2: exit %d\n%s\n%s", score.code, score.stdout, score.stderr)
 	}
 }

@@ -114,9 +114,13 @@ var functionCallKey = []byte(`"functionCall"`)
 
 // EachResponseCall calls fn with the id, name and raw arguments of every
 // function call in a model response body, or in one SSE event's JSON
-// payload, in order. A payload without one (most events and answers) is
-// not parsed.
+// payload, in order: Gemini's functionCall parts, or a chat completion's
+// tool_calls (openai.go). A payload without one (most events and answers)
+// is not parsed.
 func EachResponseCall(body []byte, fn func(id, name string, args json.RawMessage)) {
+	if eachChatCall(body, fn) {
+		return
+	}
 	if !bytes.Contains(body, functionCallKey) {
 		return
 	}

@@ -208,6 +208,43 @@ func (openai) Step(x *cassettes.Exchange) Step {
 	return t
 }
 
+// chatToolCallsKey is in every chat completion, and every chunk of one,
+// that calls a tool.
+var chatToolCallsKey = []byte(`"tool_calls"`)
+
+// eachChatCall is EachResponseCall for a chat completion or one chunk of
+// its stream: fn gets each tool call of the first choice, its arguments
+// (a JSON object sent as a string) as they were sent. A chunk's delta that
+// only adds to an earlier call's arguments (no name) is no call of its
+// own. It reports whether body was a chat completion that called a tool;
+// a body without tool_calls is not parsed.
+func eachChatCall(body []byte, fn func(id, name string, args json.RawMessage)) bool {
+	if !bytes.Contains(body, chatToolCallsKey) {
+		return false
+	}
+	var c openaiCompletion
+	if json.Unmarshal(body, &c) != nil {
+		return false
+	}
+	called := false
+	for _, ch := range c.Choices {
+		m := ch.Message
+		if m == nil {
+			m = ch.Delta
+		}
+		if ch.Index != 0 || m == nil {
+			continue // one candidate, as a step reads
+		}
+		for _, tc := range m.ToolCalls {
+			if tc.Function.Name != "" {
+				called = true
+				fn(tc.ID, tc.Function.Name, json.RawMessage(tc.Function.Arguments))
+			}
+		}
+	}
+	return called
+}
+
 // openaiArgs reads a call's arguments, a JSON object sent as a string;
 // arguments that are not one are kept whole under "arguments", so a step
 // never loses what the model said.

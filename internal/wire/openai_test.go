@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -177,5 +178,36 @@ func TestGenerateContentBodyOfAChat(t *testing.T) {
 	back.Model = r.Model // a generateContent body names its model in the path
 	if !ok || !reflect.DeepEqual(back, r) {
 		t.Errorf("%s\nreads back as %+v\nwant %+v", body, back, r)
+	}
+}
+
+// TestEachResponseCallOfAChat: a chat completion's tool calls, and a
+// stream chunk's, are response calls as Gemini's functionCall parts are;
+// a chunk that only adds to a call's arguments, and an answer of text, are
+// none.
+func TestEachResponseCallOfAChat(t *testing.T) {
+	type call struct{ id, name, args string }
+	read := func(body string) []call {
+		var out []call
+		EachResponseCall([]byte(body), func(id, name string, args json.RawMessage) { out = append(out, call{id, name, string(args)}) })
+		return out
+	}
+	for _, c := range []struct {
+		body string
+		want []call
+	}{
+		{`{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` +
+			`{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},` +
+			`{"id":"c2","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":"tool_calls"}]}`,
+			[]call{{"c1", "get_weather", `{"city":"Paris"}`}, {"c2", "get_time", ""}}},
+		{`{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"ci"}}]}}]}`,
+			[]call{{"c1", "get_weather", `{"ci`}}},
+		{`{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\":\"Paris\"}"}}]}}]}`, nil},
+		{`{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"It is sunny."},"finish_reason":"stop"}]}`, nil},
+		{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}`, []call{{"", "f", "{}"}}},
+	} {
+		if got := read(c.body); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("EachResponseCall(%s) = %v, want %v", c.body, got, c.want)
+		}
 	}
 }

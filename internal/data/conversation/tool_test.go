@@ -61,3 +61,40 @@ func TestFileToolFollowsUnansweredCalls(t *testing.T) {
 	p2.Step = 1
 	at("inv-paris", &p2) // a tagged invocation keeps its latest step
 }
+
+// TestFileToolAfterAChatToolCall: a chat completion whose answer calls a
+// tool leaves that call pending like a Gemini functionCall, so the HTTP
+// tool exchange that follows is filed under its step, and the next chat
+// step (carrying the tool message) answers it.
+func TestFileToolAfterAChatToolCall(t *testing.T) {
+	const path = "/v1beta/openai/chat/completions"
+	ask := `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"weather in Paris?"}`
+	first, ok := analyze(path, []byte(ask+`]}`))
+	if !ok {
+		t.Fatal("a chat completion is not a model call")
+	}
+	org := conversation.NewOrganizer()
+	place, token := org.Place(first, "")
+	answer := `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` +
+		`{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}`
+	calls := conversation.ResponseCalls([]byte(answer))
+	if len(calls) != 1 || calls[0].Name != "get_weather" || calls[0].Args != `{"city":"Paris"}` {
+		t.Fatalf("ResponseCalls of a chat tool call = %+v", calls)
+	}
+	org.Calls(token, calls)
+	if got, ok := org.FileTool(""); !ok || got != place {
+		t.Fatalf("FileTool after a chat tool call = %+v (%v), want the step %+v", got, ok, place)
+	}
+	second, ok := analyze(path, []byte(ask+`,{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},`+
+		`{"role":"tool","tool_call_id":"call_1","content":"{\"temp_c\":21}"}]}`))
+	if !ok {
+		t.Fatal("the second chat completion is not a model call")
+	}
+	next, _ := org.Place(second, "")
+	if next.Session != place.Session || next.Invocation != place.Invocation || next.Step != 1 {
+		t.Fatalf("the step answering the tool call is at %+v, want step 1 of %+v", next, place)
+	}
+	if got, ok := org.FileTool(""); ok {
+		t.Errorf("FileTool after the call was answered = %+v, want other", got)
+	}
+}

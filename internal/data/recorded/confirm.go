@@ -28,30 +28,16 @@ type Confirmation struct {
 }
 
 // refusalsOf are the invocation's tool calls whose result, in a later step,
-// is ADK's refusal (adkapi.IsRefusal). A result goes with the earliest
-// unanswered call of its name: ids differ between runs and ADK's wire
-// history drops them.
+// is ADK's refusal (adkapi.IsRefusal), each result on its call by
+// PairResults.
 func refusalsOf(inv *Invocation) []Refusal {
-	type ref struct{ step, call int }
-	var calls []ref
-	answered := map[ref]bool{}
 	out := []Refusal{}
-	for i, s := range inv.Steps {
-		for _, r := range s.ToolResults {
-			for _, c := range calls {
-				tc := inv.Steps[c.step].ToolCalls[c.call]
-				if answered[c] || tc.Name != r.Name {
-					continue
-				}
-				answered[c] = true
-				if adkapi.IsRefusal(r.Name, r.Response) {
-					out = append(out, Refusal{Step: c.step, Call: c.call, ToolCall: tc})
-				}
-				break
+	for i, answers := range PairResults(inv.Turns()) {
+		for k, ref := range answers {
+			r := inv.Steps[i].ToolResults[k]
+			if ref.Step >= 0 && adkapi.IsRefusal(r.Name, r.Response) {
+				out = append(out, Refusal{Step: ref.Step, Call: ref.Call, ToolCall: inv.Steps[ref.Step].ToolCalls[ref.Call]})
 			}
-		}
-		for j := range s.ToolCalls {
-			calls = append(calls, ref{i, j})
 		}
 	}
 	return out

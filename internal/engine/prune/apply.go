@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
@@ -26,7 +27,7 @@ func Apply(dir string, loaded map[string]*cassettes.Cassette, plan Plan) error {
 			return fmt.Errorf("prune: %w", err)
 		}
 		gone := slices.DeleteFunc(loaded[pc.Name].SideFiles(), func(n string) bool { return slices.Contains(pc.SideFiles(), n) })
-		if _, err := cassettes.RemoveSideFiles(dir, pc.File, gone); err != nil {
+		if _, err := sidefile.Remove(dir, pc.File, gone); err != nil {
 			return fmt.Errorf("prune: %w", err)
 		}
 	}

@@ -142,7 +142,7 @@ func (t *trace) lay(at time.Time) time.Time {
 	setStart(root, at)
 	var agent *tracepb.Span
 	agents := 0
-	responses := newResponses(t.inv.Steps)
+	results := t.inv.Results()
 	for k := range t.inv.Steps {
 		step := &t.inv.Steps[k]
 		if agent == nil || t.inv.Steps[k-1].Agent != step.Agent {
@@ -152,7 +152,7 @@ func (t *trace) lay(at time.Time) time.Time {
 			setStart(agent, at)
 			agents++
 		}
-		at = t.step(k, step, agent, at, responses)
+		at = t.step(k, step, agent, at, results)
 		setEnd(agent, at)
 	}
 	setEnd(root, at)
@@ -160,7 +160,7 @@ func (t *trace) lay(at time.Time) time.Time {
 }
 
 // step lays out one model call, its tools and their HTTP calls.
-func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Time, responses *responses) time.Time {
+func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Time, results map[recorded.CallRef]cassettes.ToolResult) time.Time {
 	path := "step/" + strconv.Itoa(k)
 	x := step.Exchange
 	model := wire.ModelOfPath(x.Request.Path)
@@ -233,7 +233,7 @@ func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Ti
 				s.Attributes = append(s.Attributes, str("adkproxy.tool.confirmation.payload", pyjson.Dumps(answer.Payload, false)))
 			}
 		}
-		if r, ok := responses.of(k, tc); ok {
+		if r, ok := results[recorded.CallRef{Step: k, Call: j}]; ok {
 			s.Attributes = append(s.Attributes, str("gcp.vertex.agent.tool_response", toolResponse(r.Response)))
 			if _, reported := t.inv.ConfirmationOf(k, j); !reported && adkapi.IsRefusal(tc.Name, r.Response) {
 				// ADK's own span shows only the refusal as the tool's response.
@@ -333,32 +333,6 @@ func toolDescriptions(sent recorded.Sent) map[string]string {
 		}
 	}
 	return out
-}
-
-// responses finds the function response each tool call got: the first
-// result, in a later step of the invocation, with the call's id, or with
-// its name when the call had no id.
-type responses struct {
-	steps []recorded.Step
-	used  map[[2]int]bool
-}
-
-func newResponses(steps []recorded.Step) *responses {
-	return &responses{steps: steps, used: map[[2]int]bool{}}
-}
-
-func (r *responses) of(k int, call cassettes.ToolCall) (cassettes.ToolResult, bool) {
-	for i := k + 1; i < len(r.steps); i++ {
-		for j, res := range r.steps[i].ToolResults {
-			key := [2]int{i, j}
-			if r.used[key] || res.Name != call.Name || (call.ID != "" && res.ID != call.ID) {
-				continue
-			}
-			r.used[key] = true
-			return res, true
-		}
-	}
-	return cassettes.ToolResult{}, false
 }
 
 func setStart(s *tracepb.Span, t time.Time) { s.StartTimeUnixNano = uint64(t.UnixNano()) }

@@ -34,32 +34,24 @@ type call struct {
 }
 
 // callsOf lists an invocation's tool calls in file order, each with the
-// result of the same name sent back later (the k-th result of a name goes
-// with the k-th call of it: ids differ between runs).
+// result sent back later (recorded.PairResults: by id, else the k-th
+// result of a name goes with the k-th call of it).
 func callsOf(inv *recorded.Invocation) []call {
 	var calls []call
+	results := inv.Results()
 	for i, s := range inv.Steps {
 		for j, tc := range s.ToolCalls {
 			c := call{ToolCall: tc, agent: s.Agent}
 			if answer, ok := inv.ConfirmationOf(i, j); ok {
 				c.answer = &answer
 			}
+			if r, ok := results[recorded.CallRef{Step: i, Call: j}]; ok {
+				c.result, c.hasRes = r.Response, true
+			}
 			calls = append(calls, c)
 		}
 		for _, h := range s.HTTPCalls { // made by the tools those calls ran
 			calls = append(calls, httpCall(h, s.Agent))
-		}
-	}
-	next := map[string]int{}
-	for _, s := range inv.Steps {
-		for _, tr := range s.ToolResults {
-			for i := next[tr.Name]; i < len(calls); i++ {
-				if calls[i].Name == tr.Name && !calls[i].hasRes {
-					calls[i].result, calls[i].hasRes = tr.Response, true
-					next[tr.Name] = i + 1
-					break
-				}
-			}
 		}
 	}
 	return calls

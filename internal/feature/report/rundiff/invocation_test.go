@@ -5,6 +5,7 @@ package rundiff
 import (
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
@@ -32,5 +33,24 @@ func TestParallelAgentsFinalResponse(t *testing.T) {
 		if got := len(d.Changes) == 1 && d.Changes[0].Kind == ResponseChanged; got != tc.change || (!tc.change && len(d.Changes) > 0) {
 			t.Errorf("%v → %v: changes %+v", old.Steps, tc.new.Steps, d.Changes)
 		}
+	}
+}
+
+// A call's result is the one its id names, not the first of its name:
+// results sent back in another order than the calls stay on their calls.
+func TestCallsTakeTheirResultsByID(t *testing.T) {
+	call := func(id, city string) cassettes.ToolCall {
+		return cassettes.ToolCall{ID: id, Name: "get_weather", Args: map[string]any{"city": city}}
+	}
+	result := func(id, temp string) cassettes.ToolResult {
+		return cassettes.ToolResult{ID: id, Name: "get_weather", Response: map[string]any{"temp": temp}}
+	}
+	inv := &recorded.Invocation{Steps: []recorded.Step{
+		{Agent: "a", Step: wire.Step{ToolCalls: []cassettes.ToolCall{call("p", "Paris"), call("o", "Oslo")}}},
+		{Agent: "a", Step: wire.Step{ToolResults: []cassettes.ToolResult{result("o", "-3"), result("p", "18")}, Text: "done"}},
+	}}
+	calls := callsOf(inv)
+	if len(calls) != 2 || calls[0].result["temp"] != "18" || calls[1].result["temp"] != "-3" {
+		t.Fatalf("calls and results: %+v", calls)
 	}
 }

@@ -1,9 +1,0 @@
-//go:build unix
-
-package cassettes
-
-import "syscall"
-
-// oNonBlock opens a FIFO without waiting for a writer (it is then refused
-// as not a regular file); regular files ignore it.
-const oNonBlock = syscall.O_NONBLOCK
