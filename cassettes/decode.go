@@ -39,7 +39,7 @@ type document struct {
 // decodeDocument reads data as one YAML document; it is the reference
 // reader, and the only one that reports problems.
 func decodeDocument(file string, data []byte) (*document, int, error) {
-	r := reader{file: file}
+	r := reader{file: file, sets: &headerSets{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
@@ -357,6 +357,10 @@ func (r reader) headers(n *yaml.Node, where string) (http.Header, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, r.errorf(n, "%s headers must be a mapping of name to value", where)
 	}
+	shared, ok := r.sets.lookup(n) // headersets.go
+	if shared != nil {
+		return shared, nil
+	}
 	h := make(http.Header, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -384,6 +388,9 @@ func (r reader) headers(n *yaml.Node, where string) (http.Header, error) {
 			return nil, err
 		}
 		h[name] = []string{s}
+	}
+	if ok {
+		r.sets.add(h)
 	}
 	return h, nil
 }

@@ -42,6 +42,7 @@ func (e *FormatError) Unwrap() error { return e.Err }
 type reader struct {
 	file  string
 	owned *ownedValues // block values the session splitter made in place (literal.go); nil elsewhere
+	sets  *headerSets  // the header sets read so far, shared by the exchanges that have the same (headersets.go)
 }
 
 func (r reader) errorf(n *yaml.Node, format string, args ...any) error {

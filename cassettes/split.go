@@ -120,6 +120,7 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 // block literals taken out of it; failed means the piece is not what the
 // split took it for, or is broken.
 func (r reader) run(text []byte, blocks []string) (xs []*Exchange, failed bool) {
+	r.sets = &headerSets{}
 	doc, ok := plainTree(text)
 	if !ok {
 		if doc, ok = yamlTree(text); !ok {

@@ -24,7 +24,10 @@ import (
 const maxFileSize = safefile.MaxSize
 
 // Load reads the cassette file at path, together with a journal a
-// recording left beside it when it was killed (see Journal).
+// recording left beside it when it was killed (see Journal). Exchanges
+// with the same headers may share one header map: treat the maps as
+// read-only (Clone one to change it). A file whose loading would not fit
+// in the memory left (about twice its size) is refused.
 func Load(path string) (*Cassette, error) {
 	c, err := loadYAML(path)
 	j, jerr := readJournal(path)

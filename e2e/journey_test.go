@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,20 +123,29 @@ func goTool(t *testing.T, dir string, env []string, args ...string) {
 // startFake serves script with 'adkproxy fake' until the test ends and
 // returns its base URL.
 func startFake(t *testing.T, bin, script string) string {
+	url, _ := startStoppableFake(t, bin, script)
+	return url
+}
+
+// startStoppableFake is startFake with a function that stops the fake
+// early (and waits for it), for a replay that must find nothing listening.
+func startStoppableFake(t *testing.T, bin, script string) (string, func()) {
 	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	fake := exec.Command(bin, "fake", "--script", script, "--listen", "127.0.0.1:0", "--addr-file", addrFile)
 	if err := fake.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { fake.Process.Signal(os.Interrupt); fake.Wait() })
+	var once sync.Once
+	stop := func() { once.Do(func() { fake.Process.Signal(os.Interrupt); fake.Wait() }) }
+	t.Cleanup(stop)
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if addr, _ := os.ReadFile(addrFile); len(addr) > 0 {
-			return "http://" + strings.TrimSpace(string(addr))
+			return "http://" + strings.TrimSpace(string(addr)), stop
 		}
 	}
 	t.Fatal("adkproxy fake did not write its address")
-	return ""
+	return "", stop
 }
 
 func fileContains(path, text string) bool {

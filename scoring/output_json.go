@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/samplestat"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 )
 
@@ -73,6 +74,7 @@ func (o JSONOptions) Write(w io.Writer, r *Result) error {
 		EvalCaseResults:   []outEvalCaseResult{},
 		CreationTimestamp: ts,
 		Label:             r.Label,
+		Samples:           suiteSamplesOf(r),
 	}
 	for _, c := range r.Cases {
 		ec := outCaseJSON(outEvalSetID(r, c), c)
@@ -102,6 +104,9 @@ type outEvalSetResult struct {
 	CreationTimestamp float64             `json:"creation_timestamp"`
 	// Label is score --label, a key ADK keeps (its models allow extra).
 	Label string `json:"label,omitempty"`
+	// Samples sums up the suite's samples (samples_out.go), when cases
+	// have them.
+	Samples *samplestat.Suite `json:"samples,omitempty"`
 }
 
 type outEvalCaseResult struct {
@@ -193,11 +198,11 @@ func outCaseJSON(evalSetID string, c CaseResult) outEvalCaseResult {
 	if f := outCaseFailure(c); f != "" {
 		out.Details = map[string]any{"case_failure": f}
 	}
-	if c.samples.N > 0 {
+	if c.Samples.N > 0 {
 		if out.Details == nil {
 			out.Details = map[string]any{}
 		}
-		out.Details["samples"] = c.samples
+		out.Details["samples"] = c.Samples
 	}
 	for _, m := range c.Metrics {
 		details := maps.Clone(m.Details)

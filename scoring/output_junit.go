@@ -48,8 +48,15 @@ func WriteJUnit(w io.Writer, r *Result) error {
 			suite.Failures++
 		}
 	}
+	if s := suiteSamplesOf(r); s != nil {
+		suite.Properties = append(suite.Properties, junitSuiteSamples(s)...)
+	}
 	for _, c := range r.Cases {
 		id := outCaseID(c)
+		if c.Samples.N > 0 { // informational: the case's verdict is its pooled status
+			suite.Cases = append(suite.Cases, junitxml.Case{Classname: class, Name: id + " / samples", SystemOut: c.Samples.Text()})
+			suite.Tests++
+		}
 		if f := outCaseFailure(c); f != "" {
 			add(id, &junitxml.Failure{Type: Failed.String(), Message: textfmt.OneLine(f), Body: f})
 		} else if len(outMetricStatuses(c)) == 0 && outKnown(c.Status) != Passed {

@@ -27,6 +27,11 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	}
 	bw.WriteString("## " + mdIcon(ResultStatus(r)) + " " + title + "\n\n")
 	bw.WriteString(mdEscape(Summary(r)) + "\n")
+	if s := suiteSamplesOf(r); s != nil {
+		for _, l := range s.Lines() {
+			bw.WriteString("\n" + mdEscape(l) + "\n")
+		}
+	}
 	for _, c := range r.Cases {
 		bw.WriteString("\n### " + mdIcon(c.Status) + " " + mdEscape(outCaseID(c)) + " — " + outKnown(c.Status).String() + "\n\n")
 		var about []string
@@ -38,6 +43,9 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		}
 		if len(about) > 0 {
 			bw.WriteString(strings.Join(about, ", ") + "\n\n")
+		}
+		if c.Samples.N > 0 {
+			bw.WriteString(mdEscape(c.Samples.Text()) + "\n\n")
 		}
 		if f := outCaseFailure(c); f != "" {
 			bw.WriteString("**Case failed:** " + mdEscape(f) + "\n\n")
@@ -60,6 +68,9 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 			}
 			for _, note := range outNotes(m) {
 				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(note))
+			}
+			if t := outScoreSamplesText(m); t != "" {
+				why = append(why, "- "+mdCode(m.Metric, false)+": "+mdEscape(t))
 			}
 		}
 		if len(why) > 0 {

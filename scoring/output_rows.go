@@ -69,10 +69,14 @@ func RowsOf(r *Result, cfg *Config) *Rows {
 			rows.Criteria = append(rows.Criteria, m.Metric)
 		}
 	}
+	sampled := suiteSamplesOf(r) != nil
 	for i := range r.Cases {
 		c := &r.Cases[i]
-		rows.Rows = append(rows.Rows, Row{EvalSetID: outEvalSetID(r, *c), EvalID: outCaseID(*c),
-			SessionID: outSessionID(*c), Case: c.Case, Result: c})
+		row := Row{EvalSetID: outEvalSetID(r, *c), EvalID: outCaseID(*c), SessionID: outSessionID(*c), Case: c.Case, Result: c}
+		if sampled {
+			row.Extra = samplesCells(c)
+		}
+		rows.Rows = append(rows.Rows, row)
 	}
 	return rows
 }

@@ -81,6 +81,9 @@ func WriteTable(w io.Writer, r *Result) error {
 			line += "  (" + strings.Join(about, ", ") + ")"
 		}
 		bw.WriteString(line + "\n")
+		if c.Samples.N > 0 {
+			bw.WriteString("  " + c.Samples.Text() + "\n")
+		}
 		if f := outCaseFailure(c); f != "" {
 			outIndented(bw, "  case failed: ", "    ", f)
 		}
@@ -97,6 +100,9 @@ func WriteTable(w io.Writer, r *Result) error {
 			for _, note := range outNotes(m) {
 				outIndented(bw, "      ", "        ", note)
 			}
+			if t := outScoreSamplesText(m); t != "" {
+				bw.WriteString("      " + t + "\n")
+			}
 		}
 	}
 	if len(r.Unpaired) > 0 {
@@ -110,6 +116,11 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 	if len(r.Cases) > 0 || len(r.Unpaired) > 0 {
 		bw.WriteString("\n")
+	}
+	if s := suiteSamplesOf(r); s != nil {
+		for _, l := range s.Lines() {
+			bw.WriteString(textfmt.OneLine(l) + "\n")
+		}
 	}
 	bw.WriteString(Summary(r) + "\n")
 	return bw.Flush()

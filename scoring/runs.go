@@ -135,7 +135,7 @@ func poolCase(criteria []Criterion, runs []CaseResult) CaseResult {
 	for k, r := range runs {
 		passed[k] = r.Status == Passed && r.Case.Failure == ""
 	}
-	cr.samples = samplestat.Summarise(passed)
+	cr.Samples = samplestat.Summarise(passed)
 	return cr
 }
 
@@ -153,14 +153,8 @@ func metricSamples(runs []CaseResult, mi int) map[string]any {
 		}
 	}
 	out := map[string]any{"pass": samplestat.Summarise(passed)}
-	if len(scores) > 0 {
-		lo, hi := samplestat.BootstrapMean(scores)
-		sum := 0.0
-		for _, x := range scores {
-			sum += x
-		}
-		out["score"] = map[string]any{"n": len(scores), "mean": sum / float64(len(scores)), "interval_low": lo, "interval_high": hi,
-			"bootstrap_seed": samplestat.BootstrapSeed, "bootstrap_rounds": samplestat.BootstrapRounds}
+	if m, ok := samplestat.MeanOf(scores); ok {
+		out["score"] = m
 	}
 	return out
 }

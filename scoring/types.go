@@ -219,9 +219,10 @@ type CaseResult struct {
 	Case    *Case
 	Metrics []MetricResult
 	Status  EvalStatus
-	// samples sums up the verdicts of the case's runs (N == 0 for a case
-	// played once).
-	samples samplestat.Summary
+	// Samples sums up the verdicts of the case's runs or samples (record
+	// --samples): pass@1, pass@k, pass^k, flip rate, Wilson interval, flaky.
+	// N == 0 for a case played once.
+	Samples samplestat.Summary
 }
 
 // Result is a scoring run: what ADK calls an EvalSetResult.

@@ -9,6 +9,7 @@
 //	benchtool coldstart -bin ADKPROXY -dir DIR -reps 3 -tags ... -out FILE
 //	benchtool ssedelay  -bin ADKPROXY -n 200 -out FILE
 //	benchtool recordrss -bin ADKPROXY -sizes-mib 16,64 -reps 3 -out FILE
+//	benchtool loadrss   -bin ADKPROXY -sizes-mib 1,64,512 -steps 200000 -reps 3 -out FILE
 //	benchtool missrss   -bin ADKPROXY -mib 16 -c 8   # replay misses on large requests (not in make bench)
 //	benchtool freeport                           # print a free loopback port
 //	benchtool report    -results FILE -out BENCHMARKS.md [-gobench FILE] [-duration SECONDS]
@@ -26,6 +27,7 @@ var commands = map[string]func(args []string) error{
 	"coldstart": coldStart,
 	"ssedelay":  sseDelay,
 	"recordrss": recordRSS,
+	"loadrss":   loadRSS,
 	"missrss":   missRSS,
 	"freeport":  freePort,
 	"report":    report,
@@ -33,7 +35,7 @@ var commands = map[string]func(args []string) error{
 
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: benchtool fixtures|mix|traffic|coldstart|ssedelay|recordrss|missrss|freeport|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchtool fixtures|mix|traffic|coldstart|ssedelay|recordrss|loadrss|missrss|freeport|report [flags]")
 		os.Exit(2)
 	}
 	if err := commands[os.Args[1]](os.Args[2:]); err != nil {

@@ -96,6 +96,13 @@ func writeResults(t *testing.T, dir string, adk, peer benchRun, big int) string 
 		measure("recordrss", map[string]string{"set": fmt.Sprintf("%.0fMiB", mib)}, map[string]float64{
 			"answer_mb": mib, "base_mb": 15, "peak_mb": 15 + mib*(2+adk.addUS/200), "ratio": 2 + adk.addUS/200})
 	}
+	for _, ls := range loadSets {
+		for _, command := range []string{"ls", "replay"} {
+			ratio := 1.5 + adk.addUS/200
+			measure("loadrss", map[string]string{"set": ls.set, "path": "/" + command}, map[string]float64{
+				"file_mb": 150, "base_mb": 21, "peak_mb": 21 + 150*ratio, "ratio": ratio})
+		}
+	}
 	for _, payload := range []string{"json", "sse"} {
 		measure("journal-syncs", map[string]string{"set": "overwrite-" + payload + "-16"}, map[string]float64{"per_exchange": 0.14, "mean_sync_ms": 0.4})
 	}

@@ -57,6 +57,7 @@ type reportData struct {
 	SSE       []latencyRow
 	ColdStart []coldRow
 	RecordRSS []memoryFloor
+	LoadRSS   []loadFloor
 	Big       float64
 	Size      []sizeRow
 	GoBench   []goBenchRow
@@ -66,6 +67,7 @@ type reportData struct {
 	ProfileLoad, PlanColdStart string // set when a cold-start floor was missed
 	PlanSSE                    string // set when the first-SSE-event floor was missed
 	PlanRecordRSS              string // set when the recording-memory floor was missed
+	PlanLoadRSS                string // set when the loading-memory floor was missed
 	PlanRecording              string // set when a forwarding or keeping floor was missed
 	RecordNote                 string
 
@@ -133,6 +135,27 @@ type memoryFloor struct {
 // maxRecordRSS is the floor on Ratio: memory while recording an answer of
 // N bytes stays within 2.5 N above the idle process.
 const maxRecordRSS = 2.5
+
+// loadFloor is the peak RSS of a command (ls, replay --check) reading one
+// cassette of FileMB: Peak − Base (the same command on a cassette of ten
+// small steps) = Ratio × the file.
+type loadFloor struct {
+	Set, Label, Of, Command   string
+	FileMB, Base, Peak, Ratio float64
+	Met                       bool
+}
+
+// maxLoadRSS is the floor on a loadFloor's Ratio (issue 39 items 5 and
+// 12): reading a cassette takes at most twice its size above the idle
+// process.
+const maxLoadRSS = 2.0
+
+// loadSets are benchtool loadrss's cassettes, in the report's order, with
+// their labels.
+var loadSets = []struct{ set, label, of string }{
+	{"1MiB", "1 MiB body", "a 1 MiB body"}, {"64MiB", "64 MiB body", "a 64 MiB body"},
+	{"512MiB", "512 MiB body", "a 512 MiB body"}, {"200k-steps", "200,000 small steps", "200,000 small steps"},
+}
 
 // maxColdStartMS bounds reading every cassette of the 10k-interaction run,
 // what ls, score, diff and replay --check do before anything else.
@@ -310,6 +333,24 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 			missed = append(missed, "recordrss")
 		}
 	}
+	for _, ls := range loadSets {
+		for _, command := range []string{"ls", "replay"} {
+			id := "loadrss/" + ls.set + "/" + command
+			if len(r.measures[id]) == 0 {
+				continue
+			}
+			f := loadFloor{Set: ls.set, Label: ls.label, Of: ls.of, Command: command, FileMB: r.measure(id, "file_mb"),
+				Base: r.measure(id, "base_mb"), Peak: r.measure(id, "peak_mb"), Ratio: r.measure(id, "ratio")}
+			if command == "replay" {
+				f.Command = "replay --check"
+			}
+			f.Met = f.Ratio <= maxLoadRSS
+			d.LoadRSS = append(d.LoadRSS, f)
+			if !f.Met {
+				missed = append(missed, "loadrss")
+			}
+		}
+	}
 	if alone, among := findBench(gb, "BenchmarkStart/cassettes=1"), findBench(gb, "BenchmarkStart/cassettes=400"); alone != nil && among != nil {
 		f := ratioFloor{A: among.ns / 1e3, B: alone.ns / 1e3}
 		f.Ratio = f.A / f.B
@@ -477,6 +518,9 @@ func newReportData(rc *reportConfig, r *results, gb []gobench) *reportData {
 	}
 	if slices.Contains(missed, "recordrss") {
 		d.PlanRecordRSS = planRecordRSS
+	}
+	if slices.Contains(missed, "loadrss") {
+		d.PlanLoadRSS = planLoadRSS
 	}
 	if slices.Contains(missed, "recording") {
 		d.PlanRecording = planRecording

@@ -38,7 +38,9 @@ func loadCassettes(c *cli.Context) (dir string, loaded map[string]*cassettes.Cas
 	if path == "" {
 		return "", nil, usageErrorf("%s: --cassettes PATH is required (a folder or one cassette file; or 'adkproxy %s PATH', or set ADKPROXY_CASSETTES)", c.Command.Name, c.Command.Name)
 	}
+	restoreGC := loadingGC(path) // gc.go
 	dir, loaded, err = cassettes.LoadPath(path)
+	restoreGC()
 	if err != nil {
 		return "", nil, withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
 	}

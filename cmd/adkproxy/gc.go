@@ -1,29 +1,38 @@
-// Pacing garbage collection by memory while replay loads its cassettes:
-// it only tunes start-up time, so it stays out of the loading code.
+// Pacing garbage collection by memory while a command loads its
+// cassettes: it tunes start-up time and peak memory, so it stays out of
+// the loading code.
 
 package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 )
 
-// loadingGC paces garbage collection by memory while replay loads its
-// cassettes, and returns the function that restores the usual pacing.
-// Loading grows the heap from nothing to about the cassettes' size, and
-// the default pacing collects at every doubling of it: dozens of
-// collections for a large folder, a fifth of start-up. With collection
-// paced only by a limit of twice the YAML's size (at least 64 MiB), garbage
-// builds up to that limit, no further, and is collected a few times.
-// GOGC or GOMEMLIMIT set by the user are left alone.
-func loadingGC(dir string) (restore func()) {
+// loadingGC paces garbage collection by memory while a command loads the
+// cassettes at path (a folder or one file), and returns the function that
+// restores the usual pacing. Loading grows the heap from nothing to about
+// the cassettes' size, and the default pacing collects at every doubling
+// of it: dozens of collections for a large folder, a fifth of start-up.
+// With collection paced only by a limit of twice the YAML's size (at least
+// 64 MiB), garbage builds up to that limit, no further, and is collected a
+// few times. Restoring collects once when the cassettes are large
+// (collectFrom), so that the usual pacing starts from what loading kept
+// rather than from a heap full of its garbage, and lets the heap grow to
+// twice that, not twice the garbage too. GOGC or GOMEMLIMIT set by the
+// user are left alone.
+func loadingGC(path string) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	var size int64
-	files, _ := cassettes.Files(dir) // a folder that cannot be read fails in loading
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	files, _ := cassettes.Files(path) // a folder that cannot be read fails in loading
 	for _, f := range files {
 		if info, err := os.Stat(f); err == nil {
 			size += info.Size()
@@ -33,7 +42,15 @@ func loadingGC(dir string) (restore func()) {
 	oldLimit := debug.SetMemoryLimit(limit)
 	oldPercent := debug.SetGCPercent(-1)
 	return func() {
+		if size >= collectFrom {
+			runtime.GC()
+		}
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
 	}
 }
+
+// collectFrom is the size of cassettes from which loading them ends with a
+// collection: it takes a few milliseconds per 10 MB, a small part of
+// loading them, and below it the heap is small anyway.
+const collectFrom = 32 << 20

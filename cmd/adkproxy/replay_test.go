@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -112,15 +113,28 @@ func TestRecordOnceFailsLikeStrictReplay(t *testing.T) {
 }
 
 // buildWeather builds the demo agent (examples/weather, the official Go
-// client) and returns its path.
+// client) once for the tests that wrap it, beside the adkproxy binary
+// TestMain built, and returns its path.
 func buildWeather(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "weather-agent")
-	build := exec.Command("go", "build", "-o", bin, "../../examples/weather")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/weather: %v\n%s", err, out)
+	weatherBuild.Do(func() {
+		bin := filepath.Join(filepath.Dir(adkproxyBin), "weather-agent")
+		out, err := exec.Command("go", "build", "-o", bin, "../../examples/weather").CombinedOutput()
+		weatherBuild.bin, weatherBuild.err = bin, err
+		if err != nil {
+			weatherBuild.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if weatherBuild.err != nil {
+		t.Fatalf("building examples/weather: %v", weatherBuild.err)
 	}
-	return bin
+	return weatherBuild.bin
+}
+
+var weatherBuild struct {
+	sync.Once
+	bin string
+	err error
 }
 
 // TestReplayFaultWithTheExampleCassette: with the shipped cassette, a 429

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -152,5 +153,28 @@ func TestRecordSamplesReplayAndScore(t *testing.T) {
 	}
 	if got["flaky"] != true {
 		t.Errorf("a case that passed and failed is not flaky: %v", got)
+	}
+	wilson := fmt.Sprintf("[%.4f, %.4f]", mid-half, mid+half) // [0.2307, 0.8824]
+	for _, format := range []string{"table", "markdown", "junit", "html", "csv", "jsonl"} {
+		out := adkproxy(t, nil, "score", "--cassettes", dir, "--expected", evalset, "--config", config, "--format", format)
+		wants := []string{"pass@1 0.6", wilson, "pass^5 0", "flip rate 0.75", "FLAKY"}
+		switch format {
+		case "markdown":
+			wants[1] = strings.NewReplacer("[", `\[`, "]", `\]`).Replace(wilson)
+		case "csv":
+			wants = []string{"samples.pass_at_1,samples.pass_at_k,samples.pass_hat_k,samples.flip_rate", ",0.6,1,0,0.75,"}
+		case "jsonl":
+			wants = []string{`"samples.pass_at_1":0.6`, `"samples.flaky":true`}
+		case "junit":
+			wants = append(wants, `name="samples.pass_at_1" value="0.6"`, `name="samples.flaky" value="weather"`)
+		}
+		if format == "table" || format == "markdown" || format == "html" {
+			wants = append(wants, "SAMPLES 3 of 5 samples passed over 1 cases", "mean score over 5 samples")
+		}
+		for _, w := range wants {
+			if !strings.Contains(out.stdout, w) {
+				t.Errorf("score --format %s lacks %q:\n%s", format, w, out.stdout)
+			}
+		}
 	}
 }

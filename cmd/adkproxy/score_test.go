@@ -32,30 +32,21 @@ var (
 	weatherConfig   = filepath.Join(weatherDir, "eval_config.json")
 )
 
+// TestScoreDemoPasses: the table goes to stdout and ends with the verdict,
+// so stderr stays quiet, and a passing run exits 0. What the table says is
+// scoring's (scoring/weather_example_test.go).
 func TestScoreDemoPasses(t *testing.T) {
 	t.Parallel()
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", weatherEvalSet, "--config", weatherConfig)
-	if r.code != 0 {
+	if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "EVAL SET weather\n") ||
+		!strings.HasSuffix(r.stdout, "\nPASSED: 1 of 1 case passed; 6 of 6 criteria passed\n") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	for _, want := range []string{
-		"EVAL SET weather\n",
-		"CASE paris_then_tokyo  PASSED  (session default/1, 2 invocations)\n",
-		"tool_trajectory_avg_score", "response_match_score", "trajectory_f1", "total_tokens", "cost_usd", "latency_invocation_ms",
-		"≤ 5000",
-		"\nPASSED: 1 of 1 case passed; 6 of 6 criteria passed\n",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	if strings.Contains(r.stdout, "FAILED") || strings.Contains(r.stdout, "NOT_EVALUATED") || r.stderr != "" {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 }
 
-// A changed expectation fails the run, and the table says which invocation
-// differs and how.
+// A changed expectation fails the run (exit 1); the table's own verdict
+// ends stdout, so stderr stays quiet; in another format on stdout the
+// verdict goes to stderr as well.
 func TestScoreFailureExplainsItself(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile(weatherEvalSet)
@@ -69,25 +60,9 @@ func TestScoreFailureExplainsItself(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "london.evalset.json")
 	os.WriteFile(path, []byte(london), 0o644)
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", path)
-	if r.code != exitFailure {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	if r.code != exitFailure || !strings.Contains(r.stdout, "\nFAILED: 0 of 1 case passed (1 FAILED)") || r.stderr != "" {
+		t.Errorf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	// The table's own summary ends stdout, so stderr stays quiet.
-	lines := strings.Split(r.stdout, "\n")
-	reason := -1
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "tool_trajectory_avg_score") && strings.Contains(l, "FAILED") {
-			reason = i + 1
-		}
-	}
-	if reason < 0 || reason >= len(lines) || !strings.Contains(lines[reason], "invocation 2") ||
-		!strings.Contains(lines[reason], "London") || !strings.Contains(lines[reason], "Tokyo") {
-		t.Errorf("no reason below the failing metric:\n%s", r.stdout)
-	}
-	if !strings.Contains(r.stdout, "\nFAILED: 0 of 1 case passed (1 FAILED)") || r.stderr != "" {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	}
-	// Other formats on stdout: the verdict goes to stderr as well.
 	r = adkproxy(t, nil, "score", "--cassettes", weatherCassette, "--expected", path, "--format", "markdown")
 	if r.code != exitFailure || !strings.HasPrefix(r.stdout, "## ❌ adkproxy score: weather") ||
 		!strings.HasPrefix(r.stderr, "adkproxy: FAILED: 0 of 1 case passed") {
@@ -105,36 +80,11 @@ func TestScoreFormatsToFile(t *testing.T) {
 	if r.code != 0 || r.stdout != "" || r.stderr != "adkproxy: PASSED: 1 of 1 case passed; 6 of 6 criteria passed (json written to "+out+")\n" {
 		t.Fatalf("json: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	data, _ := os.ReadFile(out)
 	var doc struct {
-		EvalSetResultID string `json:"eval_set_result_id"`
-		EvalSetID       string `json:"eval_set_id"`
-		Cases           []struct {
-			EvalID  string `json:"eval_id"`
-			Status  int    `json:"final_eval_status"`
-			Session string `json:"session_id"`
-			Overall []struct {
-				Metric string `json:"metric_name"`
-				Status int    `json:"eval_status"`
-			} `json:"overall_eval_metric_results"`
-			PerInvocation []struct {
-				Actual   map[string]any `json:"actual_invocation"`
-				Expected map[string]any `json:"expected_invocation"`
-			} `json:"eval_metric_result_per_invocation"`
-		} `json:"eval_case_results"`
+		EvalSetID string `json:"eval_set_id"`
 	}
-	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &doc) != nil {
-		t.Fatalf("not a plain EvalSetResult object:\n%s", data)
-	}
-	if doc.EvalSetID != "weather" || !strings.HasPrefix(doc.EvalSetResultID, "adkproxy_weather_") || len(doc.Cases) != 1 ||
-		doc.Cases[0].EvalID != "paris_then_tokyo" || doc.Cases[0].Status != 1 || doc.Cases[0].Session != "default/1" ||
-		len(doc.Cases[0].Overall) != 6 || len(doc.Cases[0].PerInvocation) != 2 || doc.Cases[0].PerInvocation[1].Expected["invocation_id"] != "e-tokyo" {
-		t.Fatalf("result %+v", doc)
-	}
-	for _, m := range doc.Cases[0].Overall {
-		if m.Status != 1 {
-			t.Errorf("%s: status %d", m.Metric, m.Status)
-		}
+	if data, _ := os.ReadFile(out); len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &doc) != nil || doc.EvalSetID != "weather" {
+		t.Fatalf("--out is not the EvalSetResult object:\n%s", data)
 	}
 
 	out = filepath.Join(dir, "junit.xml")
@@ -146,13 +96,12 @@ func TestScoreFormatsToFile(t *testing.T) {
 	if err != nil || len(suites) != 1 {
 		t.Fatalf("junit: %v %v", err, suites)
 	}
-	suites[0].Aggregate()
-	if s := suites[0]; s.Name != "weather" || s.Totals.Tests != 6 || s.Totals.Passed != 6 || s.Tests[0].Name != "paris_then_tokyo / tool_trajectory_avg_score" {
-		t.Errorf("junit suite %+v", s)
+	if suites[0].Name != "weather" {
+		t.Errorf("junit suite %+v", suites[0])
 	}
 
 	r = adkproxy(t, nil, append(args, "--format", "markdown")...)
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "## ✅ adkproxy score: weather\n") || !strings.Contains(r.stdout, "| `trajectory_f1` | 1 | 1 | ✅ PASSED |") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "## ✅ adkproxy score: weather\n") {
 		t.Errorf("markdown: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -181,20 +130,17 @@ func TestScoreReportsUnpaired(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.HasPrefix(r.stderr, `adkproxy: not scored: eval case "ghost"`) || strings.Count(r.stderr, "\n") != 1 ||
-		!strings.Contains(r.stdout, "UNPAIRED (not scored):\n  eval case \"ghost\"") {
+	if !strings.HasPrefix(r.stderr, `adkproxy: not scored: eval case "ghost"`) || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 }
 
-// Without --expected only what needs no expectation can be judged: ADK's
-// default criteria compare with expectations, so the case is NOT_EVALUATED
-// and the run fails.
+// Without --expected ADK's default criteria cannot be judged: the run is
+// NOT_EVALUATED, which fails it.
 func TestScoreWithoutExpectations(t *testing.T) {
 	t.Parallel()
 	r := adkproxy(t, nil, "score", "--cassettes", weatherCassette)
-	if r.code != exitFailure || !strings.Contains(r.stdout, "CASE default  NOT_EVALUATED") ||
-		!strings.Contains(r.stdout, "\nNOT_EVALUATED: 0 of 1 case passed (1 NOT_EVALUATED); 0 of 2 criteria passed (2 NOT_EVALUATED)\n") {
+	if r.code != exitFailure || !strings.Contains(r.stdout, "\nNOT_EVALUATED: 0 of 1 case passed (1 NOT_EVALUATED)") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -457,6 +457,12 @@ func TestLoadingGCPacesByTwiceTheCassettesAndRestores(t *testing.T) {
 		t.Errorf("after loading: GC percent %d, limit %d; want them back at %d, %d", p, l, percent, limit)
 	}
 
+	restore = loadingGC(filepath.Join(dir, "sub/b.yaml")) // ls and score take one cassette file too
+	if _, l := gcSettings(); l != 2*40<<20 {
+		t.Errorf("one cassette file: limit %d, want %d (twice the file)", l, 2*40<<20)
+	}
+	restore()
+
 	restore = loadingGC(t.TempDir())
 	if _, l := gcSettings(); l != 64<<20 {
 		t.Errorf("empty folder: limit %d, want the 64 MiB floor", l)

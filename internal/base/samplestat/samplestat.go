@@ -6,9 +6,12 @@
 package samplestat
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Z95 is the normal quantile of a two-sided 95 % interval.
@@ -200,4 +203,111 @@ func Gate(lo, hi, margin float64) Verdict {
 	default:
 		return Inconclusive
 	}
+}
+
+// Text is the summary in one line for people.
+func (s Summary) Text() string {
+	t := fmt.Sprintf("samples: %d of %d passed; pass@1 %s, 95%% Wilson [%.4f, %.4f]; pass@%d %s; pass^%d %s; flip rate %s",
+		s.Passes, s.N, num(s.PassAt1), s.Low, s.High, s.K, num(s.PassAtK), s.K, num(s.PassHatK), num(s.FlipRate))
+	if s.Flaky {
+		t += "; FLAKY"
+	}
+	return t
+}
+
+// num is f in at most 4 decimals, without trailing zeros.
+func num(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1e4)/1e4, 'f', -1, 64)
+}
+
+// Suite sums up the samples of a suite's cases (those with N > 0):
+// pass@1, pass@k and pass^k are the means over the cases (each case's own
+// k); N and Passes pool every sample, and the Wilson interval is that
+// pooled rate's (as if every sample of every case were independent); the
+// flip rate pools the consecutive pairs of every case; Flaky names the
+// flaky cases.
+type Suite struct {
+	Cases    int      `json:"cases"`
+	N        int      `json:"n"`
+	Passes   int      `json:"passes"`
+	PassAt1  float64  `json:"pass_at_1"`
+	PassAtK  float64  `json:"pass_at_k"`
+	PassHatK float64  `json:"pass_hat_k"`
+	FlipRate float64  `json:"flip_rate"`
+	Low      float64  `json:"interval_low"`
+	High     float64  `json:"interval_high"`
+	Flaky    []string `json:"flaky"`
+}
+
+// SumSuite is the Suite of cases named ids; nil when none has samples.
+func SumSuite(cases []Summary, ids []string) *Suite {
+	s := &Suite{Flaky: []string{}}
+	pairs, flips := 0, 0.0
+	for i, cs := range cases {
+		if cs.N == 0 {
+			continue
+		}
+		s.Cases++
+		s.N += cs.N
+		s.Passes += cs.Passes
+		s.PassAt1 += cs.PassAt1
+		s.PassAtK += cs.PassAtK
+		s.PassHatK += cs.PassHatK
+		pairs += cs.N - 1
+		flips += cs.FlipRate * float64(cs.N-1)
+		if cs.Flaky {
+			s.Flaky = append(s.Flaky, ids[i])
+		}
+	}
+	if s.Cases == 0 {
+		return nil
+	}
+	n := float64(s.Cases)
+	s.PassAt1, s.PassAtK, s.PassHatK = s.PassAt1/n, s.PassAtK/n, s.PassHatK/n
+	if pairs > 0 {
+		s.FlipRate = math.Round(flips) / float64(pairs)
+	}
+	s.Low, s.High = Wilson(s.Passes, s.N, Z95)
+	return s
+}
+
+// Lines is the suite's summary for people: one line, and one naming the
+// flaky cases when there are any.
+func (s *Suite) Lines() []string {
+	lines := []string{fmt.Sprintf("SAMPLES %d of %d samples passed over %d cases; pass@1 %s, 95%% Wilson [%.4f, %.4f]; mean pass@k %s; mean pass^k %s; flip rate %s",
+		s.Passes, s.N, s.Cases, num(s.PassAt1), s.Low, s.High, num(s.PassAtK), num(s.PassHatK), num(s.FlipRate))}
+	if len(s.Flaky) > 0 {
+		lines = append(lines, "FLAKY (passed and failed within their samples): "+strings.Join(s.Flaky, ", "))
+	}
+	return lines
+}
+
+// MeanScore is the mean of the samples' scores with its 95 % percentile
+// bootstrap interval (BootstrapMean).
+type MeanScore struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	Low    float64 `json:"interval_low"`
+	High   float64 `json:"interval_high"`
+	Seed   int     `json:"bootstrap_seed"`
+	Rounds int     `json:"bootstrap_rounds"`
+}
+
+// MeanOf is the MeanScore of xs; ok is false when xs is empty.
+func MeanOf(xs []float64) (m MeanScore, ok bool) {
+	if len(xs) == 0 {
+		return m, false
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	m = MeanScore{N: len(xs), Mean: sum / float64(len(xs)), Seed: BootstrapSeed, Rounds: BootstrapRounds}
+	m.Low, m.High = BootstrapMean(xs)
+	return m, true
+}
+
+// Text is the mean score in words for people.
+func (m MeanScore) Text() string {
+	return fmt.Sprintf("mean score over %d samples %s, 95%% bootstrap [%.4f, %.4f]", m.N, num(m.Mean), m.Low, m.High)
 }

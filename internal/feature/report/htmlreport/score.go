@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/base/samplestat"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -25,13 +26,37 @@ func WriteScores(w io.Writer, r *scoring.Result, run recorded.Run) error {
 	if r.Label != "" {
 		p.Title += " (" + r.Label + ")"
 	}
+	sums := make([]samplestat.Summary, len(r.Cases))
+	ids := make([]string, len(r.Cases))
+	for i, c := range r.Cases {
+		sums[i] = c.Samples
+		if c.Case != nil {
+			ids[i] = c.Case.ID
+		}
+	}
+	if suite := samplestat.SumSuite(sums, ids); suite != nil {
+		p.Summary = append(p.Summary, suite.Lines()...)
+	}
 	for _, c := range r.Cases {
 		b := Block{Title: "case ?", Status: statusClass(c.Status)}
 		if c.Case != nil && c.Case.ID != "" {
 			b.Title = "case " + c.Case.ID
 		}
+		if c.Samples.N > 0 {
+			class := statusClass(c.Status)
+			if c.Samples.Flaky {
+				class = "failed"
+			}
+			b.Changes = append(b.Changes, Change{Kind: "samples", Class: class, Text: c.Samples.Text()})
+		}
 		for _, m := range c.Metrics {
-			b.Changes = append(b.Changes, Change{Kind: m.Metric, Class: statusClass(m.Status), Text: metricText(m.Score, m.Status, m.Reason)})
+			text := metricText(m.Score, m.Status, m.Reason)
+			if samples, _ := m.Details["samples"].(map[string]any); samples != nil {
+				if sc, ok := samples["score"].(samplestat.MeanScore); ok {
+					text += "; " + sc.Text()
+				}
+			}
+			b.Changes = append(b.Changes, Change{Kind: m.Metric, Class: statusClass(m.Status), Text: text})
 		}
 		if c.Case == nil {
 			p.Blocks = append(p.Blocks, b)

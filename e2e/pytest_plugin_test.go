@@ -1,0 +1,145 @@
+package e2e_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+)
+
+// debianPytest is where Debian's python3-pytest puts pytest and what it
+// imports, for Debian's python3; the ADK for Python tests run under the
+// machine's default python3 (pydantic 2), which gets only these folders.
+const debianPytest = "/usr/lib/python3/dist-packages"
+
+// pytestPath links Debian's pytest and its imports into a folder of their
+// own, so that ADK for Python's python3 can import pytest without
+// Debian's dist-packages shadowing its pydantic.
+func pytestPath(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(debianPytest, "pytest")); err != nil {
+		testutil.Require(t, "Debian's python3-pytest (apt-get install python3-pytest)")
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"_pytest", "pytest", "pluggy", "iniconfig", "py", "py.py", "attr", "attrs", "packaging"} {
+		if _, err := os.Stat(filepath.Join(debianPytest, name)); err == nil {
+			if err := os.Symlink(filepath.Join(debianPytest, name), filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// installPytestPlugin lays integrations/pytest out in site as an install
+// does: the package and a dist-info whose entry point is the one
+// pyproject.toml declares, read with Python's own TOML reader. pytest then
+// loads the plugin by that entry point, with no -p.
+func installPytestPlugin(t *testing.T, py, root, site string) {
+	t.Helper()
+	src := filepath.Join(root, "integrations", "pytest")
+	out, err := exec.Command(py, "-c", `
+import os, shutil, sys, tomllib
+src, site = sys.argv[1], sys.argv[2]
+meta = tomllib.load(open(os.path.join(src, "pyproject.toml"), "rb"))["project"]
+shutil.copytree(os.path.join(src, "src", "pytest_adkproxy"), os.path.join(site, "pytest_adkproxy"))
+info = os.path.join(site, meta["name"].replace("-", "_") + "-" + meta["version"] + ".dist-info")
+os.makedirs(info)
+open(os.path.join(info, "METADATA"), "w").write("Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (meta["name"], meta["version"]))
+eps = meta["entry-points"]["pytest11"]
+open(os.path.join(info, "entry_points.txt"), "w").write("[pytest11]\n" + "".join("%s = %s\n" % kv for kv in eps.items()))
+`, src, site).CombinedOutput()
+	if err != nil {
+		t.Fatalf("installing integrations/pytest: %v\n%s", err, out)
+	}
+}
+
+// TestPytestPluginADKPython runs the pytest plugin (integrations/pytest)
+// on an ADK for Python agent's tests: recorded from adkproxy fake, replayed
+// with the fake stopped (by the proxy the plugin starts, and under
+// 'adkproxy replay -- pytest'), then one test changed: that test alone
+// fails, naming its own cassette and the field that changed.
+func TestPytestPluginADKPython(t *testing.T) {
+	t.Parallel()
+	adk := testutil.SharedDir(t, "vendor", "adk-python")
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		testutil.Require(t, "python3")
+	}
+	root := testutil.RepoRoot()
+	bin := testutil.BuildAdkproxy(t)
+	work := t.TempDir()
+	site := filepath.Join(work, "site")
+	installPytestPlugin(t, py, root, site)
+	proj := filepath.Join(work, "project")
+	if err := os.CopyFS(proj, os.DirFS(filepath.Join(root, "e2e", "pytestplugin"))); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "ADKPROXY_BIN="+bin,
+		"PYTHONPATH="+strings.Join([]string{site, pytestPath(t), adk}, string(os.PathListSeparator)),
+		"GOOGLE_API_KEY=", "GEMINI_API_KEY=", "GOOGLE_GEMINI_BASE_URL=", "ADKPROXY_URL=")
+	pytest := func(args ...string) (string, int) {
+		cmd := exec.Command(py, append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider"}, args...)...)
+		cmd.Dir, cmd.Env = proj, env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+
+	fake, stopFake := startStoppableFake(t, bin, filepath.Join(proj, "script.yaml"))
+	if out, code := pytest("--adkproxy-record", "--adkproxy-upstream="+fake); code != 0 || !strings.Contains(out, "3 passed") {
+		t.Fatalf("record: exit %d\n%s", code, out)
+	}
+	for _, c := range []string{"test_agent/test_weather.yaml", "test_agent/test_weather_then_time.yaml", "shared/lisbon.yaml"} {
+		if !fileContains(filepath.Join(proj, "cassettes", c), "get_weather") {
+			t.Fatalf("cassette %s is missing or holds no get_weather call", c)
+		}
+	}
+	stopFake()
+
+	if out, code := pytest(); code != 0 || !strings.Contains(out, "3 passed") {
+		t.Fatalf("replay by the plugin's own proxy, fake stopped: exit %d\n%s", code, out)
+	}
+	wrapped := exec.Command(bin, "replay", "--cassettes", "cassettes", "--", py, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+	wrapped.Dir, wrapped.Env = proj, env
+	if out, err := wrapped.CombinedOutput(); err != nil || !strings.Contains(string(out), "3 passed") {
+		t.Fatalf("adkproxy replay -- pytest: %v\n%s", err, out)
+	}
+
+	test := filepath.Join(proj, "test_agent.py")
+	text, _ := os.ReadFile(test)
+	changed := strings.Replace(string(text), `"What time is it in Lisbon?"`, `"What time is it in Porto?"`, 1)
+	if changed == string(text) {
+		t.Fatal("the test file no longer asks the time in Lisbon")
+	}
+	os.WriteFile(test, []byte(changed), 0o644)
+	out, code := pytest()
+	if code != 1 {
+		t.Fatalf("replay after the change: exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"FAILED test_agent.py::test_weather_then_time",
+		"did not match cassette 'test_agent/test_weather_then_time'",
+		`recorded "What time is it in Lisbon?", got "What time is it in Porto?"`,
+		"2 passed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if regexp.MustCompile(`FAILED test_agent.py::test_(weather|named_cassette)\b[^_]`).MatchString(out) {
+		t.Errorf("an unchanged test failed too")
+	}
+	if t.Failed() {
+		t.Logf("pytest said:\n%s", out)
+	}
+}
