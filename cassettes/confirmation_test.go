@@ -60,16 +60,9 @@ func TestConfirmationErrorsNameTheField(t *testing.T) {
 // journalled keeps its confirmation.
 func TestJournalKeepsConfirmations(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	j, err := OpenJournal(path, "c", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	step := journalExchange(1)
 	step.Confirmations = []Confirmation{{Tool: "book_room", Args: map[string]any{"city": "Oslo"}, Confirmed: true, Payload: 3.0, Shape: shapeObject}}
-	if err := j.Append(step); err != nil {
-		t.Fatal(err)
-	}
-	j.Close()
+	writeJournal(t, path, "c", step)
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,15 @@ package cassettes
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 )
 
 // testFile is the file name given to Unmarshal in tests; errors must start
@@ -177,4 +180,38 @@ func simpleExchange(reqBody, respBody string) *Exchange {
 func isFormatErr(err, want error) bool {
 	var fe *FormatError
 	return errors.Is(err, want) && errors.As(err, &fe)
+}
+
+// writeJournal leaves the journal a recording killed after appending xs
+// would, named name, replacing the cassette: each record the exchange's
+// JSON, as internal/engine/journal writes it (its
+// TestJournalRecordIsTheExchangesJSON holds it to json.Marshal).
+func writeJournal(t *testing.T, path, name string, xs ...*Exchange) {
+	t.Helper()
+	j, err := journalfile.Open(path, name, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for _, x := range xs {
+		payload, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Live != nil && x.Live.ID != "" { // the last record of its connection
+			payload = append(append([]byte(journalfile.KeptPrefix(x.Live.ID)), payload...), '}')
+		}
+		if err := j.Append(payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// journalExchange is a placed model call, the i-th of its session.
+func journalExchange(i int) *Exchange {
+	return &Exchange{
+		Request:  Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"n":` + string(rune('0'+i)) + `}`)},
+		Response: Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte("{}\n")},
+		Place:    &Place{Session: 1, Invocation: i, User: "turn", Agent: "a"},
+	}
 }

@@ -17,7 +17,7 @@ type Live struct {
 	Frames []Frame
 	// ID names the connection in its cassette's journal while it is
 	// recorded, so that the connection's last record supersedes the
-	// frames journalled as they passed (journal_live.go); never stored in
+	// frames journalled as they passed (internal/engine/journal); never stored in
 	// the cassette.
 	ID string `json:"-"`
 }

@@ -49,33 +49,6 @@ func TestLiveRoundTrip(t *testing.T) {
 	}
 }
 
-func TestLiveJournalRoundTrip(t *testing.T) {
-	// One small and one large (streamed) record: both must read back whole.
-	big := bytes.Repeat([]byte("a"), streamedRecord)
-	for _, x := range []*Exchange{liveExchange(), liveExchange([]byte(`{"realtimeInput":{"audio":{"data":"` + string(big) + `"}}}`))} {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "live.yaml")
-		j, err := OpenJournal(path, "live", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Append(x); err != nil {
-			t.Fatal(err)
-		}
-		j.Close()
-		c, err := Load(path)
-		if err != nil {
-			t.Fatalf("Load with the journal: %v", err)
-		}
-		if len(c.Exchanges) != 1 {
-			t.Fatalf("the journal gave %d exchanges, want 1", len(c.Exchanges))
-		}
-		if d := diffExchanges(x, c.Exchanges[0]); d != "" {
-			t.Fatalf("journal round trip changed the connection: %s", d)
-		}
-	}
-}
-
 func TestLiveBadFrames(t *testing.T) {
 	head := "version: 2\nname: x\nlive:\n  - request: {method: GET, path: /ws/x}\n    response: {status: 101}\n    frames:\n"
 	for name, frame := range map[string]string{

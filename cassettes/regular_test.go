@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 )
 
 // TestOnlyRegularFilesAreRead: a cassette that is a link to a device
@@ -37,7 +39,7 @@ func TestOnlyRegularFilesAreRead(t *testing.T) {
 	if err := os.WriteFile(ok, []byte("version: 2\ninteractions: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(JournalPath(ok), 0o644); err != nil {
+	if err := syscall.Mkfifo(journalfile.Path(ok), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	within := func(what string, f func() error) error {

@@ -8,13 +8,6 @@ import "github.com/adkproxy/adkproxy/internal/base/safefile"
 
 const oNoFollow = safefile.NoFollow
 
-var (
-	readNoFollow = safefile.ReadNoFollow
-	createFresh  = safefile.CreateFresh
-	syncDir      = safefile.SyncDir
-	syncData     = safefile.SyncData
-)
-
 // CheckNoSymlinks refuses path when it, or a folder between dir and it, is
 // a symbolic link. Parts that do not exist yet are fine: adkproxy makes
 // them as real folders and files.

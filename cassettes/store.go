@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 	"github.com/adkproxy/adkproxy/internal/base/safefile"
 	"github.com/adkproxy/adkproxy/internal/base/setaside"
 )
@@ -24,15 +25,16 @@ import (
 const maxFileSize = safefile.MaxSize
 
 // Load reads the cassette file at path, together with a journal a
-// recording left beside it when it was killed (see Journal). Exchanges
-// with the same headers may share one header map: treat the maps as
-// read-only (Clone one to change it). A file whose loading would not fit
+// recording left beside it when it was killed (.NAME.yaml.journal): its
+// exchanges are folded in as docs/cassette-format.md says (Journals).
+// Exchanges with the same headers may share one header map: treat the maps
+// as read-only (Clone one to change it). A file whose loading would not fit
 // in the memory left (about twice its size) is refused.
 func Load(path string) (*Cassette, error) {
 	c, err := loadYAML(path)
 	j, jerr := readJournal(path)
 	if jerr != nil {
-		return nil, &FormatError{File: JournalPath(path), Msg: jerr.Error(), Err: ErrCorrupt}
+		return nil, &FormatError{File: journalfile.Path(path), Msg: jerr.Error(), Err: ErrCorrupt}
 	}
 	if j == nil || j.stale {
 		return c, err
@@ -44,7 +46,7 @@ func Load(path string) (*Cassette, error) {
 	case err != nil:
 		return nil, err
 	}
-	foldJournal(c, j, JournalPath(path), saved)
+	foldJournal(c, j, journalfile.Path(path), saved)
 	c.File = path
 	return c, nil
 }
@@ -153,7 +155,7 @@ func Files(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if target := cassettePathOf(path); target != "" {
+		if target := journalfile.CassettePathOf(path); target != "" {
 			// A journal whose cassette was never written: a recording
 			// killed before its first save. Its YAML sibling, if any,
 			// is loaded (journal included) when the walk reaches it.

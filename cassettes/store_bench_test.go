@@ -1,7 +1,6 @@
 package cassettes
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,36 +43,6 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Load(path); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkJournalAppend is the crash-safety cost of recording one
-// exchange: JSON-encode it, scan it for secrets, append and fsync.
-func BenchmarkJournalAppend(b *testing.B) { benchJournalAppend(b, true) }
-
-// BenchmarkJournalAppendGrowingFile is the same without the prewritten
-// tail: every record grows the file, so every sync commits its new size
-// too. The difference is what the tail saves (journal_prewrite.go).
-func BenchmarkJournalAppendGrowingFile(b *testing.B) { benchJournalAppend(b, false) }
-
-func benchJournalAppend(b *testing.B, tail bool) {
-	x := realisticCassette(1).Exchanges[0]
-	j, err := OpenJournal(filepath.Join(b.TempDir(), "bench.yaml"), "bench", true, NewRedactor())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Remove()
-	if !tail { // as journals were: the file ends where the records do
-		j.ready = math.MaxInt64
-		if err := j.f.Truncate(j.end); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := j.Append(x); err != nil {
 			b.Fatal(err)
 		}
 	}

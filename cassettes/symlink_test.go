@@ -8,36 +8,6 @@ import (
 	"testing"
 )
 
-// TestJournalIsNeverWrittenThroughASymlink: a symlink where the journal
-// goes (a hidden file committed to a repository is enough) must not let a
-// recording overwrite the file it points to.
-func TestJournalIsNeverWrittenThroughASymlink(t *testing.T) {
-	root := t.TempDir()
-	dir := filepath.Join(root, "cas")
-	os.MkdirAll(dir, 0o755)
-	victim := filepath.Join(root, "victim.txt")
-	os.WriteFile(victim, []byte("precious\n"), 0o644)
-	path := filepath.Join(dir, "name.yaml")
-	if err := os.Symlink(victim, JournalPath(path)); err != nil {
-		t.Fatal(err)
-	}
-	j, err := OpenJournal(path, "name", true, nil)
-	if err == nil {
-		j.Append(journalExchange(1))
-		j.Close()
-	}
-	if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
-		t.Fatalf("the victim was overwritten through the journal symlink: %q", got)
-	}
-	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), JournalPath(path)) {
-		t.Fatalf("OpenJournal: %v; want ErrSymlink naming the journal", err)
-	}
-	// Loading does not read through it either.
-	if _, err := Load(path); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "symbolic link") {
-		t.Fatalf("Load: %v; want ErrCorrupt saying it is a symbolic link", err)
-	}
-}
-
 // TestFoldersInsideTheCassettesFolderAreNotFollowed: a symlinked folder
 // (or cassette file) below the cassettes folder is refused for writing.
 func TestFoldersInsideTheCassettesFolderAreNotFollowed(t *testing.T) {

@@ -88,19 +88,10 @@ func TestToolHostDropsDefaultPorts(t *testing.T) {
 // it under its step.
 func TestJournalKeepsToolExchanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	j, err := OpenJournal(path, "c", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	step := journalExchange(1)
 	tool := toolExchange("city=Paris", 200)
 	tool.Place = &Place{Session: 1, Invocation: 1, User: "turn", Agent: "a"}
-	for _, x := range []*Exchange{step, tool} {
-		if err := j.Append(x); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j.Close() // killed: no YAML written
+	writeJournal(t, path, "c", step, tool) // killed: no YAML written
 	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)

@@ -261,7 +261,14 @@ func TestMCPStreamableHTTPADKJS(t *testing.T) {
 // and returns the port and a function that stops it.
 func startNode(t *testing.T, root, node string, args ...string) (port string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(node, args...)
+	return startServer(t, root, append([]string{node}, args...)...)
+}
+
+// startServer runs a server that prints "listening PORT" and returns the
+// port and a function that stops it.
+func startServer(t *testing.T, root string, args ...string) (port string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = root
 	out, err := cmd.StdoutPipe()
 	if err != nil {

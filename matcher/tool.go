@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // ToolKey identifies a tool request for replay: scheme, host, method, path,
@@ -25,12 +26,14 @@ func DiffTool(recorded, got *cassettes.Request) []Difference {
 
 // toolBody is a tool request's JSON body as m matches it: m's ignore
 // paths (--ignore) and the fields tool dialects' clients make up on every
-// run (wire.Volatile(true)) left out.
+// run (wire.Volatile(true)) left out, and a JSON-RPC request's id matched
+// by place (wire.VolatileJSONRPCID).
 func (m *Matcher) toolBody(body []byte) (any, bool) {
 	v, ok := ParseJSON(body)
 	if !ok {
 		return nil, false
 	}
+	wire.VolatileJSONRPCID(v)
 	for _, p := range m.toolIgnore {
 		p.Remove(v)
 	}

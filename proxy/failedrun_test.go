@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -53,7 +54,7 @@ func TestFailedRunKeepsTheCassette(t *testing.T) {
 	if err != nil || !strings.Contains(string(kept), "three") {
 		t.Fatalf("the run's exchange is not in %s: %v\n%s", failed, err, kept)
 	}
-	if _, err := os.Stat(cassettes.JournalPath(path)); err == nil {
+	if _, err := os.Stat(journalfile.Path(path)); err == nil {
 		t.Fatal("the journal of the failed run is left; loading would fold it over the cassette")
 	}
 

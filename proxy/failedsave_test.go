@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 	"github.com/adkproxy/adkproxy/proxy"
 )
 
@@ -49,7 +49,7 @@ func TestJournalOfAFailedSaveDoesNotReplaceTheCassette(t *testing.T) {
 	os.Remove(suite)
 	os.Rename(suite+".moved", suite)
 	path := filepath.Join(suite, "c.yaml")
-	journal := cassettes.JournalPath(path)
+	journal := journalfile.Path(path)
 	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatalf("the journal of the failed save is gone: %v", err)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/journal"
 )
 
 // maxOpenJournals bounds the journal files kept open between exchanges.
@@ -20,19 +20,19 @@ const maxOpenJournals = 16
 type openJournals struct {
 	mu     sync.Mutex
 	max    int
-	recent []*cassettes.Journal // least recently used first
+	recent []*journal.Journal // least recently used first
 }
 
 // used notes that j was just written to, releasing the least recently used
 // journals beyond the bound. A nil receiver releases j at once.
-func (o *openJournals) used(j *cassettes.Journal) error {
+func (o *openJournals) used(j *journal.Journal) error {
 	if o == nil {
 		return j.Release()
 	}
 	o.mu.Lock()
-	o.recent = slices.DeleteFunc(o.recent, func(k *cassettes.Journal) bool { return k == j })
+	o.recent = slices.DeleteFunc(o.recent, func(k *journal.Journal) bool { return k == j })
 	o.recent = append(o.recent, j)
-	var evict []*cassettes.Journal
+	var evict []*journal.Journal
 	if n := len(o.recent) - o.max; n > 0 {
 		evict = slices.Clone(o.recent[:n])
 		o.recent = slices.Delete(o.recent, 0, n)
@@ -48,11 +48,11 @@ func (o *openJournals) used(j *cassettes.Journal) error {
 }
 
 // forget drops j, which its tape has closed or removed.
-func (o *openJournals) forget(j *cassettes.Journal) {
+func (o *openJournals) forget(j *journal.Journal) {
 	if o == nil {
 		return
 	}
 	o.mu.Lock()
-	o.recent = slices.DeleteFunc(o.recent, func(k *cassettes.Journal) bool { return k == j })
+	o.recent = slices.DeleteFunc(o.recent, func(k *journal.Journal) bool { return k == j })
 	o.mu.Unlock()
 }

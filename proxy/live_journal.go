@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/engine/journal"
 )
 
 // liveJournal writes one recorded connection to its tape's journal while
@@ -34,7 +35,7 @@ type liveJournal struct {
 	onDisk int        // frames on disk, in the journal written
 	off    bool       // no longer written (ended, or a write failed): nobody waits
 
-	journal *cassettes.Journal // the journal the connection's records are in
+	journal *journal.Journal // the journal the connection's records are in
 }
 
 // journalLive starts journalling rec's connection as it passes, when the

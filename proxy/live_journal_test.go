@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 	"github.com/adkproxy/adkproxy/internal/base/sidefile"
 	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
@@ -53,7 +54,7 @@ func TestLiveSessionJournalledAsItPasses(t *testing.T) {
 	up := testutil.StartCounting(t, &fakegemini.Handler{}, nil)
 	rec := startProxy(t, proxy.Config{Mode: proxy.ModeRecord, Dir: dir, Upstream: mustURL(t, up.URL)})
 	path := filepath.Join(dir, "default.yaml")
-	journal := cassettes.JournalPath(path)
+	journal := journalfile.Path(path)
 	size := func(p string) int64 {
 		info, err := os.Stat(p)
 		if err != nil {

@@ -70,6 +70,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, t *tape, body [
 		}
 		place, token := t.org.Place(a.call, strings.TrimSpace(r.Header.Get(HeaderInvocation)))
 		x.Place = &place
+		if a.model {
+			t.fileListings(place)
+		}
 		return token, reuse
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/internal/base/setaside"
 	"github.com/adkproxy/adkproxy/internal/wire"
@@ -399,13 +400,13 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 			return nil, fmt.Errorf("cannot read cassette %q: %v", name, err)
 		}
 	}
-	if found && cassettes.HasJournal(path) {
+	if found && journalfile.Has(path) {
 		// Fold what a killed recording left in the journal into the YAML
 		// now, before this run starts a journal of its own.
 		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Provenance: provenance, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
 			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
 		}
-		cassettes.RemoveJournal(path) // stale now; removing it is tidiness, not safety
+		journalfile.RemoveLeftover(path) // stale now; removing it is tidiness, not safety
 	}
 	t := newTape(name, path, s.m, existing)
 	t.provenance = provenance

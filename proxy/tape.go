@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/engine/journal"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
@@ -33,7 +34,7 @@ type tape struct {
 	provenance *cassettes.Provenance
 
 	mu      sync.Mutex
-	journal *cassettes.Journal // opened with the first recorded exchange
+	journal *journal.Journal // opened with the first recorded exchange
 	entries []*entry
 	dirty   bool
 	touched bool
@@ -60,6 +61,10 @@ type tape struct {
 	// calls (tooltape.go).
 	tools     map[matcher.Fingerprint][]*entry
 	toolsSent map[uint64]*entry
+	// listings are the MCP tools/list exchanges recorded since the last
+	// model call, filed with the model call that follows them
+	// (mcp_listing.go).
+	listings []*cassettes.Exchange
 	// keyed is the state of conformance matching (keyed.go), made on
 	// first use.
 	keyed *keyedTape
@@ -423,11 +428,11 @@ func (t *tape) notJournalled(e, superseded *entry, err error) error {
 
 // journalLocked is the tape's journal, opened with its first record;
 // callers hold the lock.
-func (t *tape) journalLocked() (*cassettes.Journal, error) {
+func (t *tape) journalLocked() (*journal.Journal, error) {
 	if t.journal != nil {
 		return t.journal, nil
 	}
-	j, err := cassettes.OpenJournal(t.path, t.name, t.replace, t.redactor)
+	j, err := journal.Open(t.path, t.name, t.replace, t.redactor)
 	if err != nil {
 		return nil, err
 	}

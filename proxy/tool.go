@@ -89,7 +89,7 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 	}
 	if t.replaying && s.cfg.Match != nil {
 		if e, usedUp := s.takeMatching(t, &req); e != nil {
-			s.replayed(w, r, name, e, body)
+			s.replayedTool(w, r, name, e, &req, body)
 			return
 		} else if !t.recording && s.cfg.ClosedWorld {
 			s.closedWorld(w, name, &req)
@@ -100,7 +100,7 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 		}
 	} else if t.replaying {
 		if e, usedUp := t.takeFrom(t.tools, t.toolKey(&req), s.cfg.AllowRepeats); e != nil {
-			s.replayed(w, r, name, e, body)
+			s.replayedTool(w, r, name, e, &req, body)
 			return
 		} else if !t.recording && s.cfg.ClosedWorld {
 			s.closedWorld(w, name, &req)
@@ -128,8 +128,20 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 		if p, ok := t.org.FileTool(tag); ok {
 			x.Place = &p
 		}
+		t.awaitStep(x)
 		return conversation.Token{}, nil
 	})
+}
+
+// replayedTool serves a tool request's recording; a JSON-RPC request,
+// matched whatever its id, gets the answer with the id it sent.
+func (s *Server) replayedTool(w http.ResponseWriter, r *http.Request, name string, e *entry, req *cassettes.Request, body []byte) {
+	if resp, ok := wire.AnswerWithID(&e.x.Request, req, &e.x.Response); ok {
+		x := *e.x
+		x.Response = *resp
+		e = &entry{x: &x, fp: e.fp}
+	}
+	s.replayed(w, r, name, e, body)
 }
 
 // verifyTool handles a tool request with no recording of its own: compared
@@ -221,18 +233,31 @@ func toolSentHash(req *cassettes.Request) uint64 {
 }
 
 // toolPosition finds the first unused recording at req's endpoint, and
-// whether the cassette holds anything for req's host.
+// whether the cassette holds anything for req's host. Every message of
+// an MCP session goes to one endpoint: a JSON-RPC request is compared
+// with the first unused recording of its method and tool, if any.
 func (t *tape) toolPosition(req *cassettes.Request) (e *entry, hostKnown bool) {
+	call, isMCP := wire.MCPRequestOf(req)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var first *entry
 	for _, c := range t.entries {
 		if !c.x.IsTool() || c.x.Request.Host != req.Host {
 			continue
 		}
 		hostKnown = true
-		if !c.used && !c.contested && matcher.SameToolPlace(&c.x.Request, req) {
+		if c.used || c.contested || !matcher.SameToolPlace(&c.x.Request, req) {
+			continue
+		}
+		if !isMCP {
+			return c, true
+		}
+		if first == nil {
+			first = c
+		}
+		if m, ok := wire.MCPRequestOf(&c.x.Request); ok && m.Method == call.Method && m.Name == call.Name {
 			return c, true
 		}
 	}
-	return nil, hostKnown
+	return first, hostKnown
 }

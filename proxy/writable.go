@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 )
 
 // checkWritable refuses, before anything is forwarded, a cassette that
@@ -17,7 +18,7 @@ func (s *Server) checkWritable(name, path string) error {
 	if s.cfg.Mode == ModePassthrough {
 		return nil // writes nothing
 	}
-	for _, p := range []string{path, cassettes.JournalPath(path)} {
+	for _, p := range []string{path, journalfile.Path(path)} {
 		if err := cassettes.CheckNoSymlinks(s.cfg.Dir, p); err != nil {
 			s.log.Error("cassette refused", "cassette", name, "error", err.Error())
 			return err

@@ -44,6 +44,8 @@ type modelRecorder struct {
 	dir    string
 	mode   proxy.Mode
 	client *genai.Client
+	// chat calls models named "openai/MODEL" through the same recorder.
+	chat *inprocess.Chat
 }
 
 // startModelRecorder reads the flags of f: record when a key is set,
@@ -88,5 +90,5 @@ func startModelRecorder(c *cli.Context, f modelRecorderFlags) (*modelRecorder, e
 		rec.Release()
 		return nil, fmt.Errorf("%s: the model client: %w", f.command, err)
 	}
-	return &modelRecorder{inProcess: rec, dir: dir, mode: mode, client: client}, nil
+	return &modelRecorder{inProcess: rec, dir: dir, mode: mode, client: client, chat: rec.Chat(key)}, nil
 }

@@ -178,3 +178,51 @@ func TestRecordSamplesReplayAndScore(t *testing.T) {
 		}
 	}
 }
+
+// The gate through the binary, on samples recorded from the fake: five
+// right answers against a baseline of five is INCONCLUSIVE at margin 0
+// (exit 2) and PASSes at margin 0.5; five wrong answers FAIL (exit 1).
+// The intervals are Newcombe's, computed here by hand.
+func TestScoreBaselineGate(t *testing.T) {
+	t.Parallel()
+	good, bad := t.TempDir(), t.TempDir()
+	recordSamples(t, good, []string{rightAnswer, rightAnswer, rightAnswer, rightAnswer, rightAnswer})
+	recordSamples(t, bad, []string{wrongAnswer, wrongAnswer, wrongAnswer, wrongAnswer, wrongAnswer})
+	evalset, config := writeWeatherEvalSet(t, t.TempDir())
+	baseline := filepath.Join(t.TempDir(), "baseline.json")
+	if r := adkproxy(t, nil, "score", "--cassettes", good, "--expected", evalset, "--config", config, "--format", "json", "--out", baseline); r.code != 0 {
+		t.Fatalf("baseline: exit %d\n%s", r.code, r.stderr)
+	}
+	z := 1.959963984540054
+	// Wilson(5 of 5) = [1/(1+z²/5), 1]; Wilson(0 of 5) = [0, 1 - that].
+	low5 := 1 / (1 + z*z/5)
+	same := fmt.Sprintf("interval [%.4f, %.4f]", -(1 - low5), 1-low5)             // 5/5 vs 5/5: ±(1 - low5)
+	worse := fmt.Sprintf("interval [%.4f, %.4f]", -1.0, -1+math.Sqrt(2)*(1-low5)) // 0/5 vs 5/5
+	for _, tc := range []struct {
+		dir    string
+		margin []string
+		code   int
+		wants  []string
+	}{
+		{good, nil, exitInconclusive, []string{"INCONCLUSIVE weather/weather  5/5 → 5/5  difference 0, " + same, "GATE INCONCLUSIVE"}},
+		{good, []string{"--margin", "0.5"}, 0, []string{"PASS         SUITE  5/5 → 5/5", "GATE PASS"}},
+		{bad, nil, exitFailure, []string{"FAIL         weather/weather  5/5 → 0/5  difference -1, " + worse, "GATE FAIL"}},
+	} {
+		args := append([]string{"score", "--cassettes", tc.dir, "--expected", evalset, "--config", config, "--baseline", baseline}, tc.margin...)
+		r := adkproxy(t, nil, args...)
+		if r.code != tc.code {
+			t.Errorf("%v: exit %d, want %d\nstderr %s", tc.margin, r.code, tc.code, r.stderr)
+		}
+		for _, w := range tc.wants {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%s %v: stderr lacks %q:\n%s", tc.dir, tc.margin, w, r.stderr)
+			}
+		}
+	}
+	if r := adkproxy(t, nil, "score", "--cassettes", good, "--expected", evalset, "--margin", "0.1"); r.code != exitUsage {
+		t.Errorf("--margin without --baseline: exit %d, want 64", r.code)
+	}
+	if r := adkproxy(t, nil, "score", "--cassettes", good, "--expected", evalset, "--baseline", evalset); r.code != exitDataErr || !strings.Contains(r.stderr, "no eval_case_results") {
+		t.Errorf("--baseline that is no result: exit %d, stderr %s", r.code, r.stderr)
+	}
+}

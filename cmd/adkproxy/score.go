@@ -19,9 +19,11 @@ import (
 )
 
 const scoreExitStatusHelp = `EXIT STATUS:
-   0    every criterion of every case PASSED
+   0    every criterion of every case PASSED; with --baseline: the gate PASSED
    1    a case FAILED or was NOT_EVALUATED (no criterion of it evaluated), or no case could be
-        scored; with --require-all also a criterion NOT_EVALUATED in a case that PASSED
+        scored; with --require-all also a criterion NOT_EVALUATED in a case that PASSED;
+        with --baseline instead: the gate FAILED (the suite or a case surely worse)
+   2    --baseline: the gate is INCONCLUSIVE (the suite's interval of difference holds -margin)
    64   usage error (unknown flag, missing --cassettes, bad --format)
    65   a cassette, the --config file or the --expected file is missing, unreadable or invalid;
         --no-code and the config has custom metrics
@@ -73,6 +75,8 @@ func scoreCommand() *cli.Command {
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			noCodeFlag(),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
+			stringFlag("baseline", "", "gate against a baseline result `FILE` (an earlier score --format json, or adk eval's result): each case and the suite PASS, FAIL or are INCONCLUSIVE by the 95% interval of their pass-rate difference; the gate's verdict is the exit status (docs/variance.md)"),
+			&cli.Float64Flag{Name: "margin", Usage: "with --baseline, how much lower a pass rate may be and still PASS, as a `DIFFERENCE` of rates (0.05: five points)", EnvVars: envFor("margin")},
 		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
 		ArgsUsage:    "[PATH]",
 		Action:       runScore,
@@ -212,6 +216,11 @@ func writeScores(c *cli.Context, result *scoring.Result, write func(io.Writer, *
 		summary += fmt.Sprintf(" (%s written to %s)", format, path)
 	} else if format == "table" {
 		summary = ""
+	}
+	if c.String("baseline") != "" {
+		return gateScores(c, result, summary)
+	} else if c.IsSet("margin") {
+		return usageErrorf("score: --margin is the gate's: give it with --baseline FILE")
 	}
 	if scoring.ResultStatus(result) != scoring.Passed {
 		return withCode(exitFailure, errors.New(summary)) // an empty message prints nothing

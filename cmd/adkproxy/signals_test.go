@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"google.golang.org/genai"
@@ -297,7 +298,7 @@ func TestSIGKILLDuringALiveSessionLosesNoTurn(t *testing.T) {
 
 			// The next recording that reads the cassette saves what the
 			// journal held, the connection once, and removes the journal.
-			journal := cassettes.JournalPath(filepath.Join(dir, "default.yaml"))
+			journal := journalfile.Path(filepath.Join(dir, "default.yaml"))
 			if _, err := os.Stat(journal); err != nil {
 				t.Fatalf("the journal is gone before any save: %v", err)
 			}

@@ -107,7 +107,7 @@ func runSimulate(c *cli.Context) error {
 		opts.Progress = c.App.ErrWriter
 	}
 	if rec != nil {
-		opts.Model = rec.client
+		opts.Model, opts.Chat = rec.client, rec.chat
 		if rec.mode == proxy.ModeReplay {
 			opts.Misses, opts.Stats = rec.Server.Misses, rec.Server.Stats
 		}

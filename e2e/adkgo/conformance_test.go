@@ -57,7 +57,12 @@ func buildADKCLI(t *testing.T) string {
 }
 
 // TestMain removes the adkproxy binary the tests share when they end.
-func TestMain(m *testing.M) { testutil.Main(m) }
+func TestMain(m *testing.M) {
+	if serveMCPIfAsked() {
+		return
+	}
+	testutil.Main(m)
+}
 
 // serverCmd is the --server-cmd for adkcli: it serves the agents of its
 // working folder under /adkapi.

@@ -8,6 +8,7 @@ go 1.26.8
 
 require (
 	github.com/adkproxy/adkproxy v0.0.0
+	github.com/modelcontextprotocol/go-sdk v1.4.1
 	google.golang.org/adk v1.7.0
 	google.golang.org/genai v1.77.0
 )
@@ -39,7 +40,6 @@ require (
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
-	github.com/modelcontextprotocol/go-sdk v1.4.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

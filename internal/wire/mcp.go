@@ -264,3 +264,93 @@ func compactJSON(raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// idByPlace stands for a JSON-RPC request's id in matching: clients
+// number their requests (MCP's from 0 in every session, A2A's often with
+// fresh ids), so the id says nothing a recording's place does not. Ids
+// are matched by place, like model call ids, and replay answers with the
+// id the client sent (AnswerWithID).
+const idByPlace = "(matched by place)"
+
+// VolatileJSONRPCID replaces the id of a JSON-RPC 2.0 request in a parsed
+// tool body with one placeholder, so requests that differ only in their
+// ids match and differ in nothing; a notification (no id) stays one.
+func VolatileJSONRPCID(v any) {
+	m, ok := v.(map[string]any)
+	if !ok || m["jsonrpc"] != "2.0" {
+		return
+	}
+	if _, isRequest := m["method"].(string); !isRequest {
+		return
+	}
+	if _, ok := m["id"]; ok {
+		m["id"] = idByPlace
+	}
+}
+
+// AnswerWithID is a recorded answer to a JSON-RPC request made for a
+// request that matched it with another id: the answer's id (in its body,
+// or in each SSE event carrying the response) becomes the id sent. ok is
+// false when the ids agree, or either side is not a JSON-RPC request.
+func AnswerWithID(recorded, got *cassettes.Request, resp *cassettes.Response) (out *cassettes.Response, ok bool) {
+	r, rok := readJSONRPC(recorded.Body)
+	g, gok := readJSONRPC(got.Body)
+	if !rok || !gok || len(r.ID) == 0 || len(g.ID) == 0 || bytes.Equal(r.ID, g.ID) {
+		return nil, false
+	}
+	c := *resp
+	if len(resp.Events) == 0 {
+		body, changed := replaceID(resp.Body, r.ID, g.ID)
+		if !changed {
+			return nil, false
+		}
+		c.Body = body
+		return &c, true
+	}
+	c.Events = make([]cassettes.Event, len(resp.Events))
+	for i, e := range resp.Events {
+		c.Events[i] = e
+		lines := bytes.Split(e.Data, []byte("\n"))
+		for j, line := range lines {
+			if v, found := bytes.CutPrefix(line, []byte("data:")); found {
+				if body, changed := replaceID(bytes.TrimPrefix(v, []byte(" ")), r.ID, g.ID); changed {
+					lines[j] = append([]byte("data: "), body...)
+					c.Events[i].Data = bytes.Join(lines, []byte("\n"))
+					ok = true
+				}
+			}
+		}
+	}
+	return &c, ok
+}
+
+// replaceID splices id into a JSON-RPC message whose top-level id is was,
+// every other byte kept.
+func replaceID(body, was, id []byte) ([]byte, bool) {
+	trimmed := bytes.TrimRight(body, " \t\r\n")
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		if key != "id" {
+			continue
+		}
+		if !bytes.Equal(raw, was) {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		start := end - len(raw)
+		out := append(append(append([]byte(nil), body[:start]...), id...), body[end:]...)
+		return out, true
+	}
+	return nil, false
+}

@@ -69,3 +69,57 @@ func TestRecogniseMCP(t *testing.T) {
 		t.Errorf("ToolOf = %+v, %v", tx, ok)
 	}
 }
+
+// TestAnswerWithID: a recorded JSON-RPC answer is given the id the client
+// sent, in a JSON body or an SSE event, every other byte kept; the same
+// id, a notification or a body that is not JSON-RPC leaves it as it is.
+func TestAnswerWithID(t *testing.T) {
+	req := func(id string) *cassettes.Request {
+		return &cassettes.Request{Method: "POST", Body: []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`)}
+	}
+	body := &cassettes.Response{Status: 200, Body: []byte(`{"result": {"id": 3, "tools": []}, "jsonrpc":"2.0", "id" : 3}` + "\n")}
+	if r, ok := AnswerWithID(req("3"), req(`"abc"`), body); !ok || string(r.Body) != `{"result": {"id": 3, "tools": []}, "jsonrpc":"2.0", "id" : "abc"}`+"\n" {
+		t.Errorf("JSON body: %v %q", ok, r.Body)
+	}
+	if string(body.Body) != `{"result": {"id": 3, "tools": []}, "jsonrpc":"2.0", "id" : 3}`+"\n" {
+		t.Errorf("the recording itself changed: %s", body.Body)
+	}
+	sse := &cassettes.Response{Status: 200, Events: []cassettes.Event{
+		{Data: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")},
+		{Data: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n")}}}
+	r, ok := AnswerWithID(req("3"), req("12"), sse)
+	if !ok || string(r.Events[1].Data) != "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{}}\n\n" || string(r.Events[0].Data) != string(sse.Events[0].Data) {
+		t.Errorf("SSE: %v %q", ok, r.Events)
+	}
+	for _, c := range []struct{ recorded, got *cassettes.Request }{
+		{req("3"), req("3")},
+		{req("3"), &cassettes.Request{Body: []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)}},
+		{req("3"), &cassettes.Request{Body: []byte(`{"contents":[]}`)}},
+	} {
+		if _, ok := AnswerWithID(c.recorded, c.got, body); ok {
+			t.Errorf("AnswerWithID(%s, %s) rewrote the answer", c.recorded.Body, c.got.Body)
+		}
+	}
+	v := map[string]any{"jsonrpc": "2.0", "id": 7.0, "method": "tools/call"}
+	VolatileJSONRPCID(v)
+	n := map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}
+	VolatileJSONRPCID(n)
+	plain := map[string]any{"id": 7.0}
+	VolatileJSONRPCID(plain)
+	if v["id"] != idByPlace || len(n) != 2 || plain["id"] != 7.0 {
+		t.Errorf("VolatileJSONRPCID: request %v, notification %v, plain JSON %v", v, n, plain)
+	}
+}
+
+func FuzzAnswerWithID(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(`"x"`))
+	f.Fuzz(func(t *testing.T, answer, id []byte) {
+		recorded := &cassettes.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`)}
+		got := &cassettes.Request{Body: append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"method":"m"}`...)}
+		for _, resp := range []*cassettes.Response{{Body: answer}, {Events: []cassettes.Event{{Data: append([]byte("data: "), answer...)}}}} {
+			if r, ok := AnswerWithID(recorded, got, resp); ok && r == resp {
+				t.Fatal("the recording itself was rewritten")
+			}
+		}
+	})
+}

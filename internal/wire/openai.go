@@ -502,3 +502,24 @@ func openaiElementName(v any) string {
 	}
 	return ""
 }
+
+// ChatErrorMessage is the message of an error answer on the endpoint:
+// {"error": {"message"}} (OpenAI's shape, and adkproxy's own errors), or
+// the same in a one-element array (how Gemini's compatibility layer
+// answers); else the body as text, trimmed.
+func ChatErrorMessage(body []byte) string {
+	type errorBody struct {
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	var one errorBody
+	if json.Unmarshal(body, &one) == nil && one.Error != nil {
+		return one.Error.Message
+	}
+	var list []errorBody
+	if json.Unmarshal(body, &list) == nil && len(list) > 0 && list[0].Error != nil {
+		return list[0].Error.Message
+	}
+	return strings.TrimSpace(string(body))
+}

@@ -10,7 +10,7 @@ import (
 // SyncData makes what was written to f durable with fdatasync: the data and
 // the metadata needed to read it back (the size when it grew, the blocks
 // behind it), not the modification time. A record written over the
-// journal's prewritten tail (cassettes' journal_prewrite.go) changes no size and no
+// journal's prewritten tail (internal/base/journalfile's prewrite.go) changes no size and no
 // block map, so its sync is a flush of the data alone, without a commit of
 // the filesystem's own journal.
 func SyncData(f *os.File) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // statusNames are google.rpc.Code names of the HTTP statuses the Gemini
@@ -81,8 +82,19 @@ func WriteError(w http.ResponseWriter, code int, status, message string, retryAf
 // request would otherwise get (nil when there is none); Reset and
 // TruncatedJSON cut it, the others ignore it. Delay and the Live faults
 // are the caller's: Write does nothing for them. Reset ends the handler
-// by panicking with http.ErrAbortHandler, as net/http wants.
+// by panicking with http.ErrAbortHandler, as net/http wants. A chat
+// completion is answered in its endpoint's shapes (WriteChat), streamed
+// when the answer it stands in for was.
 func Write(w http.ResponseWriter, r *http.Request, what What, answer *cassettes.Response) {
+	if IsChat(r) {
+		stream, model := false, ""
+		if answer != nil {
+			stream = answer.Streamed()
+			model = wire.StepOf(&cassettes.Exchange{Request: cassettes.Request{Method: http.MethodPost, Path: r.URL.Path}, Response: *answer}).ModelVersion
+		}
+		WriteChat(w, what, answer, stream, model)
+		return
+	}
 	switch what.Kind {
 	case Status:
 		msg, ok := statusMessages[what.Code]

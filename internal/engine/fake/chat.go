@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
@@ -52,6 +53,9 @@ type chatRequest struct {
 
 // chat answers a chat completion with its turn's next item, placed as
 // generateContent's call would be (conversation reads it through wire).
+// The fake's own errors (no such turn) keep adkproxy's error shape, which
+// clients show the message of; a scripted error or fault is Gemini's
+// compatibility layer's (fault.WriteChat).
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req chatRequest
 	call, ok := conversation.Analyze(s.m, r.URL.Path, body)
@@ -63,29 +67,85 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 	item, at, err := s.take(place.Session, place.Invocation, call.UserText)
 	status := http.StatusOK
 	defer func() { s.org.Finish(token, &cassettes.Response{Status: status}) }()
+	a := chatAnswer{req: req, prompt: chatTokens(r.URL.Path, body), id: responseID(place.Session, place.Invocation, at)}
 	switch {
 	case err != nil:
 		status = http.StatusBadRequest
 		fault.WriteError(w, status, "FAILED_PRECONDITION", "adkproxy fake: "+err.Error(), 0)
 	case item.Error != nil:
 		status = item.Error.Code
-		fault.WriteError(w, status, item.Error.Status, item.Error.Message, 1)
-	case item.Fault != nil && item.Fault.Kind == fault.Status:
-		status = item.Fault.Code
-		fault.WriteError(w, status, fault.StatusName(status), "adkproxy fake: a scripted fault", 1)
+		fault.WriteChatError(w, status, item.Error.Status, item.Error.Message, 1)
 	case item.Fault != nil:
-		status = http.StatusBadRequest
-		fault.WriteError(w, status, "FAILED_PRECONDITION", fmt.Sprintf("adkproxy fake: the fault %s of turn %d is not served on the OpenAI-compatible endpoint (only a status: 429, 500, 503)", item.Fault.Kind, place.Invocation), 0)
+		status = 0 // until it returns: a reset ends the handler by panicking, a failed step all the same
+		status = s.serveChatFault(w, r, item.Fault, place, a)
 	default:
-		id := responseID(place.Session, place.Invocation, at)
-		prompt := chatTokens(r.URL.Path, body)
-		if req.Stream {
-			writeChatStream(w, chatChunks(item.Parts, req.Model, prompt, id, req.StreamOptions != nil && req.StreamOptions.IncludeUsage))
-		} else {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(chatCompletion(item.Parts, req.Model, prompt, id))
+		cs := a.chunks(item.Parts)
+		for _, c := range cs {
+			s.org.Calls(token, conversation.ResponseCalls(c))
 		}
+		fault.WriteChatAnswer(w, req.Stream, cs)
 	}
+}
+
+// chatAnswer is what an answer to one chat completion request is made of.
+type chatAnswer struct {
+	req    chatRequest
+	prompt int
+	id     string
+}
+
+// chunks are the answer of parts: one whole completion, or a stream's
+// chunks before [DONE].
+func (a chatAnswer) chunks(parts []Part) [][]byte {
+	if !a.req.Stream {
+		return [][]byte{chatCompletion(parts, a.req.Model, a.prompt, a.id)}
+	}
+	usage := a.req.StreamOptions != nil && a.req.StreamOptions.IncludeUsage
+	return chatChunks(parts, a.req.Model, a.prompt, a.id, usage)
+}
+
+// response is the answer of parts as a recording, for faults that cut it.
+func (a chatAnswer) response(parts []Part) *cassettes.Response {
+	cs := a.chunks(parts)
+	if !a.req.Stream {
+		return &cassettes.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: cs[0]}
+	}
+	resp := &cassettes.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}}
+	for _, c := range append(cs, []byte("[DONE]")) {
+		resp.Events = append(resp.Events, cassettes.Event{Data: fmt.Appendf(nil, "data: %s\n\n", c)})
+	}
+	return resp
+}
+
+// serveChatFault is serveFault on the OpenAI-compatible endpoint: a delay
+// holds the turn's next answer back and then gives it; reset after events
+// and truncated-json cut it; the others answer in place of it.
+func (s *Server) serveChatFault(w http.ResponseWriter, r *http.Request, what *fault.What, place cassettes.Place, a chatAnswer) int {
+	next, ok := s.peek(place.Session, place.Invocation)
+	var answer *cassettes.Response
+	if ok && next.Parts != nil {
+		answer = a.response(next.Parts)
+	}
+	switch what.Kind {
+	case fault.Delay:
+		select {
+		case <-r.Context().Done():
+			return 499
+		case <-time.After(what.Duration):
+		}
+		if answer == nil {
+			fault.WriteError(w, http.StatusBadRequest, "FAILED_PRECONDITION", "adkproxy fake: a delay item must be followed by an answer in its turn", 0)
+			return http.StatusBadRequest
+		}
+		s.take(place.Session, place.Invocation, "")
+		fault.WriteChatAnswer(w, a.req.Stream, a.chunks(next.Parts))
+		return http.StatusOK
+	case fault.Status:
+		fault.WriteChat(w, *what, answer, a.req.Stream, a.req.Model)
+		return what.Code
+	}
+	fault.WriteChat(w, *what, answer, a.req.Stream, a.req.Model) // reset panics
+	return http.StatusOK
 }
 
 // chatTokens counts a chat request's words as generateContent's usage
@@ -143,9 +203,9 @@ func chatCompletion(parts []Part, model string, prompt int, id string) []byte {
 		"usage":   chatUsage(prompt, used)})
 }
 
-// chatChunks are a streamed answer's events: one chunk per part (a tool
-// call with its index among the calls), the last with the finish reason,
-// then the usage when asked for, then [DONE].
+// chatChunks are a streamed answer's chunks: one per part (a tool call
+// with its index among the calls), the last with the finish reason, then
+// the usage when asked for; [DONE] follows them on the wire.
 func chatChunks(parts []Part, model string, prompt int, id string, usage bool) [][]byte {
 	chunk := func(delta map[string]any, finish any) []byte {
 		b, _ := json.Marshal(map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": 0, "model": model,
@@ -179,17 +239,5 @@ func chatChunks(parts []Part, model string, prompt int, id string, usage bool) [
 			"choices": []any{}, "usage": chatUsage(prompt, used)})
 		out = append(out, b)
 	}
-	return append(out, []byte("[DONE]"))
-}
-
-func writeChatStream(w http.ResponseWriter, chunks [][]byte) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	f, _ := w.(http.Flusher)
-	for _, c := range chunks {
-		fmt.Fprintf(w, "data: %s\n\n", c)
-		if f != nil {
-			f.Flush()
-		}
-	}
+	return out
 }

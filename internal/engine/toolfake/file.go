@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/scoring"
 )
 
 // Fake is one entry of the file.
@@ -24,12 +26,21 @@ type Fake struct {
 	Tool string `yaml:"tool"`
 	Host string `yaml:"host"`
 	// Args are the arguments that must match (others are not looked at):
-	// each a value compared as JSON, or a matcher as the scoring config's
-	// arg_matchers write them: {regex: PATTERN} (RE2, found anywhere in a
-	// string) or "ignore" (present or not). For an A2A agent the argument is "text", the
-	// message's text; for an HTTP host, the JSON body's fields or the
-	// query's parameters.
+	// each a value compared as JSON, or inline one of the scoring
+	// config's arg_matchers {regex: PATTERN} (RE2, found anywhere in a
+	// string) or "ignore" (present or not). For an A2A agent the argument
+	// is "text", the message's text; for an HTTP host, the JSON body's
+	// fields or the query's parameters.
 	Args map[string]any `yaml:"args"`
+	// ArgMatchers say how an argument is compared with its value in Args,
+	// written as the scoring config's arg_matchers for one tool (exact,
+	// ignore, subset, superset, {regex: P}, {tolerance: X}; "*" for every
+	// argument) and read by the same parser, so they mean the same.
+	ArgMatchers map[string]any `yaml:"arg_matchers"`
+	// Ignore are fields left out of the arguments on both sides before
+	// they are compared, in the --ignore syntax (filters.page,
+	// items[*].id), read by the same parser as --ignore.
+	Ignore []string `yaml:"ignore"`
 	// Result is what the tool answers; Error makes it fail instead;
 	// Status is an HTTP host's status (default 200, or 500 with Error).
 	Result any    `yaml:"result"`
@@ -41,21 +52,19 @@ type Fake struct {
 	// from its turn on.
 	Times *int `yaml:"times"`
 
-	line  int
-	delay time.Duration
-	args  map[string]argMatcher
+	line     int
+	delay    time.Duration
+	args     map[string]any      // Args through JSON, the Ignore paths left out
+	matchers scoring.ArgMatchers // Args' inline matchers and ArgMatchers, under the name "fake"
+	ignore   []matcher.Path      // Ignore, parsed
+	names    map[string]bool     // every argument named in Args or ArgMatchers
 }
 
-var knownFields = map[string]bool{"tool": true, "host": true, "args": true, "result": true, "error": true, "status": true, "delay": true, "times": true}
+var knownFields = map[string]bool{"tool": true, "host": true, "args": true, "arg_matchers": true, "ignore": true,
+	"result": true, "error": true, "status": true, "delay": true, "times": true}
 
 // MaxDelay bounds a fake's delay.
 const MaxDelay = 5 * time.Minute
-
-type argMatcher struct {
-	ignore  bool
-	pattern *regexp.Regexp
-	value   any // normalised through JSON
-}
 
 // Where names the fake in messages: FILE:LINE and what it fakes.
 func (f *Fake) Where(file string) string {
@@ -94,7 +103,7 @@ func Load(path string) (*Set, error) {
 		}
 		for k := 0; k+1 < len(n.Content); k += 2 {
 			if key := n.Content[k].Value; !knownFields[key] {
-				return nil, fmt.Errorf("%s:%d: fakes[%d]: no field %q (a fake has tool or host, args, result or error, status, delay, times)", path, n.Content[k].Line, i, key)
+				return nil, fmt.Errorf("%s:%d: fakes[%d]: no field %q (a fake has tool or host, args, arg_matchers, ignore, result or error, status, delay, times)", path, n.Content[k].Line, i, key)
 			}
 		}
 		if err := n.Decode(&f); err != nil {
@@ -130,35 +139,109 @@ func (f *Fake) check() error {
 		f.delay = d
 	}
 	f.Host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f.Host, "https://"), "http://"), "/"))
-	f.args = map[string]argMatcher{}
-	for k, v := range f.Args {
-		m, err := matcherOf(v)
+	for _, p := range f.Ignore {
+		path, err := matcher.ParsePath(p)
 		if err != nil {
-			return fmt.Errorf("args.%s: %v", k, err)
+			return fmt.Errorf("ignore %q: %v", p, err)
 		}
-		f.args[k] = m
+		f.ignore = append(f.ignore, path)
+	}
+	return f.readArgs()
+}
+
+// readArgs splits Args into values and inline matchers and reads every
+// matcher, inline or in ArgMatchers, with the scoring config's parser.
+func (f *Fake) readArgs() error {
+	values := map[string]any{}
+	matchers := map[string]any{}
+	f.names = map[string]bool{}
+	for k, v := range f.Args {
+		f.names[k] = true
+		if inlineMatcher(v) {
+			matchers[k] = v
+		} else {
+			values[k] = v
+		}
+	}
+	for k, v := range f.ArgMatchers {
+		if _, inline := matchers[k]; inline {
+			return fmt.Errorf("args.%s is a matcher already; give its value in args and its matcher in arg_matchers", k)
+		}
+		if k != "*" {
+			f.names[k] = true
+		}
+		matchers[k] = v
+	}
+	f.args, _ = normal(values).(map[string]any)
+	for _, p := range f.ignore {
+		p.Remove(f.args)
+	}
+	f.matchers = scoring.ArgMatchers{"fake": {}}
+	for k, v := range matchers {
+		field := "arg_matchers."
+		if _, inline := f.Args[k]; inline {
+			field = "args."
+		}
+		m, err := argMatcher(v)
+		if err != nil {
+			return fmt.Errorf("%s%s: %v", field, k, err)
+		}
+		f.matchers["fake"][k] = m
 	}
 	return nil
 }
 
-func matcherOf(v any) (argMatcher, error) {
-	if s, ok := v.(string); ok && s == "ignore" {
-		return argMatcher{ignore: true}, nil
+// argMatcher reads one matcher with the scoring config's parser.
+func argMatcher(v any) (scoring.ArgMatcher, error) {
+	doc, err := json.Marshal(map[string]any{"criteria": map[string]any{"tool_trajectory_avg_score": 1},
+		"adkproxy": map[string]any{"arg_matchers": map[string]any{"fake": map[string]any{"arg": normal(v)}}}})
+	if err != nil {
+		return scoring.ArgMatcher{}, err
 	}
-	if m, ok := v.(map[string]any); ok && len(m) == 1 {
-		if p, ok := m["regex"]; ok {
-			ps, ok := p.(string)
+	cfg, err := scoring.ParseConfig("", doc)
+	if err != nil {
+		msg := err.Error()
+		if _, after, ok := strings.Cut(msg, "adkproxy.arg_matchers.fake.arg"); ok {
+			msg = strings.TrimLeft(after, ".: ")
+		}
+		return scoring.ArgMatcher{}, errors.New(msg)
+	}
+	return cfg.Adkproxy.ArgMatchers["fake"]["arg"], nil
+}
+
+// inlineMatcher: an argument's value in Args that is a matcher rather
+// than a value: "ignore" or {regex: PATTERN}.
+func inlineMatcher(v any) bool {
+	if s, ok := v.(string); ok {
+		return s == "ignore"
+	}
+	m, ok := v.(map[string]any)
+	_, re := m["regex"]
+	return ok && len(m) == 1 && re
+}
+
+// argsMatch says whether a call's arguments match: each argument named,
+// under its matcher (scoring's, so they mean what they mean there), else
+// equal as JSON; the Ignore paths left out of both sides.
+func (f *Fake) argsMatch(args map[string]any) bool {
+	args, _ = normal(args).(map[string]any)
+	for _, p := range f.ignore {
+		p.Remove(args)
+	}
+	for k := range f.names {
+		got, has := args[k]
+		want, wanted := f.args[k]
+		if configured, ok := f.matchers.Configured("fake", k, got, has, want, wanted); configured {
 			if !ok {
-				return argMatcher{}, errors.New("regex wants a string pattern")
+				return false
 			}
-			re, err := regexp.Compile(ps)
-			if err != nil {
-				return argMatcher{}, fmt.Errorf("regex: %v", err)
-			}
-			return argMatcher{pattern: re}, nil
+			continue
+		}
+		if has != wanted || has && !jsonEqual(got, want) {
+			return false
 		}
 	}
-	return argMatcher{value: normal(v)}, nil
+	return true
 }
 
 // normal is v as JSON would decode it (YAML's ints and maps become
@@ -171,19 +254,6 @@ func normal(v any) any {
 	var out any
 	json.Unmarshal(b, &out)
 	return out
-}
-
-func (m argMatcher) match(v any, present bool) bool {
-	switch {
-	case m.ignore:
-		return true
-	case !present:
-		return false
-	case m.pattern != nil:
-		s, ok := v.(string)
-		return ok && m.pattern.MatchString(s)
-	}
-	return jsonEqual(v, m.value)
 }
 
 func jsonEqual(a, b any) bool {

@@ -22,9 +22,10 @@ const HeaderFake = "X-Adkproxy-Fake"
 
 // Set is a loaded fakes file; it is safe for concurrent use.
 type Set struct {
-	file  string
-	mu    sync.Mutex
-	fakes []*entry
+	file       string
+	mu         sync.Mutex
+	fakes      []*entry
+	unexpected []string // calls of a faked tool or host that no fake answered
 }
 
 type entry struct {
@@ -42,17 +43,25 @@ func (s *Set) Fake(req *cassettes.Request) (resp *cassettes.Response, delay time
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	about := 0 // the fakes about the call's tool or host
 	for _, e := range s.fakes {
+		if !e.about(c) {
+			continue
+		}
+		about++
 		if e.Times != nil && *e.Times > 0 && len(e.served) >= *e.Times || e.Times == nil && len(e.served) >= 1 {
 			continue
 		}
-		if !e.matches(c) {
+		if !e.argsMatch(c.args) {
 			continue
 		}
 		e.served = append(e.served, c.what)
 		r := answer(&e.Fake, c, len(e.served))
 		r.Header.Set(HeaderFake, fmt.Sprintf("%s:%d", s.file, e.line))
 		return r, e.delay, true
+	}
+	if about > 0 {
+		s.unexpected = append(s.unexpected, fmt.Sprintf("%s (none of its %d fake(s) left matches)", c.what, about))
 	}
 	return nil, 0, false
 }
@@ -106,24 +115,13 @@ func callOf(req *cassettes.Request) (call, bool) {
 	return c, true
 }
 
-func (f *Fake) matches(c call) bool {
-	switch {
-	case f.Tool != "":
-		if c.kind == wire.DialectHTTP || f.Tool != c.name {
-			return false
-		}
-	case c.kind != wire.DialectHTTP:
-		return false
-	case c.host != f.Host && !strings.HasPrefix(c.host, f.Host+"/"):
-		return false
+// names says whether the fake is about the call's tool or host, whatever
+// its arguments.
+func (f *Fake) about(c call) bool {
+	if f.Tool != "" {
+		return c.kind != wire.DialectHTTP && f.Tool == c.name
 	}
-	for k, m := range f.args {
-		v, ok := c.args[k]
-		if !m.match(normal(v), ok) {
-			return false
-		}
-	}
-	return true
+	return c.kind == wire.DialectHTTP && (c.host == f.Host || strings.HasPrefix(c.host, f.Host+"/"))
 }
 
 // answer is the fake's answer in the call's dialect.
@@ -145,6 +143,10 @@ func answer(f *Fake, c call, n int) *cassettes.Response {
 		result := map[string]any{"content": []any{map[string]any{"type": "text", "text": text()}}}
 		if m, ok := normal(f.Result).(map[string]any); ok && m["content"] != nil {
 			result = m // a whole CallToolResult
+		} else if ok {
+			// An object is the tool's structured result too: a client
+			// checks it against the tool's outputSchema, when it has one.
+			result["structuredContent"] = m
 		}
 		if f.Error != "" {
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": f.Error}}, "isError": true}
@@ -186,6 +188,10 @@ type Report struct {
 	// Unconsumed lists the fakes that answered fewer calls than they
 	// were given (Times), or none.
 	Unconsumed []string
+	// Unexpected lists, in order, the calls of a tool or host some fake
+	// is about that no fake answered: other arguments, or its fakes used
+	// up. They went to their recording, or their server while recording.
+	Unexpected []string
 }
 
 // Use is one fake and the calls it answered.
@@ -198,7 +204,7 @@ type Use struct {
 func (s *Set) Report() Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var r Report
+	r := Report{Unexpected: append([]string(nil), s.unexpected...)}
 	for _, e := range s.fakes {
 		where := e.Where(s.file)
 		if len(e.served) > 0 {
@@ -222,7 +228,7 @@ func (r Report) String() string {
 	for _, u := range r.Served {
 		n += len(u.Calls)
 	}
-	fmt.Fprintf(&b, "adkproxy: tool fakes: %d call(s) served, %d fake(s) unconsumed\n", n, len(r.Unconsumed))
+	fmt.Fprintf(&b, "adkproxy: tool fakes: %d call(s) served, %d fake(s) unconsumed, %d unexpected call(s)\n", n, len(r.Unconsumed), len(r.Unexpected))
 	for _, u := range r.Served {
 		for _, c := range u.Calls {
 			fmt.Fprintf(&b, "  served %s: %s\n", u.Fake, c)
@@ -230,6 +236,9 @@ func (r Report) String() string {
 	}
 	for _, u := range r.Unconsumed {
 		fmt.Fprintf(&b, "  unconsumed %s\n", u)
+	}
+	for _, u := range r.Unexpected {
+		fmt.Fprintf(&b, "  unexpected %s\n", u)
 	}
 	return b.String()
 }

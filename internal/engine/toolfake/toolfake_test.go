@@ -47,7 +47,7 @@ fakes:
 		t.Fatal(err)
 	}
 	r, _, ok := s.Fake(mcpCall("get_weather", `{"city":"Paris","units":"C"}`))
-	if !ok || r.Status != 200 || string(r.Body) != `{"id":7,"jsonrpc":"2.0","result":{"content":[{"text":"{\"temp_c\":21}","type":"text"}]}}` {
+	if !ok || r.Status != 200 || string(r.Body) != `{"id":7,"jsonrpc":"2.0","result":{"content":[{"text":"{\"temp_c\":21}","type":"text"}],"structuredContent":{"temp_c":21}}}` {
 		t.Fatalf("first call: %v %s", ok, r.Body)
 	}
 	if !strings.HasSuffix(r.Header.Get(HeaderFake), "fakes.yaml:3") {
@@ -82,8 +82,59 @@ fakes:
 	if len(rep.Served) != 4 || len(rep.Unconsumed) != 1 || !strings.Contains(rep.Unconsumed[0], "never_called") {
 		t.Errorf("report = %+v", rep)
 	}
-	if !strings.Contains(rep.String(), "5 call(s) served, 1 fake(s) unconsumed") {
+	if len(rep.Unexpected) != 2 || !strings.HasPrefix(rep.Unexpected[0], `get_weather {"city":"Paris"} (none of its 2 fake(s) left matches)`) {
+		t.Errorf("the report's unexpected calls = %q", rep.Unexpected)
+	}
+	if !strings.Contains(rep.String(), "5 call(s) served, 1 fake(s) unconsumed, 2 unexpected call(s)") ||
+		!strings.Contains(rep.String(), "  unexpected get_weather {\"city\":\"Lyon\"}") {
 		t.Errorf("report text:\n%s", rep)
+	}
+}
+
+// TestOneMatcherSyntax: a fake's arg_matchers are the scoring config's
+// (read by its parser: tolerance, subset, superset, regex, ignore, "*"),
+// compared with the argument's value in args, and its ignore paths are
+// --ignore's, left out of both sides.
+func TestOneMatcherSyntax(t *testing.T) {
+	s, err := load(t, `
+fakes:
+  - tool: search
+    args: {query: weather, limit: 10, filters: {region: eu, page: 1}}
+    arg_matchers: {limit: {tolerance: 2}, query: {regex: "^wea"}}
+    ignore: [filters.page]
+    times: 0
+  - tool: tags
+    args: {tags: [a, b, c]}
+    arg_matchers: {tags: subset, "*": ignore}
+    times: 0
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool, args string
+		want       bool
+	}{
+		{"search", `{"query":"weather today","limit":11,"filters":{"region":"eu","page":7}}`, true},
+		{"search", `{"query":"weather","limit":13,"filters":{"region":"eu"}}`, false},          // beyond the tolerance
+		{"search", `{"query":"the weather","limit":10,"filters":{"region":"eu"}}`, false},      // the pattern
+		{"search", `{"query":"weather","limit":10,"filters":{"region":"us","page":1}}`, false}, // a field not ignored
+		{"tags", `{"tags":["b","a"],"other":1}`, true},
+		{"tags", `{"tags":["a","d"]}`, false},
+	} {
+		if _, _, ok := s.Fake(mcpCall(c.tool, c.args)); ok != c.want {
+			t.Errorf("%s %s: faked %v, want %v", c.tool, c.args, ok, c.want)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{"fakes:\n  - tool: a\n    arg_matchers: {q: fuzzy}\n", `fakes[0]: arg_matchers.q: "fuzzy" is not a matcher`},
+		{"fakes:\n  - tool: a\n    arg_matchers: {q: {tolerance: -1}}\n", "arg_matchers.q: tolerance: must be a finite number"},
+		{"fakes:\n  - tool: a\n    args: {q: ignore}\n    arg_matchers: {q: exact}\n", "args.q is a matcher already"},
+		{"fakes:\n  - tool: a\n    ignore: [\"a[\"]\n", `ignore "a["`},
+	} {
+		if _, err := load(t, c.text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%q) = %v, want an error containing %q", c.text, err, c.want)
+		}
 	}
 }
 

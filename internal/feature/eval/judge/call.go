@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -69,9 +70,11 @@ type Usage struct {
 	Tokens map[string]scoring.Usage
 }
 
-// Judge implements scoring.Judge with a genai client.
+// Judge implements scoring.Judge with a genai client, and a chat client
+// for judge models served over the OpenAI-compatible endpoint.
 type Judge struct {
 	client  *genai.Client
+	chat    *inprocess.Chat
 	backoff func(attempt int) time.Duration
 	prompts Prompts
 
@@ -88,11 +91,15 @@ type Options struct {
 	// Prompts replace adkproxy's prompts by kind (LoadPrompts); nil keeps
 	// them all.
 	Prompts Prompts
+	// Chat calls judge models named "openai/MODEL" (inprocess.OpenAIPrefix)
+	// on the OpenAI-compatible endpoint, through the same recorder as
+	// client; nil when no criterion names one.
+	Chat *inprocess.Chat
 }
 
 // New returns a judge that calls the model through client.
 func New(client *genai.Client, opts Options) *Judge {
-	j := &Judge{client: client, backoff: opts.Backoff, prompts: opts.Prompts, usage: Usage{Tokens: map[string]scoring.Usage{}}}
+	j := &Judge{client: client, chat: opts.Chat, backoff: opts.Backoff, prompts: opts.Prompts, usage: Usage{Tokens: map[string]scoring.Usage{}}}
 	if j.backoff == nil {
 		j.backoff = DefaultBackoff
 	}
@@ -113,34 +120,23 @@ func (j *Judge) Usage() Usage {
 // call sends parts as one user turn to model and returns the answer's
 // text, retrying per Attempts. cassette names the case's cassette.
 func (j *Judge) call(ctx context.Context, cassette string, k key, o *options, parts []string) (string, error) {
-	model := o.Model
-	content := &genai.Content{Role: genai.RoleUser}
-	for _, p := range parts {
-		content.Parts = append(content.Parts, &genai.Part{Text: p})
-	}
-	cfg := &genai.GenerateContentConfig{}
-	if o.Config != nil {
-		*cfg = *o.Config
-	}
-	cfg.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{
+	header := http.Header{
 		"X-Adkproxy-Cassette":   {headerSafe(cassette)},
 		"X-Adkproxy-Invocation": {k.String()},
-	}}
-	cfg.AutomaticContinuation = genai.Ptr(false) // one request per sample
+	}
 	var err error
 	attempt := 1
 	for ; ; attempt++ {
-		var resp *genai.GenerateContentResponse
-		resp, err = j.client.Models.GenerateContent(ctx, model, []*genai.Content{content}, cfg)
-		j.count(model, resp)
+		var text string
+		text, err = j.attempt(ctx, o, parts, header)
 		if err == nil {
-			return resp.Text(), nil
+			return text, nil
 		}
-		var apiErr genai.APIError
-		if errors.As(err, &apiErr) && strings.HasPrefix(apiErr.Message, "adkproxy: ") && apiErr.Code == http.StatusBadRequest {
-			return "", fmt.Errorf("%s: %w: %s", k.describe(), ErrNotRecorded, strings.TrimPrefix(apiErr.Message, "adkproxy: "))
+		code, msg, answered := answerError(err)
+		if answered && strings.HasPrefix(msg, "adkproxy: ") && code == http.StatusBadRequest {
+			return "", fmt.Errorf("%s: %w: %s", k.describe(), ErrNotRecorded, strings.TrimPrefix(msg, "adkproxy: "))
 		}
-		retryable := !errors.As(err, &apiErr) || apiErr.Code == http.StatusTooManyRequests || apiErr.Code >= 500
+		retryable := !answered || code == http.StatusTooManyRequests || code >= 500
 		if !retryable || attempt == Attempts || ctx.Err() != nil {
 			break
 		}
@@ -153,20 +149,73 @@ func (j *Judge) call(ctx context.Context, cassette string, k key, o *options, pa
 	return "", fmt.Errorf("%s: the judge failed (%d attempt(s)): %w", k.describe(), attempt, err)
 }
 
-func (j *Judge) count(model string, resp *genai.GenerateContentResponse) {
+// attempt makes one call: a chat completion for a model named
+// "openai/MODEL" (inprocess.OpenAIPrefix), else generateContent.
+func (j *Judge) attempt(ctx context.Context, o *options, parts []string, header http.Header) (string, error) {
+	if model, ok := inprocess.ChatModel(o.Model); ok {
+		if j.chat == nil {
+			return "", fmt.Errorf("the judge model %s is served over the OpenAI-compatible endpoint, and this judge has no client for it", o.Model)
+		}
+		st, err := j.chat.Complete(ctx, inprocess.ChatCall{Model: model, User: parts, Config: o.Config, Header: header})
+		var u scoring.Usage
+		if st.Usage != nil {
+			u = scoring.Usage{Prompt: int64(st.Usage.Prompt), Candidates: int64(st.Usage.Candidates), Cached: int64(st.Usage.Cached),
+				Thoughts: int64(st.Usage.Thoughts), Total: int64(st.Usage.Total)}
+		}
+		j.count(model, u) // priced as the Gemini model it names
+		return st.Text, err
+	}
+	content := &genai.Content{Role: genai.RoleUser}
+	for _, p := range parts {
+		content.Parts = append(content.Parts, &genai.Part{Text: p})
+	}
+	cfg := &genai.GenerateContentConfig{}
+	if o.Config != nil {
+		*cfg = *o.Config
+	}
+	cfg.HTTPOptions = &genai.HTTPOptions{Headers: header}
+	cfg.AutomaticContinuation = genai.Ptr(false) // one request per sample
+	resp, err := j.client.Models.GenerateContent(ctx, o.Model, []*genai.Content{content}, cfg)
+	var u scoring.Usage
+	if resp != nil && resp.UsageMetadata != nil {
+		m := resp.UsageMetadata
+		u = scoring.Usage{Prompt: int64(m.PromptTokenCount), Candidates: int64(m.CandidatesTokenCount), Cached: int64(m.CachedContentTokenCount),
+			Thoughts: int64(m.ThoughtsTokenCount), ToolUse: int64(m.ToolUsePromptTokenCount), Total: int64(m.TotalTokenCount)}
+	}
+	j.count(o.Model, u)
+	if err != nil {
+		return "", err
+	}
+	return resp.Text(), nil
+}
+
+// answerError is the status and message of an error the model's endpoint
+// answered with; answered is false for a transport error.
+func answerError(err error) (code int, msg string, answered bool) {
+	var apiErr genai.APIError
+	var chatErr *inprocess.ChatError
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.Code, apiErr.Message, true
+	case errors.As(err, &chatErr):
+		return chatErr.Code, chatErr.Message, true
+	}
+	return 0, "", false
+}
+
+// count adds a call and its tokens to the model's.
+func (j *Judge) count(model string, u scoring.Usage) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.usage.Calls++
-	if resp == nil || resp.UsageMetadata == nil {
-		return
+	t := j.usage.Tokens[model]
+	t.Prompt += u.Prompt
+	t.Candidates += u.Candidates
+	t.Cached += u.Cached
+	t.Thoughts += u.Thoughts
+	t.ToolUse += u.ToolUse
+	t.Total += u.Total
+	if u != (scoring.Usage{}) || j.usage.Tokens[model] != (scoring.Usage{}) {
+		j.usage.Tokens[model] = t
 	}
-	m := resp.UsageMetadata
-	u := j.usage.Tokens[model]
-	u.Prompt += int64(m.PromptTokenCount)
-	u.Candidates += int64(m.CandidatesTokenCount)
-	u.Cached += int64(m.CachedContentTokenCount)
-	u.Thoughts += int64(m.ThoughtsTokenCount)
-	u.ToolUse += int64(m.ToolUsePromptTokenCount)
-	u.Total += int64(m.TotalTokenCount)
-	j.usage.Tokens[model] = u
 }

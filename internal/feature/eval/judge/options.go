@@ -13,6 +13,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/genaiconf"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/scoring"
 	"google.golang.org/genai"
 )
@@ -84,8 +85,11 @@ func readOptions(cr *scoring.Criterion) (options, error) {
 		}
 		if v, ok := field(m, "judge_model"); ok && v != nil {
 			s, ok := v.(string)
-			if !ok || strings.TrimSpace(s) == "" {
+			if !ok {
 				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model: want a model name", cr.Metric)
+			}
+			if err := inprocess.CheckModel(s); err != nil {
+				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model: %v", cr.Metric, err)
 			}
 			o.Model = s
 		}
@@ -95,6 +99,11 @@ func readOptions(cr *scoring.Criterion) (options, error) {
 				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model_config: %v", cr.Metric, err)
 			}
 			o.Config = cfg
+		}
+		if model, ok := inprocess.ChatModel(o.Model); ok {
+			if _, err := inprocess.ChatBody(inprocess.ChatCall{Model: model, Config: o.Config}); err != nil {
+				return o, fmt.Errorf("criteria.%s.judge_model_options.judge_model_config: %v (the judge model %s is called on the OpenAI-compatible endpoint)", cr.Metric, err, o.Model)
+			}
 		}
 		if v, ok := field(m, "num_samples"); ok && v != nil {
 			n, ok := number(v)

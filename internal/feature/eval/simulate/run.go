@@ -17,6 +17,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/proxy"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	// the cassettes it is recorded into); nil when only static
 	// conversations are played.
 	Model *genai.Client
+	// Chat calls a model named "openai/MODEL" (inprocess.OpenAIPrefix) on
+	// the OpenAI-compatible endpoint, through the same recorder as Model.
+	Chat *inprocess.Chat
 	// Config is the eval config's user_simulator_config.
 	Config scenarios.SimulatorConfig
 	// Parallel is how many conversations run at once (default 1).
@@ -76,21 +80,42 @@ func New(o Options) (*Runner, error) {
 	if t := o.Config.Type; t != "" && t != scenarios.TypeLLMBacked {
 		return nil, fmt.Errorf("user_simulator_config.type %q: only %q is supported (the audio simulator needs speech synthesis)", t, scenarios.TypeLLMBacked)
 	}
-	if o.Model != nil {
-		cfg, err := modelConfig(o.Config.ModelConfiguration)
+	if o.Model != nil || o.Chat != nil {
+		m, err := newUserModel(o)
 		if err != nil {
+			if o.Config.File != "" {
+				return nil, fmt.Errorf("%s: %w", o.Config.File, err)
+			}
 			return nil, err
 		}
-		model := o.Config.Model
-		if model == "" {
-			model = scenarios.DefaultModel
-		}
-		r.model = &userModel{client: o.Model, model: model, config: cfg}
+		r.model = m
 	}
 	if o.Progress != nil {
 		r.prog = &progress{w: o.Progress, start: time.Now()}
 	}
 	return r, nil
+}
+
+// newUserModel reads the simulated user's model and its configuration,
+// each error naming its field.
+func newUserModel(o Options) (*userModel, error) {
+	cfg, err := modelConfig(o.Config.ModelConfiguration)
+	if err != nil {
+		return nil, err
+	}
+	model := o.Config.Model
+	if model == "" {
+		model = scenarios.DefaultModel
+	}
+	if err := inprocess.CheckModel(model); err != nil {
+		return nil, fmt.Errorf("user_simulator_config.model: %v", err)
+	}
+	if chat, ok := inprocess.ChatModel(model); ok {
+		if _, err := inprocess.ChatBody(inprocess.ChatCall{Model: chat, Config: cfg}); err != nil {
+			return nil, fmt.Errorf("user_simulator_config.model_configuration: %v (the model %s is called on the OpenAI-compatible endpoint)", err, model)
+		}
+	}
+	return &userModel{client: o.Model, chat: o.Chat, model: model, config: cfg}, nil
 }
 
 // Run plays every case, Parallel at a time, and returns their transcripts

@@ -9,10 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/adkproxy/adkproxy/internal/base/genaiconf"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
+	"github.com/adkproxy/adkproxy/internal/engine/inprocess"
 	"github.com/adkproxy/adkproxy/scoring"
 	"google.golang.org/genai"
 )
@@ -54,9 +57,12 @@ func adkRetry() *genai.HTTPRetryOptions {
 		ExpBase: genai.Ptr(2.0), HTTPStatusCodes: []int32{408, 429, 500, 502, 503, 504}}
 }
 
-// userModel is the simulated user's model and its configuration.
+// userModel is the simulated user's model and its configuration: called
+// with generateContent through client, or, named "openai/MODEL"
+// (inprocess.OpenAIPrefix), with chat completions through chat.
 type userModel struct {
 	client *genai.Client
+	chat   *inprocess.Chat
 	model  string
 	config *genai.GenerateContentConfig
 }
@@ -65,6 +71,16 @@ type userModel struct {
 // text of its non-thought parts with the call's usage.
 func (u *userModel) reply(ctx context.Context, scenario string, n int, prompt string) (string, scoring.Usage, error) {
 	return u.replyAs(ctx, scenario, TurnKey(scenario, n), n, prompt)
+}
+
+// userAnswer is what a call answered: its text without thoughts, whether
+// it had thoughts, why it gave no text when the answer says ("" when it
+// does not), and its usage.
+type userAnswer struct {
+	text     string
+	thoughts bool
+	why      string
+	usage    scoring.Usage
 }
 
 // replyAs is reply with the call named key (X-Adkproxy-Invocation).
@@ -84,29 +100,55 @@ func (u *userModel) replyAs(ctx context.Context, scenario, key string, n int, pr
 		opts.RetryOptions = adkRetry()
 	}
 	cfg.HTTPOptions = &opts
-	content := []*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: prompt}}}}
-	resp, err := u.client.Models.GenerateContent(ctx, u.model, content, &cfg)
+	ask := u.generate
+	if _, ok := inprocess.ChatModel(u.model); ok {
+		ask = u.complete
+	}
+	a, err := ask(ctx, &cfg, prompt)
 	if err != nil {
 		var apiErr genai.APIError
-		if errors.As(err, &apiErr) && strings.HasPrefix(apiErr.Message, "adkproxy: ") {
+		var chatErr *inprocess.ChatError
+		switch {
+		case errors.As(err, &apiErr) && strings.HasPrefix(apiErr.Message, "adkproxy: "):
 			return "", scoring.Usage{}, fmt.Errorf("turn %d was not recorded: %s", n, strings.TrimPrefix(apiErr.Message, "adkproxy: "))
+		case errors.As(err, &chatErr) && strings.HasPrefix(chatErr.Message, "adkproxy: "):
+			return "", scoring.Usage{}, fmt.Errorf("turn %d was not recorded: %s", n, strings.TrimPrefix(chatErr.Message, "adkproxy: "))
 		}
 		return "", scoring.Usage{}, fmt.Errorf("the simulated user's model: %w", err)
 	}
-	var usage scoring.Usage
+	if strings.TrimSpace(a.text) == "" {
+		why := a.why
+		switch {
+		case why != "":
+		case a.thoughts:
+			why = "only thoughts were returned"
+		default:
+			why = "the answer was empty"
+		}
+		return "", a.usage, fmt.Errorf("turn %d: %w (%s)", n, ErrNoReply, why)
+	}
+	return a.text, a.usage, nil
+}
+
+// generate asks with generateContent; the genai client retries per cfg.
+func (u *userModel) generate(ctx context.Context, cfg *genai.GenerateContentConfig, prompt string) (userAnswer, error) {
+	content := []*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: prompt}}}}
+	resp, err := u.client.Models.GenerateContent(ctx, u.model, content, cfg)
+	if err != nil {
+		return userAnswer{}, err
+	}
+	var a userAnswer
 	if m := resp.UsageMetadata; m != nil {
-		usage = scoring.Usage{Prompt: int64(m.PromptTokenCount), Candidates: int64(m.CandidatesTokenCount),
+		a.usage = scoring.Usage{Prompt: int64(m.PromptTokenCount), Candidates: int64(m.CandidatesTokenCount),
 			Cached: int64(m.CachedContentTokenCount), Thoughts: int64(m.ThoughtsTokenCount), Total: int64(m.TotalTokenCount)}
 	}
 	var texts []string
-	thoughts := false
-	why := ""
 	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
-		why = "blocked: " + string(resp.PromptFeedback.BlockReason)
+		a.why = "blocked: " + string(resp.PromptFeedback.BlockReason)
 	}
 	for _, c := range resp.Candidates {
-		if c.FinishReason != "" && c.FinishReason != genai.FinishReasonStop && c.FinishReason != genai.FinishReasonMaxTokens && why == "" {
-			why = "finish reason " + string(c.FinishReason)
+		if c.FinishReason != "" && c.FinishReason != genai.FinishReasonStop && c.FinishReason != genai.FinishReasonMaxTokens && a.why == "" {
+			a.why = "finish reason " + string(c.FinishReason)
 		}
 		if c.Content == nil {
 			continue
@@ -114,22 +156,58 @@ func (u *userModel) replyAs(ctx context.Context, scenario, key string, n int, pr
 		for _, p := range c.Content.Parts {
 			switch {
 			case p.Thought:
-				thoughts = true
+				a.thoughts = true
 			case p.Text != "":
 				texts = append(texts, p.Text)
 			}
 		}
 	}
-	text := strings.Join(texts, "")
-	if strings.TrimSpace(text) == "" {
-		switch {
-		case why != "":
-		case thoughts:
-			why = "only thoughts were returned"
-		default:
-			why = "the answer was empty"
-		}
-		return "", usage, fmt.Errorf("turn %d: %w (%s)", n, ErrNoReply, why)
+	a.text = strings.Join(texts, "")
+	return a, nil
+}
+
+// complete asks with a chat completion, retrying as cfg's retry options
+// say (the genai client's rule, kept for the other endpoint): every
+// attempt goes through the recorder, so a replay meets the same answers.
+func (u *userModel) complete(ctx context.Context, cfg *genai.GenerateContentConfig, prompt string) (userAnswer, error) {
+	if u.chat == nil {
+		return userAnswer{}, fmt.Errorf("the model %s is served over the OpenAI-compatible endpoint, and no client for it was given", u.model)
 	}
-	return text, usage, nil
+	model, _ := inprocess.ChatModel(u.model)
+	call := inprocess.ChatCall{Model: model, User: []string{prompt}, Config: cfg, Header: cfg.HTTPOptions.Headers}
+	ro := cfg.HTTPOptions.RetryOptions
+	delay := time.Duration(deref(ro.InitialDelay, 1) * float64(time.Second))
+	for attempt := 1; ; attempt++ {
+		st, err := u.chat.Complete(ctx, call)
+		var chatErr *inprocess.ChatError
+		retry := err != nil && (!errors.As(err, &chatErr) || slices.Contains(ro.HTTPStatusCodes, int32(chatErr.Code)))
+		if !retry || attempt >= int(deref(ro.Attempts, 1)) || ctx.Err() != nil {
+			if err != nil {
+				return userAnswer{}, err
+			}
+			a := userAnswer{text: st.Text}
+			if st.Usage != nil {
+				a.usage = scoring.Usage{Prompt: int64(st.Usage.Prompt), Candidates: int64(st.Usage.Candidates),
+					Cached: int64(st.Usage.Cached), Thoughts: int64(st.Usage.Thoughts), Total: int64(st.Usage.Total)}
+			}
+			if f := st.FinishReason; f != "" && f != string(genai.FinishReasonStop) && f != string(genai.FinishReasonMaxTokens) {
+				a.why = "finish reason " + f
+			}
+			return a, nil
+		}
+		select {
+		case <-ctx.Done():
+			return userAnswer{}, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(time.Duration(float64(delay)*deref(ro.ExpBase, 2)), time.Duration(deref(ro.MaxDelay, 60)*float64(time.Second)))
+	}
+}
+
+// deref is *p, or def when p is nil.
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }

@@ -1,4 +1,4 @@
-package cassettes
+package journal
 
 import (
 	"bytes"
@@ -9,22 +9,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // TestWriteExchangeJSONIsMarshal: the streamed encoding is byte for byte
 // what json.Marshal gives, which is what the journal reader decodes.
 func TestWriteExchangeJSONIsMarshal(t *testing.T) {
-	for i, x := range []*Exchange{
+	for i, x := range []*cassettes.Exchange{
 		{},
 		journalExchange(1),
 		{
-			Request: Request{Method: "POST", Path: "/p<&>", Query: "a=1&b=\u2028", Header: http.Header{"B": {"2", "<3>"}, "A": {}},
+			Request: cassettes.Request{Method: "POST", Path: "/p<&>", Query: "a=1&b=\u2028", Header: http.Header{"B": {"2", "<3>"}, "A": {}},
 				Body: []byte{}},
-			Response: Response{Status: 503, Body: []byte{0, 1, 2, 0xff}, End: EndReset, Latency: time.Second,
-				Events: []Event{{Data: []byte("data: {}\r\n\r\n"), After: 3}, {Data: nil}}},
-			Place: &Place{Session: 2, Invocation: 3, Tag: "t", User: "\"quoted\"", Step: 1, Agent: "a"},
+			Response: cassettes.Response{Status: 503, Body: []byte{0, 1, 2, 0xff}, End: cassettes.EndReset, Latency: time.Second,
+				Events: []cassettes.Event{{Data: []byte("data: {}\r\n\r\n"), After: 3}, {Data: nil}}},
+			Place: &cassettes.Place{Session: 2, Invocation: 3, Tag: "t", User: "\"quoted\"", Step: 1, Agent: "a"},
 		},
-		{Response: Response{Events: []Event{}}},
+		{Response: cassettes.Response{Events: []cassettes.Event{}}},
 	} {
 		want, err := json.Marshal(x)
 		if err != nil {
@@ -46,7 +48,7 @@ func TestWriteExchangeJSONIsMarshal(t *testing.T) {
 func TestLargeExchangeJournalledAndRecovered(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	secret := "AIzaSyTHISISNOTAREALKEYBUTLOOKSLIKEONE1"
-	j, err := OpenJournal(path, "c", true, NewRedactor(secret))
+	j, err := Open(path, "c", true, cassettes.NewRedactor(secret))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +59,11 @@ func TestLargeExchangeJournalledAndRecovered(t *testing.T) {
 	}
 	leaky := journalExchange(2)
 	leaky.Response.Body = []byte(strings.Repeat("y", 2<<20+7) + secret)
-	if err := j.Append(leaky); !errors.Is(err, ErrSecretLeak) {
+	if err := j.Append(leaky); !errors.Is(err, cassettes.ErrSecretLeak) {
 		t.Fatalf("a secret at the end of a large body: %v; want ErrSecretLeak", err)
 	}
 	j.Close()
-	c, err := Load(path)
+	c, err := cassettes.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

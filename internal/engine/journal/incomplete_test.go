@@ -1,16 +1,19 @@
-package cassettes
+package journal
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 )
 
 // TestIncompleteJournalFoldsOnlyWhatIsSafe: the rules for a journal marked
 // incomplete, next to a saved cassette and without one, in both modes.
 func TestIncompleteJournalFoldsOnlyWhatIsSafe(t *testing.T) {
-	good := &Cassette{Name: "c", Exchanges: []*Exchange{journalExchange(1), journalExchange(2)}}
+	good := &cassettes.Cassette{Name: "c", Exchanges: []*cassettes.Exchange{journalExchange(1), journalExchange(2)}}
 	for _, tc := range []struct {
 		name             string
 		saved, replace   bool
@@ -24,18 +27,18 @@ func TestIncompleteJournalFoldsOnlyWhatIsSafe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "c.yaml")
 			if tc.saved {
-				if err := Save(path, good, nil); err != nil {
+				if err := cassettes.Save(path, good, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
-			j, err := OpenJournal(path, "c", tc.replace, nil)
+			j, err := Open(path, "c", tc.replace, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			j.Append(journalExchange(3))
 			j.MarkIncomplete()
 			j.Close()
-			c, err := Load(path)
+			c, err := cassettes.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +54,7 @@ func TestIncompleteJournalFoldsOnlyWhatIsSafe(t *testing.T) {
 					t.Fatalf("loaded invocations %v, want %v", got, tc.wantInvocations)
 				}
 			}
-			if len(c.Warnings) == 0 || !strings.Contains(c.Warnings[0], tc.wantWarningAbout) || !strings.Contains(c.Warnings[0], JournalPath(path)) {
+			if len(c.Warnings) == 0 || !strings.Contains(c.Warnings[0], tc.wantWarningAbout) || !strings.Contains(c.Warnings[0], journalfile.Path(path)) {
 				t.Errorf("warnings %q, want one about %q naming the journal", c.Warnings, tc.wantWarningAbout)
 			}
 		})
@@ -62,8 +65,8 @@ func TestIncompleteJournalFoldsOnlyWhatIsSafe(t *testing.T) {
 // missed the journal (here a secret refused) makes it incomplete on disk.
 func TestJournalMarksItselfIncompleteWhenAnAppendFails(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	Save(path, &Cassette{Name: "c", Exchanges: []*Exchange{journalExchange(1)}}, nil)
-	j, _ := OpenJournal(path, "c", true, NewRedactor("s3cret-value-42"))
+	cassettes.Save(path, &cassettes.Cassette{Name: "c", Exchanges: []*cassettes.Exchange{journalExchange(1)}}, nil)
+	j, _ := Open(path, "c", true, cassettes.NewRedactor("s3cret-value-42"))
 	j.Append(journalExchange(2))
 	x := journalExchange(3)
 	x.Response.Body = []byte(`"s3cret-value-42"`)
@@ -71,7 +74,7 @@ func TestJournalMarksItselfIncompleteWhenAnAppendFails(t *testing.T) {
 		t.Fatal("the secret was journalled")
 	}
 	j.Close()
-	c, err := Load(path)
+	c, err := cassettes.Load(path)
 	if err != nil || len(c.Exchanges) != 1 || c.Exchanges[0].Place.Invocation != 1 {
 		t.Fatalf("%v %+v: want the saved cassette unchanged", err, c)
 	}
@@ -81,13 +84,13 @@ func TestJournalMarksItselfIncompleteWhenAnAppendFails(t *testing.T) {
 // field are complete, as a crash left them.
 func TestVersion1JournalsStillLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	j, _ := OpenJournal(path, "c d", true, nil)
+	j, _ := Open(path, "c d", true, nil)
 	j.Append(journalExchange(1))
 	j.Close()
-	data, _ := os.ReadFile(JournalPath(path))
-	old := strings.Replace(strings.Replace(string(data), journalMagic, journalMagicV1, 1), " "+completeField+"1", "", 1)
-	os.WriteFile(JournalPath(path), []byte(old), 0o644)
-	c, err := Load(path)
+	data, _ := os.ReadFile(journalfile.Path(path))
+	old := strings.Replace(strings.Replace(string(data), journalfile.Magic, journalfile.MagicV1, 1), " complete=1", "", 1)
+	os.WriteFile(journalfile.Path(path), []byte(old), 0o644)
+	c, err := cassettes.Load(path)
 	if err != nil || c.Name != "c d" || len(c.Exchanges) != 1 || len(c.Warnings) != 0 {
 		t.Fatalf("%v %+v", err, c)
 	}
@@ -101,29 +104,29 @@ func TestIncompleteJournalIsSetAsideNotDeleted(t *testing.T) {
 		t.Run(next, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "c.yaml")
-			Save(path, &Cassette{Name: "c", Exchanges: []*Exchange{journalExchange(1)}}, nil)
-			j, _ := OpenJournal(path, "c", true, nil)
+			cassettes.Save(path, &cassettes.Cassette{Name: "c", Exchanges: []*cassettes.Exchange{journalExchange(1)}}, nil)
+			j, _ := Open(path, "c", true, nil)
 			j.Append(journalExchange(7))
 			j.MarkIncomplete()
 			j.Close()
-			left, _ := os.ReadFile(JournalPath(path))
+			left, _ := os.ReadFile(journalfile.Path(path))
 			if next == "new journal" {
-				j, err := OpenJournal(path, "c", true, nil)
+				j, err := Open(path, "c", true, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				j.Close()
-			} else if err := RemoveJournal(path); err != nil {
+			} else if err := journalfile.RemoveLeftover(path); err != nil {
 				t.Fatal(err)
 			}
-			aside, _ := filepath.Glob(JournalPath(path) + ".incomplete-*")
+			aside, _ := filepath.Glob(journalfile.Path(path) + ".incomplete-*")
 			if len(aside) != 1 {
 				t.Fatalf("set aside: %v", aside)
 			}
 			if got, _ := os.ReadFile(aside[0]); string(got) != string(left) {
 				t.Errorf("the set-aside journal differs from the one left")
 			}
-			if files, _ := Files(dir); len(files) != 1 {
+			if files, _ := cassettes.Files(dir); len(files) != 1 {
 				t.Errorf("the set-aside journal is read as a cassette: %v", files)
 			}
 		})

@@ -1,10 +1,13 @@
-package cassettes
+package journal
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/journalfile"
 )
 
 // TestReleasedJournalReopensForTheNextAppend: a journal closed between
@@ -12,7 +15,7 @@ import (
 // exchange is recovered.
 func TestReleasedJournalReopensForTheNextAppend(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	j, err := OpenJournal(path, "c", true, nil)
+	j, err := Open(path, "c", true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +27,7 @@ func TestReleasedJournalReopensForTheNextAppend(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := Load(path)
+	c, err := cassettes.Load(path)
 	if err != nil || len(c.Exchanges) != 3 {
 		t.Fatalf("recovered %v, %v; want 3 exchanges", c, err)
 	}
@@ -36,18 +39,18 @@ func TestReleasedJournalReopensForTheNextAppend(t *testing.T) {
 func TestReleasedJournalRefusesAReplacedFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.yaml")
-	j, err := OpenJournal(path, "c", true, nil)
+	j, err := Open(path, "c", true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	j.Release()
 	victim := filepath.Join(dir, "victim.txt")
 	os.WriteFile(victim, []byte("keep me"), 0o644)
-	os.Remove(JournalPath(path))
-	if err := os.Symlink(victim, JournalPath(path)); err != nil {
+	os.Remove(journalfile.Path(path))
+	if err := os.Symlink(victim, journalfile.Path(path)); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Append(journalExchange(1)); !errors.Is(err, ErrWrite) {
+	if err := j.Append(journalExchange(1)); !errors.Is(err, cassettes.ErrWrite) {
 		t.Fatalf("Append through a replaced journal: %v; want ErrWrite", err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep me" {

@@ -1,16 +1,18 @@
 // Journal records for exchanges with large bodies, written as they are
 // encoded rather than built in memory first.
 
-package cassettes
+package journal
 
 import (
-	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
+
+	"github.com/adkproxy/adkproxy/cassettes"
 )
 
 // streamedRecord is the body size from which a record is streamed: below
@@ -18,7 +20,7 @@ import (
 const streamedRecord = 1 << 20
 
 // bodyBytes is the size of x's bodies and events.
-func bodyBytes(x *Exchange) int {
+func bodyBytes(x *cassettes.Exchange) int {
 	n := len(x.Request.Body) + len(x.Response.Body)
 	for _, e := range x.Response.Events {
 		n += len(e.Data)
@@ -36,35 +38,23 @@ func bodyBytes(x *Exchange) int {
 // out the length and checksum and scans for secrets, the second writes.
 // Holding it would take its base64 form twice over (the encoder's buffer
 // and the record), several times the answer itself.
-func (j *Journal) appendStreamed(x *Exchange) error {
+func (j *Journal) appendStreamed(x *cassettes.Exchange) error {
 	sum := &checksum{h: crc32.NewIEEE()}
-	var scan *streamScan
-	out := io.Writer(sum)
+	first := func(w io.Writer) error { return writeRecordJSON(io.MultiWriter(sum, w), x) }
+	var err error
 	if j.scan != nil {
-		scan = j.scan.newStreamScan()
-		out = io.MultiWriter(sum, scan)
+		err = j.scan.ScanStream(first)
+	} else {
+		err = first(io.Discard)
 	}
-	if err := writeRecordJSON(out, x); err != nil {
-		return fmt.Errorf("%w: journal: %v", ErrWrite, err)
-	}
-	if scan != nil && scan.err != nil {
+	if errors.Is(err, cassettes.ErrSecretLeak) {
 		j.MarkIncomplete()
-		return fmt.Errorf("journal %s: %w", j.path, scan.err)
+		return fmt.Errorf("journal %s: %w", j.file.Path(), err)
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.writeSynced(func(out io.Writer) error {
-		w := bufio.NewWriterSize(out, 256<<10)
-		fmt.Fprintf(w, "%d %08x\n", sum.n, sum.h.Sum32())
-		err := writeRecordJSON(w, x)
-		if err == nil {
-			err = w.WriteByte('\n')
-		}
-		if err == nil {
-			err = w.Flush()
-		}
-		return err
-	})
+	if err != nil {
+		return fmt.Errorf("%w: journal: %v", cassettes.ErrWrite, err)
+	}
+	return j.file.AppendStreamed(sum.n, sum.h.Sum32(), func(w io.Writer) error { return writeRecordJSON(w, x) })
 }
 
 type checksum struct {
@@ -79,8 +69,8 @@ func (c *checksum) Write(p []byte) (int, error) {
 
 // writeRecordJSON writes x's record payload: its JSON, wrapped as the
 // last record of its connection for a Live connection with an ID.
-func writeRecordJSON(w io.Writer, x *Exchange) error {
-	prefix := keptLivePrefix(x) // journal_live.go
+func writeRecordJSON(w io.Writer, x *cassettes.Exchange) error {
+	prefix := keptLivePrefix(x) // journal.go
 	if prefix == "" {
 		return writeExchangeJSON(w, x)
 	}
@@ -97,7 +87,7 @@ func writeRecordJSON(w io.Writer, x *Exchange) error {
 // writeExchangeJSON writes exactly json.Marshal(x), streaming the bodies
 // through a base64 encoder (TestWriteExchangeJSONIsMarshal holds it to
 // that).
-func writeExchangeJSON(w io.Writer, x *Exchange) error {
+func writeExchangeJSON(w io.Writer, x *cassettes.Exchange) error {
 	e := &jsonStream{w: w}
 	q, r := &x.Request, &x.Response
 	e.raw(`{"Request":{"Method":`)
@@ -213,39 +203,4 @@ func (e *jsonStream) bytes(b []byte) {
 		}
 	}
 	e.raw(`"`)
-}
-
-// streamScan is Redactor.Scan over data arriving in pieces: each piece is
-// searched together with the end of the one before, so a secret split
-// between two is still found.
-type streamScan struct {
-	needles []needle
-	keep    int
-	tail    []byte
-	err     error
-}
-
-func (r *Redactor) newStreamScan() *streamScan {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	s := &streamScan{needles: append([]needle(nil), r.needles...)}
-	for _, n := range s.needles {
-		s.keep = max(s.keep, len(n.form)+len(Placeholder))
-	}
-	return s
-}
-
-func (s *streamScan) Write(p []byte) (int, error) {
-	if s.err != nil || len(s.needles) == 0 {
-		return len(p), nil
-	}
-	window := append(s.tail, p...)
-	for _, n := range s.needles {
-		if find(window, n.form, 0) >= 0 {
-			s.err = fmt.Errorf("%w: %s appears in the exchange; nothing was written", ErrSecretLeak, n.label)
-			return len(p), nil
-		}
-	}
-	s.tail = append(s.tail[:0], window[max(0, len(window)-s.keep):]...)
-	return len(p), nil
 }

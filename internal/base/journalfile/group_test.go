@@ -1,11 +1,11 @@
-package cassettes
+// Group commit: records appended at once share writes and syncs, and a
+// released file is opened again.
+
+package journalfile
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"hash/crc32"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -14,13 +14,29 @@ import (
 	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 )
 
-// TestConcurrentAppendsAreAllKeptAndTheFileReleased: exchanges appended at
+func numbered(i int) []byte { return fmt.Appendf(nil, `{"n":%d}`, i) }
+
+// records reads back the payloads of the journal of the cassette at path.
+func records(t *testing.T, path string) []string {
+	t.Helper()
+	left, err := Read(path)
+	if err != nil || left == nil {
+		t.Fatalf("Read: %v, %v", left, err)
+	}
+	var got []string
+	if torn := Each(left.Records, func(p []byte) bool { got = append(got, string(p)); return true }); torn != 0 {
+		t.Fatalf("%d bytes torn", torn)
+	}
+	return got
+}
+
+// TestConcurrentAppendsAreAllKeptAndTheFileReleased: records appended at
 // once by many goroutines (grouped into shared writes and fsyncs) are all
-// recovered, each once; Release then frees the descriptor, and the next
-// Append opens the file again.
+// kept, each once; Release then frees the descriptor, and the next Append
+// opens the file again.
 func TestConcurrentAppendsAreAllKeptAndTheFileReleased(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	j, err := OpenJournal(path, "c", true, NewRedactor())
+	j, err := Open(path, "c", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,38 +67,28 @@ func TestConcurrentAppendsAreAllKeptAndTheFileReleased(t *testing.T) {
 	if err := j.Append(numbered(last)); err != nil {
 		t.Fatalf("append after Release: %v", err)
 	}
-	c, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]int{}
-	for _, x := range c.Exchanges {
-		seen[string(x.Request.Body)]++
+	for _, r := range records(t, path) {
+		seen[r]++
 	}
 	for i := range last + 1 {
-		if n := seen[string(numbered(i).Request.Body)]; n != 1 {
-			t.Errorf("exchange %d recovered %d times; want once", i, n)
+		if n := seen[string(numbered(i))]; n != 1 {
+			t.Errorf("record %d kept %d times; want once", i, n)
 		}
 	}
 }
 
-func numbered(i int) *Exchange {
-	x := journalExchange(1)
-	x.Request.Body = fmt.Appendf(nil, `{"n":%d}`, i)
-	return x
-}
-
 // TestRecordsGatherAcrossJournalsWhileTheDiskIsBusy: while a batch is
-// being written (held here on one journal's lock), exchanges for other
+// being written (held here on one journal's lock), records for other
 // journals wait for the next batch, which syncs each dirty journal once:
-// three exchanges into a second journal cost it one fsync, not three.
+// three records into a second journal cost it one fsync, not three.
 func TestRecordsGatherAcrossJournalsWhileTheDiskIsBusy(t *testing.T) {
 	dir := t.TempDir()
-	busy, err := OpenJournal(filepath.Join(dir, "busy.yaml"), "busy", true, nil)
+	busy, err := Open(filepath.Join(dir, "busy.yaml"), "busy", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := OpenJournal(filepath.Join(dir, "other.yaml"), "other", true, nil)
+	other, err := Open(filepath.Join(dir, "other.yaml"), "other", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +130,8 @@ func TestRecordsGatherAcrossJournalsWhileTheDiskIsBusy(t *testing.T) {
 	if got := syncstat.JournalSyncs() - before; got != 2 {
 		t.Errorf("%d fsyncs for one exchange in one journal and %d in another; want 2", got, n)
 	}
-	c, err := Load(filepath.Join(dir, "other.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Exchanges) != n {
-		t.Errorf("other recovered %d exchanges; want %d", len(c.Exchanges), n)
+	if got := records(t, filepath.Join(dir, "other.yaml")); len(got) != n {
+		t.Errorf("other holds %d records; want %d", len(got), n)
 	}
 }
 
@@ -142,34 +144,4 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("timed out waiting until %s", what)
-}
-
-// TestJournalRecordIsTheExchangesJSON: a record's payload is exactly
-// json.Marshal of the exchange (HTML escaped, no trailing newline inside
-// the length), whatever buffer it was encoded in.
-func TestJournalRecordIsTheExchangesJSON(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c.yaml")
-	j, err := OpenJournal(path, "c", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := numbered(1)
-	x.Request.Header = map[string][]string{"X-Note": {"<a & b>\n"}}
-	for range 2 { // the second reuses the first's buffer
-		if err := j.Append(x); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, _ := json.Marshal(x)
-	record := appendRecord(nil, want, crc32.ChecksumIEEE(want))
-	data, err := os.ReadFile(JournalPath(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := bytes.Count(data, record); n != 2 {
-		t.Errorf("the journal holds %d records equal to json.Marshal's; want 2:\n%s", n, data)
-	}
-	if want := fmt.Sprintf("%d %08x\n", len(want), crc32.ChecksumIEEE(want)); !bytes.HasPrefix(record, []byte(want)) {
-		t.Errorf("record header %q; want %q", record[:len(want)], want)
-	}
 }

@@ -2,9 +2,10 @@
 // write and one fsync per journal, and the journals of every cassette
 // being recorded are written and synced in the same batch.
 
-package cassettes
+package journalfile
 
 import (
+	"bufio"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/base/safefile"
 	"github.com/adkproxy/adkproxy/internal/base/syncstat"
 )
 
@@ -37,8 +39,8 @@ var batches batcher
 
 type batcher struct {
 	mu      sync.Mutex
-	dirty   []*Journal // journals with a group waiting, each once
-	running bool       // a goroutine is running batches
+	dirty   []*File // journals with a group waiting, each once
+	running bool    // a goroutine is running batches
 }
 
 // bufs keeps group buffers between batches; one grown past maxPooledBuf
@@ -47,10 +49,11 @@ var bufs = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledBuf = 1 << 20
 
-// commit appends payload as one record (length, checksum, payload) and
+// Append appends payload as one record (length, checksum, payload) and
 // returns once it is synced: no exchange's answer is released before its
-// record is on disk.
-func (j *Journal) commit(payload []byte) error {
+// record is on disk. The payload is copied; it holds no newline of its
+// own at the end.
+func (j *File) Append(payload []byte) error {
 	sum := crc32.ChecksumIEEE(payload)
 	q := &j.queue
 	q.mu.Lock()
@@ -83,7 +86,7 @@ func appendRecord(b, payload []byte, sum uint32) []byte {
 }
 
 // add lists j as dirty and starts the committer if none runs.
-func (b *batcher) add(j *Journal) {
+func (b *batcher) add(j *File) {
 	b.mu.Lock()
 	b.dirty = append(b.dirty, j)
 	start := !b.running
@@ -127,7 +130,7 @@ func (b *batcher) run() {
 // descriptors without reopening the file for every exchange, and keeps the
 // file of a journal in use at hand to mark it incomplete should its save
 // fail.
-func (j *Journal) flush() {
+func (j *File) flush() {
 	q := &j.queue
 	q.mu.Lock()
 	g := q.next
@@ -147,13 +150,34 @@ func (j *Journal) flush() {
 	}
 }
 
+// AppendStreamed appends a record of size bytes whose CRC-32 (IEEE) is
+// sum, written by write, without holding it: for a payload too large to
+// build in memory, whose size and checksum a first pass worked out. It
+// returns once the record is synced, as Append does.
+func (j *File) AppendStreamed(size int64, sum uint32, write func(w io.Writer) error) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.writeSynced(func(out io.Writer) error {
+		w := bufio.NewWriterSize(out, 256<<10)
+		fmt.Fprintf(w, "%d %08x\n", size, sum)
+		err := write(w)
+		if err == nil {
+			err = w.WriteByte('\n')
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		return err
+	})
+}
+
 // writeSynced reopens the file, writes records at its end with write,
 // prewrites zeros after them if they ran past the last ones, and syncs the
 // file's data (one fdatasync on Linux). On failure (a full disk) what was
 // written is undone: the records are not in the journal, whose callers
 // tell their clients so, and the next records go where these would have,
 // so a torn record never hides the ones after it. j.mu is held.
-func (j *Journal) writeSynced(write func(w io.Writer) error) error {
+func (j *File) writeSynced(write func(w io.Writer) error) error {
 	if err := j.reopen(); err != nil {
 		return err
 	}
@@ -165,12 +189,12 @@ func (j *Journal) writeSynced(write func(w io.Writer) error) error {
 		j.end += n
 		j.prewrite()
 		began := time.Now()
-		err = syncData(j.f)
+		err = safefile.SyncData(j.f)
 		syncstat.JournalSynced(time.Since(began))
 	}
 	if err != nil {
 		j.unwrite(start, n)
-		return fmt.Errorf("%w: journal %s: %v", ErrWrite, j.path, err)
+		return fmt.Errorf("%w: journal %s: %v", safefile.ErrWrite, j.path, err)
 	}
 	return nil
 }
@@ -178,7 +202,7 @@ func (j *Journal) writeSynced(write func(w io.Writer) error) error {
 // unwrite takes back the n bytes written at start: zeros over them (space
 // already taken, so this works on a full disk) read as the end of the
 // journal, and the next record is written at start. j.mu is held.
-func (j *Journal) unwrite(start, n int64) {
+func (j *File) unwrite(start, n int64) {
 	for at := start; at < start+n; {
 		m, err := j.f.WriteAt(zeroChunk[:min(int64(len(zeroChunk)), start+n-at)], at)
 		if err != nil {

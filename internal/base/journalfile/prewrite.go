@@ -2,7 +2,7 @@
 // that most appends overwrite blocks the file already has and their sync
 // flushes data alone.
 
-package cassettes
+package journalfile
 
 // A record appended past the end of a file grows it, and the sync that
 // makes it durable must also commit the new size and blocks (on ext4 a
@@ -13,7 +13,7 @@ package cassettes
 // blocks already written and counted in the size. Zeros rather than
 // fallocate, whose unwritten extents still need a metadata commit when
 // first written. Readers take the first zero byte where a record's length
-// should be as the end (readRecords); a record never ends in one.
+// should be as the end (Each); a record never ends in one.
 const (
 	prewriteMin = 64 << 10 // the first chunk, so a journal of a few exchanges stays small
 	prewriteMax = 1 << 20  // chunks double up to this
@@ -25,7 +25,7 @@ var zeroChunk [64 << 10]byte
 // past what was prewritten. A failure is not the append's: the records
 // are written, the file merely has no tail ahead of them, and the next
 // append tries again. j.mu is held and j.f open.
-func (j *Journal) prewrite() {
+func (j *File) prewrite() {
 	if j.end <= j.ready {
 		return
 	}

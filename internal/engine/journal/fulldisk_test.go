@@ -1,4 +1,4 @@
-package cassettes
+package journal
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -17,12 +18,12 @@ import (
 func TestJournalAppendOnAFullDiskIsUndone(t *testing.T) {
 	dir := testutil.SmallDisk(t, 512<<10)
 	path := filepath.Join(dir, "c.yaml")
-	j, err := OpenJournal(path, "c", false, nil)
+	j, err := Open(path, "c", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	big := func(n, size int) *Exchange {
+	big := func(n, size int) *cassettes.Exchange {
 		x := journalExchange(n)
 		x.Response.Body = bytes.Repeat([]byte{'a' + byte(n)}, size)
 		return x
@@ -45,7 +46,7 @@ func TestJournalAppendOnAFullDiskIsUndone(t *testing.T) {
 	if err := j.Append(big(3, 8<<10)); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path)
+	c, err := cassettes.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
