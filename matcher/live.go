@@ -6,7 +6,7 @@ package matcher
 import (
 	"bytes"
 
-	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // DiffFrame lists how a client's Live API frame differs from the recorded
@@ -33,42 +33,9 @@ func (m *Matcher) parseFrame(b []byte) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	v = CamelFrame(v)
+	v = wire.CamelFrame(v)
 	for _, p := range m.ignore {
 		p.Remove(v)
 	}
 	return v, true
-}
-
-// payloadKeys hold data a client or tool made up (function arguments and
-// results), whose keys are kept as they are.
-var payloadKeys = map[string]bool{"args": true, "response": true}
-
-// CamelFrame rewrites the keys of a decoded Live API message from
-// snake_case to camelCase (turn_complete → turnComplete), as the API reads
-// either spelling; keys without an underscore are kept, and so are the
-// keys inside function arguments and responses, which are the caller's
-// data. When both spellings of a key are present the camelCase one wins.
-func CamelFrame(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, c := range t {
-			ck := textfmt.Camel(k)
-			if _, taken := out[ck]; taken && ck != k {
-				continue
-			}
-			if !payloadKeys[ck] {
-				c = CamelFrame(c)
-			}
-			out[ck] = c
-		}
-		return out
-	case []any:
-		for i, c := range t {
-			t[i] = CamelFrame(c)
-		}
-		return t
-	}
-	return v
 }

@@ -203,12 +203,24 @@ func TestPayloads(t *testing.T) {
 	}
 }
 
+func TestModelOfPath(t *testing.T) {
+	for path, want := range map[string]string{
+		"/v1beta/models/gemini-2.5-flash:generateContent":                                                    "gemini-2.5-flash",
+		"/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent": "gemini-2.5-pro",
+		"/v1beta/files": "",
+	} {
+		if got := ModelOfPath(path); got != want {
+			t.Errorf("%s: %q", path, got)
+		}
+	}
+}
+
 func TestFinalStep(t *testing.T) {
-	steps := []Step{{Text: "a"}, {Text: "b", ToolCalls: []ToolCall{{Name: "f"}}}, {}}
+	steps := []Step{{Text: "Sunny."}, {Text: "Let me check.", ToolCalls: []cassettes.ToolCall{{Name: "get_weather"}}}, {}}
 	if got := FinalStep(steps); got != 0 {
-		t.Errorf("final step %d, want 0", got)
+		t.Errorf("FinalStep = %d, want 0 (the last answer with text and no call)", got)
 	}
 	if got := FinalStep(steps[1:]); got != -1 {
-		t.Errorf("final step %d, want -1", got)
+		t.Errorf("FinalStep without a final answer = %d, want -1", got)
 	}
 }

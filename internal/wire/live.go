@@ -1,7 +1,7 @@
 // The Live API: one WebSocket connection per session, JSON messages in
 // frames both ways (clients spell keys in snake_case or camelCase). Its
-// steps are cut from the frames by the run model, each shaped like a
-// generateContent call on the connection's path, and read as one.
+// steps are cut from the frames (LiveSteps, live_steps.go), each shaped
+// like a generateContent call on the connection's path, and read as one.
 
 package wire
 
@@ -230,20 +230,23 @@ func camelKeys(m map[string]any) map[string]any {
 			continue
 		}
 		if !liveDataKeys[ck] {
-			c = camelValue(c)
+			c = CamelFrame(c)
 		}
 		out[ck] = c
 	}
 	return out
 }
 
-func camelValue(v any) any {
+// CamelFrame is a decoded Live message (or any value in one) with its
+// keys in camelCase, as camelKeys has them; the lists in v are rewritten
+// in place.
+func CamelFrame(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		return camelKeys(t)
 	case []any:
 		for i, c := range t {
-			t[i] = camelValue(c)
+			t[i] = CamelFrame(c)
 		}
 	}
 	return v

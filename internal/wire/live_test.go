@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestReadFrame(t *testing.T) {
 	m, ok := ReadFrame([]byte(`{"setup":{"model":"models/gemini-live","system_instruction":{"parts":[{"text":"Be brief."}]},"tools":[{"function_declarations":[{"name":"f"}]}]}}`))
@@ -31,5 +34,16 @@ func TestReadFrame(t *testing.T) {
 		if _, ok := ReadFrame([]byte(bad)); ok {
 			t.Errorf("%q read as a message", bad)
 		}
+	}
+}
+
+func TestCamelFrameKeepsPayloadKeys(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"tool_response":{"function_responses":[{"name":"f","response":{"temp_c":18}}]}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(CamelFrame(v))
+	if want := `{"toolResponse":{"functionResponses":[{"name":"f","response":{"temp_c":18}}]}}`; string(got) != want {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -210,4 +211,38 @@ func TestEachResponseCallOfAChat(t *testing.T) {
 			t.Errorf("EachResponseCall(%s) = %v, want %v", c.body, got, c.want)
 		}
 	}
+}
+
+// TestChatErrorMessage: an error's message in OpenAI's shape, in the array
+// Gemini's compatibility layer sends, and a body that is neither.
+func TestChatErrorMessage(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error": {"message": "adkproxy: not recorded", "code": 400}}`:               "adkproxy: not recorded",
+		`[{"error": {"code": 429, "message": "Resource exhausted.", "status": "X"}}]`: "Resource exhausted.",
+		" upstream went away\n": "upstream went away",
+	} {
+		if got := ChatErrorMessage([]byte(body)); got != want {
+			t.Errorf("ChatErrorMessage(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+func FuzzChatErrorMessage(f *testing.F) {
+	f.Add([]byte(`[{"error": {"message": "m"}}]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if m := ChatErrorMessage(body); !json.Valid(body) && m != strings.TrimSpace(string(body)) {
+			t.Errorf("a body that is not JSON read as %q: %q", m, body)
+		}
+	})
+}
+
+func FuzzEachChatCall(f *testing.F) {
+	f.Add([]byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a\":1}"}}]}}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		EachResponseCall(body, func(id, name string, args json.RawMessage) {
+			if name == "" && !strings.Contains(string(body), "functionCall") {
+				t.Errorf("a chat tool call without a name from %q", body)
+			}
+		})
+	})
 }

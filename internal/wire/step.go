@@ -106,13 +106,16 @@ type ToolExchange struct {
 	Status int
 }
 
+// IsFinal says whether the model call s gave a final response: text and
+// no tool call, what the user was told (ADK's rule).
+func IsFinal(s *Step) bool { return s.Text != "" && len(s.ToolCalls) == 0 }
+
 // FinalStep is the index of the model call that gave an invocation's
-// final response, steps being its calls in order: the last one that
-// answered with text and no tool call, what the user was told (ADK's
-// rule). It is -1 when no call did.
+// final response, steps being its calls in order: the last one IsFinal.
+// It is -1 when no call did.
 func FinalStep(steps []Step) int {
 	for i := len(steps) - 1; i >= 0; i-- {
-		if s := steps[i]; s.Text != "" && len(s.ToolCalls) == 0 {
+		if IsFinal(&steps[i]) {
 			return i
 		}
 	}

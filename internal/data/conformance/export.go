@@ -13,7 +13,6 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/wire"
 	"gopkg.in/yaml.v3"
 )
@@ -128,7 +127,7 @@ func (d doc) llmRequestOf(r *cassettes.Request) (*yaml.Node, error) {
 		return nil, fmt.Errorf("the request body is not a JSON object")
 	}
 	out := mapping()
-	add(out, "model", str(conversation.ModelOfPath(r.Path)))
+	add(out, "model", str(wire.ModelOfPath(r.Path)))
 	config := mapping()
 	for i := 0; i+1 < len(body.Content); i += 2 {
 		k, v := body.Content[i].Value, body.Content[i+1]

@@ -71,17 +71,6 @@ func modelCallModel(path string) (string, bool) {
 	return model, true
 }
 
-// ModelOfPath reads the model from a request path, for responses without a
-// modelVersion: .../models/gemini-2.5-flash:generateContent → gemini-2.5-flash.
-func ModelOfPath(path string) string {
-	_, rest, ok := strings.Cut(path, "models/")
-	if !ok {
-		return ""
-	}
-	model, _, _ := strings.Cut(rest, ":")
-	return model
-}
-
 // Analyze reads a model call with m's ignored fields left out, so what
 // groups and what matches never disagree. ok is false for any other request
 // (countTokens, embeddings, listing models...) or a body that is not a JSON

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
@@ -105,7 +104,7 @@ func Write(w http.ResponseWriter, r *http.Request, what What, answer *cassettes.
 	case Reset:
 		reset(w, what.Events, answer)
 	case Safety, MalformedCall, Empty:
-		WriteAnswer(w, r, [][]byte{candidateBody(what.Kind, conversation.ModelOfPath(r.URL.Path))})
+		WriteAnswer(w, r, [][]byte{candidateBody(what.Kind, wire.ModelOfPath(r.URL.Path))})
 	case TruncatedJSON:
 		truncated(w, r, answer)
 	}

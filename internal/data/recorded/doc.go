@@ -8,7 +8,8 @@
 // Build and CassetteOf read it; everything that looks at a recorded run
 // starts from it: scoring's sessions, the run views of ls (runview), diff
 // (rundiff), the OTLP export, the HTML pages. Where sessions and
-// invocations are is conversation's business (Organize, LiveSteps); each
+// invocations are is conversation's business (Organize; a Live connection's
+// steps are wire.LiveSteps); each
 // model call is read once, by package wire (wire.StepOf), and every step keeps
 // its exchange for anything the model does not carry.
 package recorded

@@ -11,7 +11,7 @@ import (
 
 // FinalStep is the index of the step that gave the final response: the
 // last one that answered with text and no tool call, what the user was told
-// (ADK's rule). It is -1 when no step did.
+// (ADK's rule, wire.IsFinal). It is -1 when no step did.
 func (inv *Invocation) FinalStep() int { return inv.finalStep("", true) }
 
 // FinalStepOf is FinalStep among agent's steps: where that agent's last
@@ -20,7 +20,7 @@ func (inv *Invocation) FinalStepOf(agent string) int { return inv.finalStep(agen
 
 func (inv *Invocation) finalStep(agent string, anyAgent bool) int {
 	for i := len(inv.Steps) - 1; i >= 0; i-- {
-		if s := &inv.Steps[i]; (anyAgent || s.Agent == agent) && s.Text != "" && len(s.ToolCalls) == 0 {
+		if s := &inv.Steps[i]; (anyAgent || s.Agent == agent) && wire.IsFinal(&s.Step) {
 			return i
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -35,7 +36,7 @@ func Build(dir string, loaded map[string]*cassettes.Cassette) Run {
 // order. Version 1 exchanges are placed first (see conversation.Organize),
 // which fills in their Place. Each Live connection is a session of its
 // own, after the HTTP sessions, its steps derived by
-// conversation.LiveSteps.
+// wire.LiveSteps.
 func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 	conversation.Organize(matcher.Default(), c.Exchanges)
 	out := Cassette{Name: name, File: file, Provenance: c.Provenance}
@@ -47,7 +48,7 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 	}
 	invocations := map[key]*placed{}
 	var order []key
-	for _, x := range conversation.WithLiveSteps(c.Exchanges) {
+	for _, x := range wire.WithLiveSteps(c.Exchanges) {
 		p := x.Place
 		if p == nil {
 			out.Other = append(out.Other, x)

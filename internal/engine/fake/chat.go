@@ -67,7 +67,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 	item, at, err := s.take(place.Session, place.Invocation, call.UserText)
 	status := http.StatusOK
 	defer func() { s.org.Finish(token, &cassettes.Response{Status: status}) }()
-	a := chatAnswer{req: req, prompt: chatTokens(r.URL.Path, body), id: responseID(place.Session, place.Invocation, at)}
+	a := chatAnswer{req: req, prompt: tokens(r.URL.Path, body), id: responseID(place.Session, place.Invocation, at)}
 	switch {
 	case err != nil:
 		status = http.StatusBadRequest
@@ -146,13 +146,6 @@ func (s *Server) serveChatFault(w http.ResponseWriter, r *http.Request, what *fa
 	}
 	fault.WriteChat(w, *what, answer, a.req.Stream, a.req.Model) // reset panics
 	return http.StatusOK
-}
-
-// chatTokens counts a chat request's words as generateContent's usage
-// counts them (tokens), so one script gives both endpoints the same usage.
-func chatTokens(path string, body []byte) int {
-	r, _ := wire.RequestOf(&cassettes.Request{Method: http.MethodPost, Path: path, Body: body})
-	return tokens(wire.GenerateContentBody(r))
 }
 
 func chatToolCall(p Part, id string, k int) map[string]any {

@@ -6,30 +6,14 @@
 package fake
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/data/fault"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/gorilla/websocket"
 )
-
-type liveMessage struct {
-	Setup         *struct{} `json:"setup"`
-	ClientContent *struct {
-		Turns []struct {
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"turns"`
-		TurnComplete bool `json:"turnComplete"`
-	} `json:"clientContent"`
-	RealtimeInput *struct {
-		Text string `json:"text"`
-	} `json:"realtimeInput"`
-	ToolResponse *struct{} `json:"toolResponse"`
-}
 
 // liveConn is one Live session being served.
 type liveConn struct {
@@ -52,8 +36,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	conn.Before = c.faultNow
 	conn.Serve("adkproxy fake", func(_, camel []byte) bool {
-		var msg liveMessage
-		json.Unmarshal(camel, &msg)
+		msg, _ := wire.ReadFrame(camel)
 		var user string
 		switch {
 		case msg.Setup != nil:

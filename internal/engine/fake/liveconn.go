@@ -14,7 +14,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/adkproxy/adkproxy/matcher"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/gorilla/websocket"
 )
 
@@ -66,7 +66,7 @@ func (c *LiveConn) Serve(who string, each func(raw, camel []byte) bool) {
 			c.Close(websocket.CloseUnsupportedData, who+": the frame is not JSON")
 			return
 		}
-		camel, _ := json.Marshal(matcher.CamelFrame(v))
+		camel, _ := json.Marshal(wire.CamelFrame(v))
 		if !each(data, camel) {
 			return
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conversation"
 	"github.com/adkproxy/adkproxy/internal/data/fault"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -70,7 +71,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && method == "":
 		writeJSON(w, modelInfo(model))
 	case r.Method == http.MethodPost && method == "countTokens":
-		writeJSON(w, map[string]any{"totalTokens": tokens(body)})
+		// countTokens is sent the contents generateContent would be.
+		writeJSON(w, map[string]any{"totalTokens": tokens("/v1beta/models/"+model+":generateContent", body)})
 	case r.Method == http.MethodPost && (method == "generateContent" || method == "streamGenerateContent"):
 		s.generate(w, r, model, body)
 	default:
@@ -130,9 +132,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, model string, 
 		fault.WriteError(w, status, item.Error.Status, item.Error.Message, 1)
 	case item.Fault != nil:
 		status = 0 // until it returns: a reset ends the handler by panicking, a failed step all the same
-		status = s.serveFault(w, r, item.Fault, place, model, tokens(body), id)
+		status = s.serveFault(w, r, item.Fault, place, model, tokens(r.URL.Path, body), id)
 	default:
-		cs := s.script.Answers.apply(chunks(fault.Streaming(r), item.Parts, model, tokens(body), id))
+		cs := s.script.Answers.apply(chunks(fault.Streaming(r), item.Parts, model, tokens(r.URL.Path, body), id))
 		for _, c := range cs {
 			s.org.Calls(token, conversation.ResponseCalls(c))
 		}
@@ -282,18 +284,13 @@ func usage(prompt, candidates int) map[string]any {
 	return map[string]any{"promptTokenCount": prompt, "candidatesTokenCount": candidates, "totalTokenCount": prompt + candidates}
 }
 
-// tokens counts the words of a request's texts, a stand-in for tokens.
-func tokens(body []byte) int {
-	var req struct {
-		Contents []struct {
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"contents"`
-	}
-	json.Unmarshal(body, &req)
+// tokens counts the words of a model call's texts (its history, read
+// through wire in whichever dialect path has), a stand-in for tokens, so
+// one script gives every endpoint the same usage.
+func tokens(path string, body []byte) int {
+	r, _ := wire.RequestOf(&cassettes.Request{Method: http.MethodPost, Path: path, Body: body})
 	n := 0
-	for _, c := range req.Contents {
+	for _, c := range r.Contents {
 		for _, p := range c.Parts {
 			n += len(strings.Fields(p.Text))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -324,16 +325,14 @@ func adkDeveloperInstructions(inv *scoring.Invocation) string {
 	return ""
 }
 
-// finalStep is the index of the step that gave the final response (the
-// last one with text and no call), -1 without one.
+// finalStep is the index of the step that gave the final response, by
+// the one rule of it (wire.FinalStep), -1 without one.
 func finalStep(inv *scoring.Invocation) int {
-	final := -1
+	steps := make([]wire.Step, len(inv.Steps))
 	for i, st := range inv.Steps {
-		if st.Text != "" && len(st.ToolCalls) == 0 {
-			final = i
-		}
+		steps[i] = wire.Step{Text: st.Text, ToolCalls: st.ToolCalls}
 	}
-	return final
+	return wire.FinalStep(steps)
 }
 
 // genaiFields are, per genai model ADK dumps, its fields in genai's order

@@ -10,7 +10,9 @@
 // of turning verdicts into scores (pooled means computed exactly, as
 // Python's statistics.mean does).
 //
-// It talks to the judge model through a *genai.Client it is given; the
+// It talks to the judge model through a *genai.Client it is given (a
+// judge_model "openai/MODEL" through an inprocess.Chat: chat completions
+// on Gemini's OpenAI-compatible endpoint, on the same transport); the
 // adkproxy command builds that client on the proxy package's in-process
 // transport, so every judge call is recorded into, or replayed from, a
 // cassette like an agent's traffic. Each call names its cassette (one per

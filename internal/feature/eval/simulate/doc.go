@@ -18,7 +18,8 @@
 // metrics are package scoring's.
 //
 // The simulated user talks to its model through a *genai.Client it is
-// given. The adkproxy command builds that client on the proxy package's
+// given, or for a model named "openai/MODEL" through an inprocess.Chat
+// (chat completions on Gemini's OpenAI-compatible endpoint). The adkproxy command builds that client on the proxy package's
 // in-process transport, so each call is recorded into, or replayed from,
 // the --sim-cassettes folder: one cassette per scenario, named by the
 // scenario id, and in it one invocation per simulated turn, named

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // history is the conversation so far as the simulated user reads it:
@@ -41,82 +42,56 @@ func (h *history) String() string {
 
 // render adds ev's entries.
 func (h *history) render(ev adkapi.Event) {
-	for _, p := range eventParts(ev) {
-		text, _ := p.Val("text").(string)
-		call, response := partField(p, "functionCall", "function_call"), partField(p, "functionResponse", "function_response")
+	for _, p := range wire.RawParts(eventContent(ev)) {
 		switch {
-		case text != "" && !truthy(p.Val("thought")):
-			h.entries = append(h.entries, ev.Author+": "+text)
-		case h.functionCalls && call != nil:
-			h.entries = append(h.entries, ev.Author+" called tool '"+pyStr(call.Val("name"))+"' with args: "+pyjson.Repr(call.Val("args")))
-		case h.functionCalls && response != nil:
-			h.entries = append(h.entries, "Tool '"+pyStr(response.Val("name"))+"' returned: "+pyjson.Repr(response.Val("response")))
+		case p.Text != "" && !p.Thought:
+			h.entries = append(h.entries, ev.Author+": "+p.Text)
+		case h.functionCalls && p.Call != nil:
+			h.entries = append(h.entries, ev.Author+" called tool '"+pyStr(p.Call.Name)+"' with args: "+pyRepr(p.Call.Value))
+		case h.functionCalls && p.Response != nil:
+			h.entries = append(h.entries, "Tool '"+pyStr(p.Response.Name)+"' returned: "+pyRepr(p.Response.Value))
 		}
 	}
 }
 
-// eventParts are the parts of ev's content, objects keeping their keys in
-// the order the server wrote them (an event adkproxy made itself is
-// written out first). Only the content is read in order: the rest of an
-// event (usage, actions) is no part of the history.
-func eventParts(ev adkapi.Event) []*pyjson.Object {
-	var content []byte
+// eventContent is ev's content as the server wrote it (an event adkproxy
+// made itself is written out first); nil when it has none. Only the
+// content is read: the rest of an event (usage, actions) is no part of
+// the history.
+func eventContent(ev adkapi.Event) []byte {
 	if ev.Raw != nil {
 		var e struct {
 			Content json.RawMessage `json:"content"`
 		}
-		if err := json.Unmarshal(ev.Raw, &e); err != nil {
+		if json.Unmarshal(ev.Raw, &e) != nil {
 			return nil
 		}
-		content = e.Content
-	} else if ev.Content != nil {
-		var err error
-		if content, err = json.Marshal(ev.Content); err != nil {
-			return nil
-		}
+		return e.Content
 	}
-	if len(content) == 0 {
-		return nil
-	}
-	v, err := pyjson.Decode("event content", content)
-	if err != nil {
-		return nil
-	}
-	c, _ := v.V.(*pyjson.Object)
-	if c == nil {
-		return nil
-	}
-	list, _ := c.Val("parts").([]any)
-	var parts []*pyjson.Object
-	for _, p := range list {
-		if o, ok := p.(*pyjson.Object); ok {
-			parts = append(parts, o)
-		}
-	}
-	return parts
-}
-
-// partField is a part's field under either spelling, nil when absent or
-// null.
-func partField(p *pyjson.Object, camel, snake string) *pyjson.Object {
-	for _, k := range []string{camel, snake} {
-		if o, ok := p.Val(k).(*pyjson.Object); ok {
-			return o
-		}
+	if ev.Content != nil {
+		content, _ := json.Marshal(ev.Content)
+		return content
 	}
 	return nil
 }
 
-// truthy is Python's truth of a part's boolean field.
-func truthy(v any) bool {
-	b, _ := v.(bool)
-	return b
+// pyRepr is Python's repr of the dict ADK holds for a recorded value, its
+// keys in recorded order; None when absent.
+func pyRepr(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "None"
+	}
+	v, err := pyjson.Decode("event content", raw)
+	if err != nil {
+		return "None"
+	}
+	return pyjson.Repr(v.V)
 }
 
 // pyStr is str() of an optional string field: None when missing.
-func pyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
+func pyStr(s *string) string {
+	if s == nil {
+		return "None"
 	}
-	return "None"
+	return *s
 }

@@ -1,18 +1,18 @@
-// A Live API connection read as a conversation: each user turn starts an
+// A Live API connection's steps, cut from its frames: each user turn starts an
 // invocation, the model's answers up to each tool call are its steps, and
 // each step is shaped like a generateContent call so that trajectories,
 // ls, scoring and diff read it as they read HTTP steps.
 
-package conversation
+package wire
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/wire"
-	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // LiveAgent names the agent of a Live step whose setup names none (no ADK
@@ -41,11 +41,11 @@ func LiveSteps(x *cassettes.Exchange, session int) []*cassettes.Exchange {
 		if f.Kind == cassettes.FrameClose {
 			continue
 		}
-		v, ok := matcher.ParseJSON(f.Data)
+		v, ok := parseFrame(f.Data)
 		if !ok {
 			continue
 		}
-		msg, _ := matcher.CamelFrame(v).(map[string]any)
+		msg := camelKeys(v)
 		if f.FromClient {
 			b.client(msg, f.At)
 		} else {
@@ -280,7 +280,7 @@ func (b *liveBuilder) finish() {
 	}
 	reqBody, _ := json.Marshal(req)
 	respBody, _ := json.Marshal(resp)
-	agent := wire.AgentName(req["labels"], req["systemInstruction"])
+	agent := AgentName(req["labels"], req["systemInstruction"])
 	if agent == "" {
 		agent = LiveAgent
 	}
@@ -343,4 +343,20 @@ func lastUserText(turns []any) string {
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// parseFrame decodes a frame's JSON object as the matcher does (numbers
+// kept as written), so that the steps cut from it carry its values
+// exactly.
+func parseFrame(data []byte) (map[string]any, bool) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v map[string]any
+	if d.Decode(&v) != nil || v == nil || d.More() {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
 }

@@ -1,4 +1,4 @@
-package conversation
+package wire
 
 import (
 	"slices"
@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/wire"
-	"github.com/adkproxy/adkproxy/matcher"
 )
 
 // liveConnection is a Live session in Python's spelling: a setup, a
@@ -40,8 +38,8 @@ func TestLiveConnectionIsASessionAfterTheHTTPOnes(t *testing.T) {
 	http := &cassettes.Exchange{
 		Request:  cassettes.Request{Method: "POST", Path: "/v1beta/models/m:generateContent", Body: []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)},
 		Response: cassettes.Response{Status: 200, Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"hello"}]}}]}`)},
+		Place:    &cassettes.Place{Session: 1, Invocation: 1, User: "hi"}, // as conversation.Organize places it
 	}
-	Organize(matcher.Default(), []*cassettes.Exchange{http})
 	sessions, other := placed(WithLiveSteps([]*cassettes.Exchange{liveConnection(), http}))
 	if len(other) != 0 || len(sessions) != 2 {
 		t.Fatalf("got %d sessions and %d other, want the HTTP session and the Live one", len(sessions), len(other))
@@ -54,11 +52,11 @@ func TestLiveConnectionIsASessionAfterTheHTTPOnes(t *testing.T) {
 	if first.User != "Weather in Paris?" || len(first.Steps) != 2 || second.User != "Thanks" || len(second.Steps) != 1 {
 		t.Fatalf("invocations %q (%d steps), %q (%d steps)", first.User, len(first.Steps), second.User, len(second.Steps))
 	}
-	call := wire.StepOf(first.Steps[0])
+	call := StepOf(first.Steps[0])
 	if len(call.ToolCalls) != 1 || call.ToolCalls[0].Name != "get_weather" || call.ToolCalls[0].Args["city"] != "Paris" {
 		t.Errorf("step 0 trajectory %+v, want the get_weather call", call)
 	}
-	answer := wire.StepOf(first.Steps[1])
+	answer := StepOf(first.Steps[1])
 	if len(answer.ToolResults) != 1 || answer.ToolResults[0].Response["temp_c"] == nil || answer.Text != "It is 18°C." || answer.FinishReason != "STOP" {
 		t.Errorf("step 1 trajectory %+v, want the tool result (temp_c kept) and the joined text", answer)
 	}
@@ -72,7 +70,7 @@ func TestLiveConnectionIsASessionAfterTheHTTPOnes(t *testing.T) {
 	if p.Agent != "weather_agent" || p.Step != 1 || first.Steps[1].Request.Path != "/v1alpha/models/gemini-live-2.5-flash:bidiGenerateContent" {
 		t.Errorf("step 1 placed %+v at %s", p, first.Steps[1].Request.Path)
 	}
-	if got := wire.StepOf(second.Steps[0]).Text; got != "You are welcome." {
+	if got := StepOf(second.Steps[0]).Text; got != "You are welcome." {
 		t.Errorf("second invocation text %q", got)
 	}
 }
@@ -94,7 +92,7 @@ func FuzzLiveSteps(f *testing.F) {
 			if s.Place == nil || s.Place.Session != 3 || s.Place.Invocation < 1 {
 				t.Fatalf("step placed at %+v", s.Place)
 			}
-			wire.StepOf(s)
+			StepOf(s)
 		}
 	})
 }

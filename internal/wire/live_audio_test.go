@@ -1,11 +1,10 @@
-package conversation
+package wire
 
 import (
 	"testing"
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // A spoken Live session in Python's spelling: audio chunks (the model
@@ -45,13 +44,13 @@ func TestLiveSpokenTurnsAreTranscribed(t *testing.T) {
 	if first.User != "Weather in Paris?" || len(first.Steps) != 1 {
 		t.Fatalf("invocation 1: %q, %d steps", first.User, len(first.Steps))
 	}
-	answer := wire.StepOf(first.Steps[0])
+	answer := StepOf(first.Steps[0])
 	if answer.Text != "Sunny and 18°C." || answer.FinishReason != "STOP" || answer.Latency != 12*time.Millisecond {
 		t.Errorf("invocation 1's answer: %+v, want the output transcription as its text, from the first audio chunk (3 ms) to turnComplete (15 ms)", answer)
 	}
 	// A spoken turn without transcription: an invocation with no user text
 	// and an answer with no text.
-	if second.User != "" || len(second.Steps) != 1 || wire.StepOf(second.Steps[0]).Text != "" {
-		t.Errorf("invocation 2: %q, %+v", second.User, wire.StepOf(second.Steps[0]))
+	if second.User != "" || len(second.Steps) != 1 || StepOf(second.Steps[0]).Text != "" {
+		t.Errorf("invocation 2: %q, %+v", second.User, StepOf(second.Steps[0]))
 	}
 }
