@@ -142,4 +142,24 @@ func TestPytestPluginADKPython(t *testing.T) {
 	if t.Failed() {
 		t.Logf("pytest said:\n%s", out)
 	}
+
+	// A new test marked mode="record" records its own cassette while the
+	// rest of the session replays, and leaves the others as they were.
+	before, _ := os.ReadFile(filepath.Join(proj, "cassettes", "test_agent", "test_weather.yaml"))
+	os.WriteFile(test, []byte(string(text)+`
+
+@pytest.mark.adkproxy(mode="record")
+def test_recorded_on_its_own():
+    assert "sunny" in asyncio.run(ask(WEATHER))
+`), 0o644)
+	fake, _ = startStoppableFake(t, bin, filepath.Join(proj, "script.yaml"))
+	if out, code := pytest("--adkproxy-upstream=" + fake); code != 0 || !strings.Contains(out, "4 passed") {
+		t.Fatalf("a session replaying with one test marked record: exit %d\n%s", code, out)
+	}
+	if !fileContains(filepath.Join(proj, "cassettes", "test_agent", "test_recorded_on_its_own.yaml"), "get_weather") {
+		t.Error("the test marked record wrote no cassette")
+	}
+	if after, _ := os.ReadFile(filepath.Join(proj, "cassettes", "test_agent", "test_weather.yaml")); string(after) != string(before) {
+		t.Error("a replayed test's cassette changed")
+	}
 }

@@ -523,3 +523,89 @@ func ChatErrorMessage(body []byte) string {
 	}
 	return strings.TrimSpace(string(body))
 }
+
+// chatConfigNames are the chat completion fields Gemini's compatibility
+// layer maps onto generateContent's generationConfig, by Gemini's name.
+var chatConfigNames = map[string]string{"temperature": "temperature", "top_p": "topP", "max_tokens": "maxOutputTokens",
+	"max_completion_tokens": "maxOutputTokens", "stop": "stopSequences", "seed": "seed", "n": "candidateCount",
+	"presence_penalty": "presencePenalty", "frequency_penalty": "frequencyPenalty"}
+
+// ChatGenerationConfig is a chat completion request's settings as
+// generateContent's generationConfig: each field the compatibility layer
+// maps under Gemini's name (a stop string as a one-element list, a JSON
+// response_format as responseMimeType application/json), any other
+// setting under its own; numbers as json.Number. It is nil when the
+// request has none besides its model, messages, tools and stream options.
+func ChatGenerationConfig(body []byte) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var fields map[string]any
+	if dec.Decode(&fields) != nil {
+		return nil
+	}
+	var out map[string]any
+	for k, v := range fields {
+		switch k {
+		case "model", "messages", "tools", "stream", "stream_options":
+			continue
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		name, ok := chatConfigNames[k]
+		switch {
+		case k == "stop":
+			if s, isString := v.(string); isString {
+				v = []any{s}
+			}
+		case k == "response_format":
+			if f, _ := v.(map[string]any); f["type"] == "json_object" || f["type"] == "json_schema" {
+				name, ok, v = "responseMimeType", true, "application/json"
+			}
+		}
+		if !ok {
+			name = k
+		}
+		out[name] = v
+	}
+	return out
+}
+
+// ChatAnswerAsGemini is a chat completion's answer (whole or streamed)
+// as a generateContent answer body: its step's text and function calls
+// as one candidate's parts, its finish reason in Gemini's words, usage
+// and model version; for readers that show an answer in Gemini's shape.
+func ChatAnswerAsGemini(x *cassettes.Exchange) []byte {
+	st := openai{}.Step(x)
+	parts := []any{}
+	if st.Text != "" {
+		parts = append(parts, map[string]any{"text": st.Text})
+	}
+	for _, c := range st.ToolCalls {
+		call := map[string]any{"name": c.Name, "args": c.Args}
+		if c.ID != "" {
+			call["id"] = c.ID
+		}
+		parts = append(parts, map[string]any{"functionCall": call})
+	}
+	cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+	if st.FinishReason != "" {
+		cand["finishReason"] = st.FinishReason
+	}
+	resp := map[string]any{"candidates": []any{cand}}
+	if u := st.Usage; u != nil {
+		usage := map[string]any{"promptTokenCount": u.Prompt, "candidatesTokenCount": u.Candidates, "totalTokenCount": u.Total}
+		if u.Cached > 0 {
+			usage["cachedContentTokenCount"] = u.Cached
+		}
+		if u.Thoughts > 0 {
+			usage["thoughtsTokenCount"] = u.Thoughts
+		}
+		resp["usageMetadata"] = usage
+	}
+	if st.ModelVersion != "" {
+		resp["modelVersion"] = st.ModelVersion
+	}
+	b, _ := json.Marshal(resp)
+	return b
+}

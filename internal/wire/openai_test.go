@@ -246,3 +246,41 @@ func FuzzEachChatCall(f *testing.F) {
 		})
 	})
 }
+
+// TestChatAsGemini: a chat completion's settings read as generationConfig
+// by Gemini's names, and its answer (streamed) as generateContent's.
+func TestChatAsGemini(t *testing.T) {
+	gc := ChatGenerationConfig([]byte(`{"model":"m","messages":[],"stream":true,"temperature":0.2,"top_p":0.9,"max_completion_tokens":64,` +
+		`"stop":"END","response_format":{"type":"json_object"},"tool_choice":"auto"}`))
+	want := map[string]any{"temperature": json.Number("0.2"), "topP": json.Number("0.9"), "maxOutputTokens": json.Number("64"),
+		"stopSequences": []any{"END"}, "responseMimeType": "application/json", "tool_choice": "auto"}
+	if !reflect.DeepEqual(gc, want) {
+		t.Errorf("ChatGenerationConfig = %v, want %v", gc, want)
+	}
+	if gc := ChatGenerationConfig([]byte(`{"model":"m","messages":[]}`)); gc != nil {
+		t.Errorf("a request with no settings: %v", gc)
+	}
+	x := &cassettes.Exchange{Request: cassettes.Request{Method: "POST", Path: chatPath, Body: []byte(`{"messages":[]}`)},
+		Response: cassettes.Response{Status: 200, Events: []cassettes.Event{
+			{Data: []byte(`data: {"model":"gemini-2.5-flash","choices":[{"index":0,"delta":{"role":"assistant","content":"Let me look."}}]}` + "\n\n")},
+			{Data: []byte(`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}` + "\n\n")},
+			{Data: []byte(`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}` + "\n\n")},
+			{Data: []byte("data: [DONE]\n\n")}}}}
+	got := string(ChatAnswerAsGemini(x))
+	const wantBody = `{"candidates":[{"content":{"parts":[{"text":"Let me look."},{"functionCall":{"args":{"city":"Paris"},"id":"c1","name":"get_weather"}}],"role":"model"},` +
+		`"finishReason":"STOP","index":0}],"modelVersion":"gemini-2.5-flash","usageMetadata":{"candidatesTokenCount":3,"promptTokenCount":5,"totalTokenCount":8}}`
+	if got != wantBody {
+		t.Errorf("ChatAnswerAsGemini =\n%s\nwant\n%s", got, wantBody)
+	}
+}
+
+func FuzzChatGenerationConfig(f *testing.F) {
+	f.Add([]byte(`{"stop":["a"],"top_p":1,"response_format":{"type":"json_schema"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for k := range ChatGenerationConfig(body) {
+			if k == "messages" || k == "model" {
+				t.Errorf("%s read as a setting from %q", k, body)
+			}
+		}
+	})
+}

@@ -53,8 +53,8 @@ func (s *Step) Sent() Sent {
 
 // sentInChat reads a chat completion on the OpenAI-compatible endpoint as
 // generateContent's Sent: the system messages as the instruction, the
-// tools as function declarations, and the other request fields
-// (temperature, max_tokens...) as the generation config.
+// tools as function declarations, and the other request fields as the
+// generation config, by Gemini's names (top_p as topP).
 func sentInChat(req *cassettes.Request) Sent {
 	r, ok := wire.RequestOf(req)
 	if !ok {
@@ -79,17 +79,6 @@ func sentInChat(req *cassettes.Request) Sent {
 		}
 		out.Tools = []any{map[string]any{"functionDeclarations": decls}}
 	}
-	body, _ := matcher.ParseJSON(req.Body)
-	fields, _ := body.(map[string]any)
-	for k, v := range fields {
-		switch k {
-		case "model", "messages", "tools", "stream", "stream_options":
-			continue
-		}
-		if out.GenerationConfig == nil {
-			out.GenerationConfig = map[string]any{}
-		}
-		out.GenerationConfig[k] = v
-	}
+	out.GenerationConfig = wire.ChatGenerationConfig(req.Body)
 	return out
 }

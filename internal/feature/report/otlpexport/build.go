@@ -174,7 +174,7 @@ func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Ti
 		str("gcp.vertex.agent.event_id", event))
 	sent := step.Sent()
 	call.Attributes = append(call.Attributes, requestConfig(sent)...)
-	if s, ok := llmRequest(x); ok {
+	if s, ok := llmRequest(geminiShaped(x)); ok {
 		call.Attributes = append(call.Attributes, str("gcp.vertex.agent.llm_request", s))
 	}
 	system := "gemini"
@@ -191,7 +191,7 @@ func (t *trace) step(k int, step *recorded.Step, agent *tracepb.Span, at time.Ti
 			s.Attributes = append(s.Attributes, str("error.type", errorType(step)))
 		}
 	} else {
-		if s, ok := llmResponse(x); ok {
+		if s, ok := llmResponse(geminiShaped(x)); ok {
 			call.Attributes = append(call.Attributes, str("gcp.vertex.agent.llm_response", s))
 		}
 		outcome := responseAttributes(step)
