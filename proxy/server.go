@@ -292,7 +292,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else if t.replaying {
-		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil && !t.refreshing(e) {
 			t.answered(e)
 			if s.confirmationDiffers(w, r, t, e) {
 				return
