@@ -22,8 +22,8 @@ build:
 ## against ADK Go's conformance server).
 test: lint npm-deps
 	rm -rf $(ADKPROXY_TEST_OUT)
-	$(GO) test -race -count=1 ./...
-	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+	$(GO) test -race -count=1 -timeout 30m ./...
+	for m in $(SUBMODULES); do (cd $$m && $(GO) test -race -count=1 -timeout 30m ./...) || exit 1; done
 	$(GO) run ./internal/testing/testutil/cmd/secretscan $(ADKPROXY_TEST_OUT)
 
 ## lint: gofmt, go vet, staticcheck and a tidy go.mod, in the product module and in each of SUBMODULES.

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 
@@ -458,9 +459,15 @@ func (r reader) body(n, encoding *yaml.Node, where string) ([]byte, error) {
 		enc = encodingText
 	}
 	var b []byte
-	if enc == encodingJSON && r.owned.take(value) {
-		b, err = compactInPlace(value)
-	} else {
+	switch {
+	case (enc == encodingJSON || enc == encodingText) && r.owned.take(value):
+		// The value's bytes are this load's alone (ownedValues): a text
+		// body is them, a JSON body is compacted over them.
+		b, err = unsafe.Slice(unsafe.StringData(value), len(value)), nil
+		if enc == encodingJSON {
+			b, err = compactInPlace(value)
+		}
+	default:
 		b, err = decodeBody(value, enc)
 	}
 	if err != nil {

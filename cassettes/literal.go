@@ -31,6 +31,7 @@ type literal struct {
 	bad     bool   // a form this does not vouch for: give it back
 	longAt  int    // where in raw the long line being read starts (startLong)
 	inPlace bool   // value made its text in raw (valueInPlace): no one else holds those bytes
+	room    int64  // the most the rest of the file can add to raw, or -1 (appendRoom)
 }
 
 // literalHeader recognises "key: |", "key: |-" or "key: |+", alone or as a
@@ -58,7 +59,7 @@ func literalHeader(body []byte, indent int) (l *literal, ok bool) {
 			return nil, false
 		}
 	}
-	return &literal{keyCol: keyCol, chomp: chomp}, true
+	return &literal{keyCol: keyCol, chomp: chomp, room: -1}, true
 }
 
 // add takes the next line, line end included. It returns false when the
@@ -95,7 +96,7 @@ func (l *literal) add(line []byte) bool {
 		}
 		return false
 	}
-	l.raw = appendDoubling(l.raw, line)
+	l.raw = appendRoom(l.raw, line, l.room)
 	return true
 }
 
@@ -122,19 +123,30 @@ func (l *literal) startLong(part []byte) bool {
 		l.indent = spaces
 	}
 	l.longAt = len(l.raw)
-	l.raw = appendDoubling(l.raw, part)
+	l.raw = appendRoom(l.raw, part, l.room)
 	return true
 }
 
 // continueLong takes the next part of the long line.
-func (l *literal) continueLong(part []byte) { l.raw = appendDoubling(l.raw, part) }
+func (l *literal) continueLong(part []byte) { l.raw = appendRoom(l.raw, part, l.room) }
 
 // appendDoubling is append that doubles a buffer it must grow: append
 // grows a large slice by a quarter, which for a body of many megabytes
 // read 64 KiB at a time allocated five times its size in copies.
-func appendDoubling(b, more []byte) []byte {
+func appendDoubling(b, more []byte) []byte { return appendRoom(b, more, -1) }
+
+// appendRoom is appendDoubling for a buffer that can grow by at most room
+// more bytes after these (what is left of the file), when room is not
+// negative: it grows no further than that, so a body at the end of a file
+// does not take twice its size. (Growing a buffer of N bytes still holds
+// the old one beside the new for a moment.)
+func appendRoom(b, more []byte, room int64) []byte {
 	if cap(b)-len(b) < len(more) {
-		nb := make([]byte, len(b), max(2*cap(b), len(b)+len(more)))
+		n := max(2*cap(b), len(b)+len(more))
+		if room >= 0 && int64(n) > int64(len(b)+len(more))+room {
+			n = len(b) + len(more) + int(room)
+		}
+		nb := make([]byte, len(b), n)
 		copy(nb, b)
 		b = nb
 	}
@@ -144,7 +156,7 @@ func appendDoubling(b, more []byte) []byte {
 // endLong takes the long line's last part (its line end included, unless
 // the file ends there) and checks the whole line's text, as add does.
 func (l *literal) endLong(part []byte) {
-	l.raw = appendDoubling(l.raw, part)
+	l.raw = appendRoom(l.raw, part, l.room)
 	text, ok := bytes.CutSuffix(l.raw[l.longAt:], []byte("\n"))
 	if !ok {
 		l.bad = true

@@ -36,7 +36,7 @@ func samePlainTree(a, b *yaml.Node, at string) string {
 // into, runs of at least minSize bytes.
 func splitPieces(data []byte, minSize int) []string {
 	var pieces []string
-	splitSessions(bytes.NewReader(data), math.MaxInt64, minSize, nil, func(run []byte, _ []string) {
+	splitSessions(bytes.NewReader(data), math.MaxInt64, minSize, nil, func(run []byte, _ []block) {
 		pieces = append(pieces, string(run))
 	})
 	return pieces

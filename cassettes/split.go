@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -60,7 +62,7 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 	type job struct {
 		i      int
 		text   []byte
-		blocks []string
+		blocks []block
 	}
 	jobs := make(chan job)
 	for range runtime.GOMAXPROCS(0) {
@@ -73,7 +75,7 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 			}
 		})
 	}
-	send := func(text []byte, blocks []string) {
+	send := func(text []byte, blocks []block) {
 		mu.Lock()
 		i := len(results)
 		results = append(results, result{})
@@ -119,7 +121,7 @@ func readSplit(file string, src io.Reader, limit int64, minSize int) (*Cassette,
 // run reads one piece of the sessions list, putting back the values of the
 // block literals taken out of it; failed means the piece is not what the
 // split took it for, or is broken.
-func (r reader) run(text []byte, blocks []string) (xs []*Exchange, failed bool) {
+func (r reader) run(text []byte, blocks []block) (xs []*Exchange, failed bool) {
 	r.sets = &headerSets{}
 	doc, ok := plainTree(text)
 	if !ok {
@@ -153,29 +155,39 @@ func yamlTree(text []byte) (*yaml.Node, bool) {
 // and the value's index.
 var literalMark = fmt.Sprintf("adkproxy-literal-%016x-", rand.Uint64())
 
+// block is the value of a block literal or long scalar taken out of a
+// piece; a dropped one was only checked (it is in a step's trajectory,
+// which loading does not read).
+type block struct {
+	value   string
+	dropped bool
+}
+
 // fill puts the values of blocks back in place of their marks, and counts
-// them; each mark is filled once.
-func fill(n *yaml.Node, blocks []string) int {
+// them; each mark is filled once, and a dropped value only inside a step's
+// trajectory (else it is not counted, and the piece is read again).
+func fill(n *yaml.Node, blocks []block) int {
 	if len(blocks) == 0 {
 		return 0
 	}
 	filled := 0
 	used := make([]bool, len(blocks))
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
+	var walk func(n *yaml.Node, inTrajectory bool)
+	walk = func(n *yaml.Node, inTrajectory bool) {
 		if n.Kind == yaml.ScalarNode && n.Style&yaml.LiteralStyle != 0 {
 			if rest, ok := strings.CutPrefix(strings.TrimSuffix(n.Value, "\n"), literalMark); ok {
-				if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < len(blocks) && !used[i] {
-					n.Value, used[i] = blocks[i], true
+				if i, err := strconv.Atoi(rest); err == nil && i >= 0 && i < len(blocks) && !used[i] && (inTrajectory || !blocks[i].dropped) {
+					n.Value, used[i] = blocks[i].value, true
 					filled++
 				}
 			}
 		}
-		for _, c := range n.Content {
-			walk(c)
+		step := n.Kind == yaml.MappingNode && mappingValue(n, "request") != nil
+		for i, c := range n.Content {
+			walk(c, inTrajectory || step && i%2 == 1 && n.Content[i-1].Value == "trajectory")
 		}
 	}
-	walk(n)
+	walk(n, false)
 	return filled
 }
 
@@ -193,7 +205,7 @@ var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64
 // Without such a key it returns the whole file as rest and errNoSessions;
 // layouts it does not vouch for (tabs, document markers, an empty or odd
 // sequence) give errNotSplit.
-func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, send func(run []byte, blocks []string)) (rest []byte, err error) {
+func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, send func(run []byte, blocks []block)) (rest []byte, err error) {
 	const (
 		before = iota
 		inside
@@ -203,7 +215,7 @@ func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, 
 	dash := -1 // indentation of the sequence's dashes
 	var (
 		run    []byte
-		blocks []string // values of the literals taken out of run
+		blocks []block  // values of the literals and long scalars taken out of run
 		lit    *literal // the block literal being read
 		// The lines of one literal at a time: copied out when it ends, so
 		// its buffer serves the next (bodies are most of the bytes, and
@@ -213,7 +225,7 @@ func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, 
 	endLiteral := func() {
 		if v, ok := lit.value(); ok {
 			run = fmt.Appendf(run, "%*s%s%d\n", lit.indent, "", literalMark, len(blocks))
-			blocks = append(blocks, v)
+			blocks = append(blocks, block{value: v})
 			if lit.inPlace {
 				owned.add(v)
 			}
@@ -230,19 +242,37 @@ func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, 
 		in.Reset(nil)
 		lineReaders.Put(in)
 	}()
-	var long []byte // a line longer than the reader's buffer
-	inLong := false // such a line is going straight into lit (startLong)
+	var long []byte     // a line longer than the reader's buffer
+	inLong := false     // such a line is going straight into lit (startLong)
+	var sc *longScalar  // or it is a long scalar (longscalar.go)
+	trajectoryAt := -1  // the indentation of the trajectory key the lines are in, or -1
+	stepKeys := -1      // the indentation of the keys of the last step begun
+	size := sizeOf(src) // -1 when not known
 	for {
 		line, err := in.ReadSlice('\n')
 		if read += int64(len(line)); read > limit {
 			return nil, errTooLarge(limit)
 		}
+		room := int64(-1)
+		if size >= read {
+			room = size - read
+		}
+		if lit != nil {
+			lit.room = room
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			switch {
 			case inLong:
 				lit.continueLong(line)
+			case sc != nil:
+				sc.room = room
+				sc.add(line)
 			case lit != nil && long == nil && lit.startLong(line):
 				inLong = true
+			case lit == nil && long == nil && state == inside && dash >= 0:
+				if sc = takeLongScalar(line, dash, &trajectoryAt); sc == nil {
+					long = appendDoubling(long, line)
+				}
 			default:
 				long = appendDoubling(long, line)
 			}
@@ -250,6 +280,21 @@ func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, 
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
+		}
+		if sc != nil {
+			sc.room = room
+			if sc.end(line); sc.bad {
+				return nil, errNotSplit
+			}
+			run = fmt.Appendf(run, "%*s%s: |-\n%*s%s%d\n", sc.indent, "", sc.key, sc.indent+2, "", literalMark, len(blocks))
+			v := unsafe.String(unsafe.SliceData(sc.value), len(sc.value))
+			blocks = append(blocks, block{value: v, dropped: !sc.keep})
+			owned.add(v) // the value's buffer is its own
+			sc = nil
+			if err != nil {
+				break
+			}
+			continue
 		}
 		if inLong {
 			inLong = false
@@ -311,6 +356,7 @@ func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, 
 			}
 		}
 		if toRun {
+			followTrajectory(body, indent, &trajectoryAt, &stepKeys)
 			run = appendDoubling(run, line)
 			if l, ok := literalHeader(body, indent); ok {
 				l.raw = scratch[:0]
@@ -334,4 +380,58 @@ func splitSessions(src io.Reader, limit int64, minSize int, owned *ownedValues, 
 	}
 	send(run, blocks)
 	return rest, nil
+}
+
+// sizeOf is the size of what src reads, when it says (a file, a byte
+// slice's reader), or -1.
+func sizeOf(src io.Reader) int64 {
+	switch s := src.(type) {
+	case interface{ Stat() (os.FileInfo, error) }:
+		if info, err := s.Stat(); err == nil && info.Mode().IsRegular() {
+			return info.Size()
+		}
+	case interface{ Size() int64 }:
+		return s.Size()
+	}
+	return -1
+}
+
+// followTrajectory keeps trajectoryAt (the indentation of the trajectory
+// key of the step the lines are in, or -1) as the splitter reads the line
+// body at indent: a step's keys are two deeper than its "- step:" item.
+func followTrajectory(body []byte, indent int, trajectoryAt, stepKeys *int) {
+	if len(body) == 0 || body[0] == '#' {
+		return
+	}
+	if *trajectoryAt >= 0 && indent <= *trajectoryAt {
+		*trajectoryAt = -1
+	}
+	if bytes.HasPrefix(body, []byte("- step: ")) {
+		*stepKeys = indent + 2
+	}
+	if indent == *stepKeys && string(body) == "trajectory:" {
+		*trajectoryAt = indent
+	}
+}
+
+// takeLongScalar starts reading the long line whose first part is part as
+// a long scalar, when it is a key of an item of the sessions (deeper than
+// their dashes at dash); its value is only checked inside a trajectory.
+// nil: the line is gathered as any other.
+func takeLongScalar(part []byte, dash int, trajectoryAt *int) *longScalar {
+	indent := 0
+	for indent < len(part) && part[indent] == ' ' {
+		indent++
+	}
+	if indent <= dash {
+		return nil
+	}
+	if *trajectoryAt >= 0 && indent <= *trajectoryAt {
+		*trajectoryAt = -1
+	}
+	sc, ok := startLongScalar(part, *trajectoryAt < 0)
+	if !ok {
+		return nil
+	}
+	return sc
 }

@@ -60,6 +60,11 @@ func runFake(c *cli.Context) error {
 		return usageErrorf("cannot listen on %s: %v", c.String("listen"), err)
 	}
 	addr := ln.Addr().String()
+	// Signals are caught before anyone can know the address, so a SIGTERM
+	// right after the first answer stops the fake cleanly (exit 0).
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	if f := c.String("addr-file"); f != "" {
 		if err := cassettes.WriteFileAtomic(f, []byte(addr+"\n")); err != nil {
 			ln.Close()
@@ -70,9 +75,6 @@ func runFake(c *cli.Context) error {
 	go srv.Serve(ln)
 	fmt.Fprintf(c.App.Writer, "export GOOGLE_GEMINI_BASE_URL=http://%s\nexport GOOGLE_API_KEY=fake  # any value; the fake checks none\n", addr)
 	fmt.Fprintf(c.App.ErrWriter, "adkproxy fake: answering from %s (%d turn(s)) on http://%s\n", path, len(script.Turns), addr)
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(signals)
 	<-signals
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

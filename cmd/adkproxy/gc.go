@@ -17,13 +17,14 @@ import (
 // restores the usual pacing. Loading grows the heap from nothing to about
 // the cassettes' size, and the default pacing collects at every doubling
 // of it: dozens of collections for a large folder, a fifth of start-up.
-// With collection paced only by a limit of twice the YAML's size (at least
-// 64 MiB), garbage builds up to that limit, no further, and is collected a
-// few times. Restoring collects once when the cassettes are large
-// (collectFrom), so that the usual pacing starts from what loading kept
-// rather than from a heap full of its garbage, and lets the heap grow to
-// twice that, not twice the garbage too. GOGC or GOMEMLIMIT set by the
-// user are left alone.
+// With collection paced only by a limit of 1.5 times the YAML's size (at
+// least 64 MiB), garbage builds up to that limit, no further, and is
+// collected a few times; a limit of twice the size let a large body's
+// cassette peak above twice its size (issue 39 item 5). Restoring collects
+// once when the cassettes are large (collectFrom), so that the usual
+// pacing starts from what loading kept rather than from a heap full of its
+// garbage, and lets the heap grow to twice that, not twice the garbage
+// too. GOGC or GOMEMLIMIT set by the user are left alone.
 func loadingGC(path string) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
@@ -38,7 +39,7 @@ func loadingGC(path string) (restore func()) {
 			size += info.Size()
 		}
 	}
-	limit := max(2*size, 64<<20)
+	limit := max(size*3/2, 64<<20)
 	oldLimit := debug.SetMemoryLimit(limit)
 	oldPercent := debug.SetGCPercent(-1)
 	return func() {

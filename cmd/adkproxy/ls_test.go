@@ -17,6 +17,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 	"google.golang.org/genai"
@@ -25,8 +26,8 @@ import (
 // lsWeatherDir is the shipped example, seen from this package's folder.
 const lsWeatherDir = "../../examples/weather/cassettes"
 
-// TestLsPrintsTheRunViews: ls prints runview's table, and with --json or
-// --format json its JSON document, of the cassettes it loads, on stdout
+// TestLsPrintsTheRunViews: ls prints runview's table, with --json or
+// --format json its JSON document, with --format html htmlreport's page, of the cassettes it loads, on stdout
 // with nothing on stderr. What the views say is runview's
 // (internal/feature/report/runview/loaded_test.go).
 func TestLsPrintsTheRunViews(t *testing.T) {
@@ -43,9 +44,12 @@ func TestLsPrintsTheRunViews(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := recorded.Build(dir, loaded)
-		var table, doc bytes.Buffer
+		var table, doc, page bytes.Buffer
 		runview.WriteTable(&table, dir, run)
 		if err := runview.WriteJSON(&doc, run); err != nil {
+			t.Fatal(err)
+		}
+		if err := htmlreport.WriteRun(&page, dir, run); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -56,6 +60,7 @@ func TestLsPrintsTheRunViews(t *testing.T) {
 			{[]string{"ls", path}, table.String()},
 			{[]string{"ls", "--cassettes", path, "--json"}, doc.String()},
 			{[]string{"ls", "--cassettes", path, "--format", "json"}, doc.String()},
+			{[]string{"ls", "--cassettes", path, "--format", "html"}, page.String()},
 		} {
 			r := adkproxy(t, nil, tc.args...)
 			if r.code != 0 || r.stderr != "" || r.stdout != tc.want {

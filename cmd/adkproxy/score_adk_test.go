@@ -488,7 +488,7 @@ func pydanticCassette(t *testing.T, dir string) string {
 	answer := func(parts string) string {
 		return `{"candidates":[{"content":{"parts":` + parts + `,"role":"model"},"finishReason":"STOP","index":0}],"modelVersion":"gemini-2.5-flash"}`
 	}
-	step := func(n int, req, resp string) string { return generateContentStep(n, "money_agent", req, resp) }
+	step := func(n int, req, resp string) string { return testutil.GenerateContentStep(n, "money_agent", req, resp) }
 	body := func(contents ...string) string { return `{"contents":[` + strings.Join(contents, ",") + `]}` }
 	echo := `{"parts":[` + call + `],"role":"model"}`
 	yaml := `version: 2

@@ -104,6 +104,12 @@ func TestScoreFormatsToFile(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "## ✅ adkproxy score: weather\n") {
 		t.Errorf("markdown: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+
+	out = filepath.Join(dir, "score.html") // the page's content: internal/feature/report/htmlreport/pages_test.go
+	r = adkproxy(t, nil, append(args, "--format", "html", "--out", out)...)
+	if page, _ := os.ReadFile(out); r.code != 0 || r.stdout != "" || !strings.HasPrefix(string(page), "<!DOCTYPE html>") || !strings.Contains(r.stderr, "(html written to "+out+")") {
+		t.Errorf("html: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // Sessions and eval cases that find no partner are listed on stderr and

@@ -435,7 +435,7 @@ func gcSettings() (percent int, limit int64) {
 	return percent, debug.SetMemoryLimit(-1)
 }
 
-func TestLoadingGCPacesByTwiceTheCassettesAndRestores(t *testing.T) {
+func TestLoadingGCPacesByTheCassettesAndRestores(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	dir := t.TempDir()
@@ -450,16 +450,20 @@ func TestLoadingGCPacesByTwiceTheCassettesAndRestores(t *testing.T) {
 	restore := loadingGC(dir)
 	gotPercent, gotLimit := gcSettings()
 	restore()
-	if gotPercent != -1 || gotLimit != 2*80<<20 {
-		t.Errorf("while loading: GC percent %d, limit %d; want -1 and %d (twice the two cassettes; hidden folders are not read)", gotPercent, gotLimit, 2*80<<20)
+	if gotPercent != -1 || gotLimit != 3*80<<20/2 {
+		t.Errorf("while loading: GC percent %d, limit %d; want -1 and %d (1.5 times the two cassettes; hidden folders are not read)", gotPercent, gotLimit, 3*80<<20/2)
 	}
 	if p, l := gcSettings(); p != percent || l != limit {
 		t.Errorf("after loading: GC percent %d, limit %d; want them back at %d, %d", p, l, percent, limit)
 	}
 
-	restore = loadingGC(filepath.Join(dir, "sub/b.yaml")) // ls and score take one cassette file too
-	if _, l := gcSettings(); l != 2*40<<20 {
-		t.Errorf("one cassette file: limit %d, want %d (twice the file)", l, 2*40<<20)
+	one := filepath.Join(t.TempDir(), "one.yaml") // ls and score take one cassette file too
+	if err := os.WriteFile(one, make([]byte, 50<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	restore = loadingGC(one)
+	if _, l := gcSettings(); l != 3*50<<20/2 {
+		t.Errorf("one cassette file: limit %d, want %d (1.5 times the file)", l, 3*50<<20/2)
 	}
 	restore()
 

@@ -6,9 +6,7 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"strings"
 	"time"
 
@@ -349,14 +347,7 @@ func lastUserText(turns []any) string {
 // kept as written), so that the steps cut from it carry its values
 // exactly.
 func parseFrame(data []byte) (map[string]any, bool) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v map[string]any
-	if d.Decode(&v) != nil || v == nil || d.More() {
-		return nil, false
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, false
-	}
-	return v, true
+	v, _ := decodeJSON(data)
+	m, ok := v.(map[string]any)
+	return m, ok
 }

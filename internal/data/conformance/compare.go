@@ -1,5 +1,12 @@
 // Comparing a session an ADK API server returned with the recorded
 // generated-session.yaml, by ADK's stripping rules.
+//
+// This reads ADK's session format, not model or tool traffic: events are
+// what an ADK API server stores and returns (its /sessions documents and
+// the corpus's YAML), compared field by field as documents. Their parts
+// spell functionCall and functionResponse as genai's Part does, but no
+// exchange adkproxy recorded is read here, so the keys stay here rather
+// than in internal/wire (TestWireKeysOnlyInWire names this file).
 
 package conformance
 

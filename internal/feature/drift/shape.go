@@ -14,11 +14,6 @@ import (
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
-// partKinds are the keys of a content part that say what the part is: a
-// part with another of them is another behaviour (a text for a call),
-// reported as such, not as a change of shape.
-var partKinds = []string{"text", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "inlineData", "fileData", "thought"}
-
 // shapeOf is the answer's fields, path → JSON type, over every payload
 // (each SSE event) of the response.
 func shapeOf(r *cassettes.Response) map[string]string {
@@ -43,7 +38,9 @@ func walkShape(path string, v any, out map[string]string) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			if strings.HasSuffix(path, "parts[]") && slices.Contains(partKinds, k) {
+			// a part of another kind is another behaviour (a text for a call),
+			// reported as such, not as a change of shape
+			if strings.HasSuffix(path, "parts[]") && wire.IsPartKind(k) {
 				continue
 			}
 			walkShape(join(path, k), e, out)

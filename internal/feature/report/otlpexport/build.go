@@ -320,16 +320,11 @@ func responseAttributes(s *recorded.Step) []*commonpb.KeyValue {
 // description.
 func toolDescriptions(sent recorded.Sent) map[string]string {
 	out := map[string]string{}
-	for _, tool := range sent.Tools {
-		t, _ := tool.(map[string]any)
-		decls, _ := t["functionDeclarations"].([]any)
-		for _, d := range decls {
-			decl, _ := d.(map[string]any)
-			name, _ := decl["name"].(string)
-			desc, _ := decl["description"].(string)
-			if name != "" {
-				out[name] = desc
-			}
+	functions, _ := wire.FunctionTools(sent.Tools)
+	for _, f := range functions {
+		decl, _ := f.Value.(map[string]any)
+		if desc, _ := decl["description"].(string); f.Name != "" {
+			out[f.Name] = desc
 		}
 	}
 	return out

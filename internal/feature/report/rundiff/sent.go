@@ -8,6 +8,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/wire"
 	"github.com/adkproxy/adkproxy/matcher"
 )
 
@@ -87,20 +88,9 @@ func declarations(tools []any) declared {
 		}
 		d.byName[name] = v
 	}
-	for _, t := range tools {
-		obj, _ := t.(map[string]any)
-		for key, v := range obj {
-			list, isList := v.([]any)
-			if key != "functionDeclarations" || !isList {
-				add(key, v)
-				continue
-			}
-			for _, decl := range list {
-				m, _ := decl.(map[string]any)
-				name, _ := m["name"].(string)
-				add(name, decl)
-			}
-		}
+	functions, builtIn := wire.FunctionTools(tools)
+	for _, t := range append(builtIn, functions...) {
+		add(t.Name, t.Value)
 	}
 	slices.Sort(d.names)
 	return d

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
@@ -186,7 +187,24 @@ func PayloadNote(payload any) string {
 
 // quoted is s with whitespace collapsed, cut to width, as a JSON string.
 func quoted(s string, width int) string {
-	return textfmt.JSON(textfmt.Truncate(textfmt.OneLine(s), width-2))
+	return textfmt.JSON(textfmt.Truncate(textfmt.OneLine(headOf(s, width)), width-2))
+}
+
+// headOf is the start of s that holds width+1 characters that are not
+// white space, or all of s: collapsed and cut to width, it reads as s
+// does, without collapsing the whole of a long answer first (a copy of
+// it, grown rune by rune, was most of what ls allocated for a large one).
+func headOf(s string, width int) string {
+	seen := 0
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		if seen++; seen > width+1 {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 type otherGroup struct {

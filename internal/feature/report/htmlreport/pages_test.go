@@ -1,6 +1,12 @@
-package main
+// The HTML pages of diff, ls and score: in a real browser (headless
+// Chromium) at a desktop's and a phone's width, and what they say in
+// words, for runs recorded in-process (agentscenario). Moved here from the
+// cmd suite, which checks only that each command writes these pages.
+
+package htmlreport_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -9,11 +15,71 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
+	"github.com/adkproxy/adkproxy/internal/feature/report/rundiff"
+	"github.com/adkproxy/adkproxy/internal/testing/agentscenario"
 	"github.com/adkproxy/adkproxy/internal/testing/headless"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
+	"github.com/adkproxy/adkproxy/scoring"
 )
 
-// The HTML pages of diff and ls in a real browser (headless Chromium).
+// load reads a folder or file as the commands do.
+func load(t *testing.T, path string) (string, recorded.Run) {
+	t.Helper()
+	dir, loaded, err := cassettes.LoadPath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, recorded.Build(dir, loaded)
+}
+
+// diffPage writes diff's page of two recorded runs.
+func diffPage(t *testing.T, old, new string) func(*bytes.Buffer) error {
+	t.Helper()
+	_, oldRun := load(t, old)
+	_, newRun := load(t, new)
+	report := rundiff.Diff(old, new, oldRun, newRun, rundiff.Options{})
+	return func(b *bytes.Buffer) error { return htmlreport.WriteDiff(b, report) }
+}
+
+// scorePage scores the recorded run against expected (an eval set or a
+// golden run) with the default criteria, as score does, and writes its page.
+func scorePage(t *testing.T, cassettesDir, expected string) (*scoring.Result, func(*bytes.Buffer) error) {
+	t.Helper()
+	dir, loaded, err := cassettes.LoadPath(cassettesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := scoring.LoadExpected(expected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, unpaired := scoring.PairRuns(scoring.SessionsOf(loaded), exp, 1)
+	result := scoring.Evaluate(context.Background(), scoring.DefaultConfig(), cases)
+	if result.EvalSetID == "" {
+		result.EvalSetID = exp.EvalSetID
+	}
+	result.Unpaired = append(result.Unpaired, unpaired...)
+	return result, func(b *bytes.Buffer) error { return htmlreport.WriteScores(b, result, recorded.Build(dir, loaded)) }
+}
+
+func rendered(t *testing.T, write func(*bytes.Buffer) error) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func writePage(t *testing.T, path string, write func(*bytes.Buffer) error) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(rendered(t, write)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // startChromium starts Debian's chromium, or skips when it is missing
 // outside CI (.ci/run installs it).
@@ -41,13 +107,11 @@ func startChromium(t *testing.T) *headless.Browser {
 func TestDiffPageInChromium(t *testing.T) {
 	t.Parallel()
 	b := startChromium(t)
-	old := recordScenario(t, "old", weatherScenario())
-	new := recordScenario(t, "new", refactoredScenario())
+	old := agentscenario.Record(t, "old", agentscenario.Weather())
+	new := agentscenario.Record(t, "new", agentscenario.RefactoredWeather())
 	out := testutil.OutDir(t)
 	page := filepath.Join(out, "diff.html")
-	if r := adkproxy(t, nil, "diff", "--format", "html", "--out", page, old, new); r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	writePage(t, page, diffPage(t, old, new))
 	for _, width := range []int{1280, 400} {
 		if err := b.Open(page, width, 900); err != nil {
 			t.Fatal(err)
@@ -126,11 +190,8 @@ func TestLsPageInChromium(t *testing.T) {
 	t.Parallel()
 	b := startChromium(t)
 	page := filepath.Join(testutil.OutDir(t), "ls.html")
-	if r := adkproxy(t, nil, "ls", "--cassettes", lsWeatherDir, "--format", "html"); r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	} else {
-		os.WriteFile(page, []byte(r.stdout), 0o644)
-	}
+	dir, run := load(t, filepath.Join(testutil.RepoRoot(), "examples", "weather", "cassettes"))
+	writePage(t, page, func(b *bytes.Buffer) error { return htmlreport.WriteRun(b, dir, run) })
 	if err := b.Open(page, 1280, 900); err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +222,14 @@ func TestLsPageInChromium(t *testing.T) {
 func TestScorePageInChromium(t *testing.T) {
 	t.Parallel()
 	b := startChromium(t)
-	golden := recordScenario(t, "golden", weatherScenario())
-	new := recordScenario(t, "new", refactoredScenario())
+	golden := agentscenario.Record(t, "golden", agentscenario.Weather())
+	new := agentscenario.Record(t, "new", agentscenario.RefactoredWeather())
 	page := filepath.Join(testutil.OutDir(t), "score.html")
-	if r := adkproxy(t, nil, "score", "--cassettes", new, "--expected", golden, "--format", "html", "--out", page); r.code != 1 {
-		t.Fatalf("exit %d, want 1 (a tool call was added): %s", r.code, r.stderr)
+	result, write := scorePage(t, new, golden)
+	if !strings.HasPrefix(scoring.Summary(result), "FAILED") {
+		t.Fatalf("%s, want FAILED (a tool call was added)", scoring.Summary(result))
 	}
+	writePage(t, page, write)
 	if err := b.Open(page, 1280, 900); err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +273,9 @@ func TestScorePageInChromium(t *testing.T) {
 // FAILED and its case's PASSED go together.
 func TestHTMLPagesSayItInWords(t *testing.T) {
 	t.Parallel()
-	old := recordScenario(t, "old", tripScenario())
-	new := recordScenario(t, "new", refactoredTrip())
-	page := filepath.Join(t.TempDir(), "diff.html")
-	if r := adkproxy(t, nil, "diff", old, new, "--format", "html", "--out", page); r.code != 0 {
-		t.Fatalf("diff: exit %d\n%s", r.code, r.stderr)
-	}
-	html, _ := os.ReadFile(page)
+	old := agentscenario.Record(t, "old", agentscenario.Trip())
+	new := agentscenario.Record(t, "new", agentscenario.RefactoredTrip())
+	html := []byte(rendered(t, diffPage(t, old, new)))
 	if !strings.Contains(string(html), `<span data-count="tools_changed">1 declaration changed</span>`) {
 		t.Errorf("the declaration count is not one, in words:\n%s", regexp.MustCompile(`<span data-count[^<]*</span>`).FindAll(html, -1))
 	}
@@ -225,13 +284,19 @@ func TestHTMLPagesSayItInWords(t *testing.T) {
 		t.Errorf("the page shows the kind's identifier, not words")
 	}
 
-	golden := filepath.Join(t.TempDir(), "golden.evalset.json")
-	if r := adkproxy(t, nil, "export", old, "--out", golden); r.code != 0 {
-		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
+	// The golden run exported as an eval set, as export writes it.
+	_, loaded, err := cassettes.LoadPath(old)
+	if err != nil {
+		t.Fatal(err)
 	}
-	scores := filepath.Join(t.TempDir(), "score.html")
-	adkproxy(t, nil, "score", new, "--expected", golden, "--format", "html", "--out", scores)
-	if html, _ := os.ReadFile(scores); !strings.Contains(string(html), "the mean of its invocations&#39; scores") || !strings.Contains(string(html), "decides nothing by itself") {
+	var set bytes.Buffer
+	if err := scoring.WriteEvalSet(&set, "golden", scoring.SessionsOf(loaded)); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join(t.TempDir(), "golden.evalset.json")
+	os.WriteFile(golden, set.Bytes(), 0o644)
+	_, write := scorePage(t, new, golden)
+	if html := rendered(t, write); !strings.Contains(html, "the mean of its invocations&#39; scores") || !strings.Contains(html, "decides nothing by itself") {
 		t.Errorf("the score page does not spell out the rule")
 	}
 }
