@@ -215,12 +215,7 @@ func TestGitHubAction(t *testing.T) {
 				cmd.Env = append(cmd.Env, k+"="+eval(v))
 			}
 			out, err := cmd.CombinedOutput()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := exitStatus(t, err)
 			if step.ID == "run" {
 				lines, _ := os.ReadFile(files["GITHUB_OUTPUT"])
 				for _, l := range strings.Split(string(lines), "\n") {

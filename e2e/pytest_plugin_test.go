@@ -86,13 +86,7 @@ func TestPytestPluginADKPython(t *testing.T) {
 		cmd := exec.Command(py, append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider"}, args...)...)
 		cmd.Dir, cmd.Env = proj, env
 		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+		return string(out), exitStatus(t, err)
 	}
 
 	fake, stopFake := startStoppableFake(t, bin, filepath.Join(proj, "script.yaml"))
@@ -162,4 +156,16 @@ def test_recorded_on_its_own():
 	if after, _ := os.ReadFile(filepath.Join(proj, "cassettes", "test_agent", "test_weather.yaml")); string(after) != string(before) {
 		t.Error("a replayed test's cassette changed")
 	}
+}
+
+// exitStatus is a finished command's exit status (0 for a nil error); an
+// error other than a non-zero exit fails the test.
+func exitStatus(t *testing.T, err error) int {
+	t.Helper()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

@@ -59,13 +59,7 @@ func TestVitestJestHelper(t *testing.T) {
 				cmd.Env = append(os.Environ(), append([]string{"ADKPROXY_BIN=" + bin, "ADKPROXY_CASSETTES=cassettes",
 					"GOOGLE_API_KEY=", "GEMINI_API_KEY=", "GOOGLE_GEMINI_BASE_URL=", "ADKPROXY_URL=", "ADKPROXY_RECORD=", "CI=true", "NO_COLOR=1", "FORCE_COLOR=0"}, env...)...)
 				out, err := cmd.CombinedOutput()
-				code := 0
-				if ee, ok := err.(*exec.ExitError); ok {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				return string(out), code
+				return string(out), exitStatus(t, err)
 			}
 			fake, stopFake := startStoppableFake(t, bin, filepath.Join(proj, "script.yaml"))
 			if out, code := run("ADKPROXY_RECORD=1", "ADKPROXY_UPSTREAM="+fake); code != 0 {

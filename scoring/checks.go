@@ -169,23 +169,33 @@ func count(v pyjson.Value) (int64, error) {
 	return int64(f), nil
 }
 
-func (ck *check) parseAtMost(v pyjson.Value) error {
+// toolObject reads a check's object of the given keys (shape is how an
+// error spells it) and its required "tool" into ck.Tools.
+func (ck *check) toolObject(v pyjson.Value, shape, what string, keys ...string) (*pyjson.Object, error) {
 	o, err := v.Object()
 	if err != nil {
-		return v.Errorf(`expected {"tool": NAME, "times": N}, got %s`, pyjson.Describe(v.V))
+		return nil, v.Errorf("expected %s, got %s", shape, pyjson.Describe(v.V))
 	}
-	if err := v.CheckKeys(o, "tool", "times", "per"); err != nil {
-		return err
+	if err := v.CheckKeys(o, keys...); err != nil {
+		return nil, err
 	}
-	t, err := v.Required(o, "tool", "the tool to count")
+	t, err := v.Required(o, "tool", what)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tool, err := t.Str()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ck.Tools = []string{tool}
+	return o, nil
+}
+
+func (ck *check) parseAtMost(v pyjson.Value) error {
+	o, err := ck.toolObject(v, `{"tool": NAME, "times": N}`, "the tool to count", "tool", "times", "per")
+	if err != nil {
+		return err
+	}
 	times, err := v.Required(o, "times", "the most calls allowed")
 	if err != nil {
 		return err
@@ -231,22 +241,10 @@ func (ck *check) parseBefore(v pyjson.Value) error {
 }
 
 func (ck *check) parseArgs(v pyjson.Value) error {
-	o, err := v.Object()
-	if err != nil {
-		return v.Errorf(`expected {"tool": NAME, "args": {ARG: CONSTRAINT}}, got %s`, pyjson.Describe(v.V))
-	}
-	if err := v.CheckKeys(o, "tool", "args"); err != nil {
-		return err
-	}
-	t, err := v.Required(o, "tool", "the tool whose arguments are checked")
+	o, err := ck.toolObject(v, `{"tool": NAME, "args": {ARG: CONSTRAINT}}`, "the tool whose arguments are checked", "tool", "args")
 	if err != nil {
 		return err
 	}
-	tool, err := t.Str()
-	if err != nil {
-		return err
-	}
-	ck.Tools = []string{tool}
 	a, err := v.Required(o, "args", "the constraints, by argument name")
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -220,5 +221,87 @@ func TestWeatherExampleWithoutExpectations(t *testing.T) {
 	if !strings.Contains(table, "CASE default  NOT_EVALUATED") ||
 		!strings.Contains(table, "\nNOT_EVALUATED: 0 of 1 case passed (1 NOT_EVALUATED); 0 of 2 criteria passed (2 NOT_EVALUATED)\n") {
 		t.Errorf("table:\n%s", table)
+	}
+}
+
+type exportedSet struct {
+	EvalSetID string `json:"eval_set_id"`
+	Name      string `json:"name"`
+	EvalCases []struct {
+		EvalID       string `json:"eval_id"`
+		SessionInput any    `json:"session_input"`
+		Conversation []struct {
+			InvocationID string `json:"invocation_id"`
+			UserContent  struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+				Role string `json:"role"`
+			} `json:"user_content"`
+			FinalResponse *struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+				Role string `json:"role"`
+			} `json:"final_response"`
+			IntermediateData struct {
+				ToolUses              []map[string]any `json:"tool_uses"`
+				ToolResponses         []map[string]any `json:"tool_responses"`
+				IntermediateResponses [][]any          `json:"intermediate_responses"`
+			} `json:"intermediate_data"`
+		} `json:"conversation"`
+	} `json:"eval_cases"`
+}
+
+// The example's one session exported as ADK's eval set: one case of two
+// invocations with their tool uses and responses, snake_case keys as ADK
+// writes them, unset fields left out.
+func TestWeatherExampleExportedAsEvalSet(t *testing.T) {
+	t.Parallel()
+	_, loaded, err := cassettes.LoadPath(exampleCassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := scoring.WriteEvalSet(&b, "cassettes", scoring.SessionsOf(loaded)); err != nil {
+		t.Fatal(err)
+	}
+	stdout := b.String()
+	var set exportedSet
+	if err := json.Unmarshal([]byte(stdout), &set); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	// One case for the one session.
+	if set.EvalSetID != "cassettes" || set.Name != "cassettes" || len(set.EvalCases) != 1 || set.EvalCases[0].EvalID != "default" ||
+		set.EvalCases[0].SessionInput != nil || len(set.EvalCases[0].Conversation) != 2 {
+		t.Fatalf("eval set %+v", set)
+	}
+	paris := set.EvalCases[0].Conversation[0]
+	if paris.UserContent.Role != "user" || paris.UserContent.Parts[0].Text != "What is the weather in Paris?" ||
+		paris.FinalResponse == nil || paris.FinalResponse.Role != "model" || paris.FinalResponse.Parts[0].Text != "It is 18°C in Paris, clear." {
+		t.Errorf("invocation 1 %+v", paris)
+	}
+	if want := []map[string]any{{"name": "get_weather", "args": map[string]any{"city": "Paris"}}}; !reflect.DeepEqual(paris.IntermediateData.ToolUses, want) {
+		t.Errorf("tool_uses %v", paris.IntermediateData.ToolUses)
+	}
+	if want := []map[string]any{{"name": "get_weather", "response": map[string]any{"city": "Paris", "sky": "clear", "temp_c": 18.0}}}; !reflect.DeepEqual(paris.IntermediateData.ToolResponses, want) {
+		t.Errorf("tool_responses %v", paris.IntermediateData.ToolResponses)
+	}
+	if paris.IntermediateData.IntermediateResponses == nil || len(paris.IntermediateData.IntermediateResponses) != 0 {
+		t.Errorf("intermediate_responses %v", paris.IntermediateData.IntermediateResponses)
+	}
+	// snake_case keys as ADK writes them, nothing camelCase.
+	for _, key := range []string{`"eval_set_id"`, `"eval_cases"`, `"eval_id"`, `"conversation"`, `"invocation_id"`,
+		`"user_content"`, `"final_response"`, `"intermediate_data"`, `"tool_uses"`, `"tool_responses"`, `"intermediate_responses"`, `"creation_timestamp"`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("no %s in\n%s", key, stdout)
+		}
+	}
+	// Unset fields left out, as ADK's local eval-set files leave them.
+	if strings.Contains(stdout, "session_input") || strings.Contains(stdout, "description") {
+		t.Errorf("unset session_input or description written in\n%s", stdout)
+	}
+	if strings.Contains(stdout, "evalSetId") || strings.Contains(stdout, "userContent") {
+		t.Errorf("camelCase keys in\n%s", stdout)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/numruns"
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/internal/data/conformance"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/feature/adk/drive"
@@ -50,6 +51,7 @@ func driveCommand() *cli.Command {
 			stringFlag("evalset", "", "ADK eval set `PATH` (a file or a folder of them) with the turns"),
 			stringFlag("user", "user", "user `ID` the sessions belong to (an --evalset case's session_input user_id wins)"),
 			stringFlag("out", "", "write the session JSON to `FILE` (atomically) instead of stdout"),
+			&cli.IntFlag{Name: "samples", Usage: "play the conversations `K` times, run N recorded as sample N of the recording proxy's cassette (NAME@N; needs --proxy-url, the adkproxy record the server runs under)", EnvVars: envFor("samples")},
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each conversation `N` times, each in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
 			stringFlag("confirm", "", "answer the agent's tool confirmation requests (adk_request_confirmation) with `DECISION`: approve or refuse; default: leave them unanswered"),
 			stringFlag("confirm-shape", "object", "`SHAPE` of the confirmation answer: object ({\"confirmed\": true}) or json-string ({\"response\": \"{\\\"confirmed\\\": true}\"}), the two ADK accepts"),
@@ -102,18 +104,52 @@ func runDrive(c *cli.Context) error {
 		return usageErrorf("drive: --confirm/--confirm-shape/--confirm-payload: %v", err)
 	}
 	d := &drive.Driver{Client: client, App: app, User: c.String("user"), Streaming: c.Bool("streaming"), Confirm: confirm, Report: confirmReporter(c)}
-	sessions, runErr := driveAll(c.Context, d, convs)
+	sessions, runErr := driveSamples(c, d, convs)
 	var out any = sessions
-	if specPath != "" && len(sessions) == 1 && runs == 1 {
+	if specPath != "" && len(sessions) == 1 && runs == 1 && c.Int("samples") == 0 {
 		out = sessions[0]
 	}
 	if err := writeSessions(c, out, len(sessions)); err != nil {
 		return errors.Join(runErr, err)
 	}
-	if runErr != nil {
+	if runErr != nil && exitCodeFor(runErr) == exitUsage {
+		return runErr
+	} else if runErr != nil {
 		return withCode(exitFailure, fmt.Errorf("drive: %w", runErr))
 	}
 	return nil
+}
+
+// driveSamples is driveAll once, or with --samples K once per sample,
+// the recording proxy switched to cassette NAME@N for sample N (and back
+// to NAME after).
+func driveSamples(c *cli.Context, d *drive.Driver, convs []drive.Conversation) ([]*adkapi.Session, error) {
+	k := c.Int("samples")
+	if k == 0 {
+		return driveAll(c.Context, d, convs)
+	}
+	ctl := &adkapi.ConfirmationReporter{URL: c.String("proxy-url"), Token: c.String("control-token")}
+	if k < 0 || k > samplename.Max || ctl.URL == "" {
+		return nil, usageErrorf("drive: --samples %d needs a number 1..%d and --proxy-url, the adkproxy record the server runs under (its --addr-file)", k, samplename.Max)
+	}
+	base, err := ctl.Cassette(c.Context)
+	if err != nil {
+		return nil, fmt.Errorf("drive --samples: %w", err)
+	}
+	defer ctl.UseCassette(context.WithoutCancel(c.Context), base)
+	var all []*adkapi.Session
+	for n := 1; n <= k; n++ {
+		if err := ctl.UseCassette(c.Context, samplename.Name(base, n)); err != nil {
+			return all, fmt.Errorf("drive --samples: %w", err)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "adkproxy: drive: sample %d of %d into cassette %s\n", n, k, samplename.Name(base, n))
+		sessions, err := driveAll(c.Context, d, convs)
+		all = append(all, sessions...)
+		if err != nil {
+			return all, err
+		}
+	}
+	return all, nil
 }
 
 // driveAll plays the conversations in turn until one fails, and returns

@@ -485,3 +485,42 @@ func TestSimulatedUserAnswersToolConfirmation(t *testing.T) {
 		t.Errorf("replayed transcript differs:\n%s\n---\n%s", got, want)
 	}
 }
+
+// drive --samples 3 against an ADK-JS server under adkproxy record: the
+// proxy is switched to cassette default@N for sample N, so the folder
+// holds default@1..3, and score pools them as three runs.
+func TestDriveSamplesThenScorePoolsThem(t *testing.T) {
+	t.Parallel()
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	agents := filepath.Join(t.TempDir(), "agents")
+	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(corpus, "tests", "tool", "function_001", "spec.yaml")
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	dir := t.TempDir()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", dir, "--upstream", up.URL, "--addr-file", addrFile)
+	res := adkproxy(t, nil, "drive", "--server", srv.url, "--app", "tools_agent_002", "--spec", spec, "--samples", "3",
+		"--proxy-url", "http://"+strings.TrimSpace(readFile(t, addrFile)))
+	srv.stop(t)
+	if res.code != 0 {
+		t.Fatalf("drive --samples 3: exit %d\n%s\nserver:\n%s", res.code, res.stderr, srv.stderr.String())
+	}
+	for n := 1; n <= 3; n++ {
+		if _, err := os.Stat(filepath.Join(dir, "default@"+strconv.Itoa(n)+".yaml")); err != nil {
+			t.Errorf("sample %d: %v", n, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "default.yaml")); err == nil {
+		t.Errorf("the unsampled cassette was written too")
+	}
+	sc := adkproxy(t, nil, "score", "--cassettes", dir)
+	if !strings.Contains(sc.stdout, "3 runs pooled") || !strings.Contains(sc.stdout, "samples: ") {
+		t.Errorf("score of the samples: exit %d\n%s%s", sc.code, sc.stdout, sc.stderr)
+	}
+	if r := adkproxy(t, nil, "drive", "--server", "http://127.0.0.1:1", "--app", "a", "--spec", spec, "--samples", "2"); r.code != exitUsage || !strings.Contains(r.stderr, "--proxy-url") {
+		t.Errorf("--samples without --proxy-url: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"time"
@@ -68,14 +69,17 @@ func runLs(c *cli.Context) error {
 	if c.IsSet("stale") {
 		return lsStale(c, run, age, format)
 	}
+	if format == "table" {
+		// Printed as it is made: a table of 200,000 steps is tens of MB.
+		out := bufio.NewWriter(c.App.Writer)
+		runview.WriteTable(out, dir, run)
+		return out.Flush()
+	}
 	var out bytes.Buffer
-	switch format {
-	case "json":
+	if format == "json" {
 		err = runview.WriteJSON(&out, run)
-	case "html":
+	} else {
 		err = htmlreport.WriteRun(&out, dir, run)
-	default:
-		runview.WriteTable(&out, dir, run)
 	}
 	if err != nil {
 		return err

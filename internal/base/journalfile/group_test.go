@@ -30,30 +30,19 @@ func records(t *testing.T, path string) []string {
 	return got
 }
 
-// TestConcurrentAppendsAreAllKeptAndTheFileReleased: records appended at
-// once by many goroutines (grouped into shared writes and fsyncs) are all
-// kept, each once; Release then frees the descriptor, and the next Append
-// opens the file again.
-func TestConcurrentAppendsAreAllKeptAndTheFileReleased(t *testing.T) {
+// TestReleaseFreesTheFile: Release closes the journal's file, and the
+// next Append opens it again and writes after the records before.
+// (Concurrent appends of exchanges, grouped into shared writes, are
+// internal/engine/journal's TestConcurrentAppendsAreAllKeptAndTheFileReleased.)
+func TestReleaseFreesTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	j, err := Open(path, "c", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const writers, each = 16, 8
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				if err := j.Append(numbered(w*each + i)); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
+	if err := j.Append(numbered(0)); err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
 	if err := j.Release(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,18 +52,11 @@ func TestConcurrentAppendsAreAllKeptAndTheFileReleased(t *testing.T) {
 	if open {
 		t.Error("the journal's file is still open after Release")
 	}
-	last := writers * each
-	if err := j.Append(numbered(last)); err != nil {
+	if err := j.Append(numbered(1)); err != nil {
 		t.Fatalf("append after Release: %v", err)
 	}
-	seen := map[string]int{}
-	for _, r := range records(t, path) {
-		seen[r]++
-	}
-	for i := range last + 1 {
-		if n := seen[string(numbered(i))]; n != 1 {
-			t.Errorf("record %d kept %d times; want once", i, n)
-		}
+	if got := records(t, path); len(got) != 2 || got[0] != string(numbered(0)) || got[1] != string(numbered(1)) {
+		t.Errorf("records %q; want both, in order", got)
 	}
 }
 

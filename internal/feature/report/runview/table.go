@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
@@ -241,7 +242,10 @@ const (
 // table aligns the cells of each kind of row across the whole table, even
 // where rows of other kinds come in between, which one tabwriter alone
 // cannot do: each kind goes through its own tabwriter, and the aligned
-// lines are put back in order.
+// lines are put back in order; or, as the table's rows always are, with
+// the widths tabwriter would give, written a line at a time (the
+// tabwriters and their lines held the whole table three more times, most
+// of what ls of many small steps took beside the cassettes).
 type table struct{ rows []tableRow }
 
 type tableRow struct {
@@ -254,6 +258,59 @@ func (t *table) add(kind int, cells ...string) {
 }
 
 func (t *table) write(w io.Writer) {
+	widths, ok := t.columnWidths()
+	if !ok {
+		t.writeTabwriter(w)
+		return
+	}
+	var line []byte
+	for _, r := range t.rows {
+		line = line[:0]
+		for j, c := range r.cells {
+			line = append(line, c...)
+			if j < len(r.cells)-1 {
+				for pad := widths[r.kind][j] - utf8.RuneCountInString(c); pad > 0; pad-- {
+					line = append(line, ' ')
+				}
+			}
+		}
+		line = append(bytes.TrimRight(line, " "), '\n')
+		w.Write(line)
+	}
+}
+
+// columnWidths are the widths tabwriter (padding 2) gives each column of
+// each kind of row, when every row of a kind has as many cells and no cell
+// holds a byte tabwriter reads as a control (tab, line end, escape): then
+// a column of a kind is one block across all its rows, as wide as its
+// widest cell plus the padding, and the last cell of a row is no column.
+// false: writeTabwriter.
+func (t *table) columnWidths() (map[int][]int, bool) {
+	widths := map[int][]int{}
+	for _, r := range t.rows {
+		ws, seen := widths[r.kind]
+		if seen && len(ws) != len(r.cells)-1 {
+			return nil, false
+		}
+		if !seen {
+			ws = make([]int, len(r.cells)-1)
+			widths[r.kind] = ws
+		}
+		for j, c := range r.cells {
+			if strings.ContainsAny(c, "\t\n\v\f\r") || !utf8.ValidString(c) {
+				return nil, false
+			}
+			if j < len(ws) {
+				ws[j] = max(ws[j], utf8.RuneCountInString(c)+2)
+			}
+		}
+	}
+	return widths, true
+}
+
+// writeTabwriter aligns each kind of row through a tabwriter of its own
+// and puts the lines back in order: what write does, for any cells.
+func (t *table) writeTabwriter(w io.Writer) {
 	aligned := map[int][]string{}
 	for _, kind := range []int{headerRow, sessionRow, invocationRow, stepRow, httpRow, otherRow} {
 		var buf bytes.Buffer
