@@ -60,15 +60,20 @@ type mcpCase struct {
 	flags   []string // record's extra flags (--connect-to)
 	started string   // the file each start of the server appends to
 	stop    func()   // stops an HTTP server before replay (nil for stdio)
-	label   string   // the mismatch's name of the tool
+	label   string   // how a mismatch and the closed world name the tool
 	listed  string   // the ls line of the tools/call
+	// fakeInReplay: the fake is checked in a replay, not a recording
+	// (HTTP+SSE: while recording the answers pass on the server's stream)
+	fakeInReplay bool
 }
 
 // TestMCPADKPython: ADK for Python's McpToolset (the vendored ADK 1.18
 // and its mcp package) reaches an MCP server built on that mcp package,
 // whose answers change on every run, over stdio through `adkproxy mcp --`
 // (found by its discovery file: the MCP client passes the server a
-// minimal environment) and over Streamable HTTP through HTTP_PROXY. For
+// minimal environment), over Streamable HTTP and over the older HTTP+SSE
+// transport (answers on a GET stream, POSTs answered 202) through
+// HTTP_PROXY. For
 // each: record from `adkproxy fake`; strict replay with the server
 // stopped passes, gives the agent the recorded answers and starts no
 // server process; a changed argument fails naming the MCP tool; ls shows
@@ -86,7 +91,7 @@ func TestMCPADKPython(t *testing.T) {
 		checkMCPPython(t, root, bin, fake, py, mcpCase{
 			env:     []string{"HOME=" + t.TempDir(), "MCP_STDIO_COMMAND=" + string(server)},
 			started: started,
-			label:   "MCP server weather tool get_weather differs from the recording",
+			label:   "MCP server weather tool get_weather",
 			listed:  `tool mcp weather tools/call get_weather {"city":"Paris"} → ok`,
 		})
 	})
@@ -98,8 +103,21 @@ func TestMCPADKPython(t *testing.T) {
 			flags:   []string{"--connect-to", "weather.mcp.test:80=127.0.0.1:" + port},
 			started: started,
 			stop:    stop,
-			label:   "MCP server weather.mcp.test/mcp tool get_weather (POST http://weather.mcp.test/mcp) differs from the recording",
+			label:   "MCP server weather.mcp.test/mcp tool get_weather (POST http://weather.mcp.test/mcp)",
 			listed:  `tool mcp weather.mcp.test/mcp tools/call get_weather {"city":"Paris"} → ok`,
+		})
+	})
+	t.Run("HTTP+SSE", func(t *testing.T) {
+		started := filepath.Join(t.TempDir(), "started")
+		port, stop := startServer(t, root, py.server(root, "--sse", "--started", started)...)
+		checkMCPPython(t, root, bin, fake, py, mcpCase{
+			env:          []string{"MCP_SSE_URL=http://weather.mcp.test/sse"},
+			flags:        []string{"--connect-to", "weather.mcp.test:80=127.0.0.1:" + port},
+			started:      started,
+			stop:         stop,
+			label:        "MCP server weather.mcp.test/messages/ tool get_weather (POST http://weather.mcp.test/messages/?session_id=",
+			listed:       `tool mcp weather.mcp.test/messages/ tools/call get_weather {"city":"Paris"} → ok`,
+			fakeInReplay: true,
 		})
 	})
 }
@@ -124,8 +142,10 @@ func checkMCPPython(t *testing.T, root, bin, fake string, py adkPython, c mcpCas
 	if startsIn(c.started) == 0 {
 		t.Fatal("record: the MCP server was never started")
 	}
-	faked := testutil.OutDir(t)
-	checkFaked(t, record(faked, "--tool-fakes", "e2e/mcp/fakes.yaml"), faked, "faked")
+	if !c.fakeInReplay {
+		faked := testutil.OutDir(t)
+		checkFaked(t, record(faked, "--tool-fakes", "e2e/mcp/fakes.yaml"), faked, "faked")
+	}
 	if c.stop != nil {
 		c.stop()
 	}
@@ -150,11 +170,20 @@ func checkMCPPython(t *testing.T, root, bin, fake string, py adkPython, c mcpCas
 		t.Errorf("replay gave the agent other answers than the recording:\nrecorded %s\nreplayed %s", rec.stdout, rep.stdout)
 	}
 
+	if c.fakeInReplay {
+		// Lenient: the model call carrying the fake's result differs from
+		// the recording's.
+		faked := replay("--mode", "lenient", "--tool-fakes", "e2e/mcp/fakes.yaml")
+		if faked.code != 0 || !strings.Contains(faked.stdout, `\"faked\":true`) || !strings.Contains(faked.stderr, "tool fakes: 1 call(s) served") {
+			t.Errorf("replay with a fake exited %d; the agent should have got the fake's answer, got %s\n%s", faked.code, faked.stdout, faked.stderr)
+		}
+	}
+
 	changed := replay("CITY=Lyon")
 	if changed.code != exitUnmatched && changed.code != 1 {
 		t.Errorf("replay with a changed argument exited %d, want %d or the agent's 1", changed.code, exitUnmatched)
 	}
-	for _, want := range []string{c.label, `arguments.city: recorded "Paris", got "Lyon"`} {
+	for _, want := range []string{c.label, "differs from the recording", `arguments.city: recorded "Paris", got "Lyon"`} {
 		if !strings.Contains(changed.stderr, want) {
 			t.Errorf("a changed argument: stderr does not say %q:\n%s", want, changed.stderr)
 		}
@@ -163,7 +192,7 @@ func checkMCPPython(t *testing.T, root, bin, fake string, py adkPython, c mcpCas
 	closed := replay("CITY=Lyon", "--mode", "lenient", "--closed-world")
 	// ADK for Python stops the run on a tool's error, so the agent's own
 	// status (1) can come first; either way the run fails naming the tool.
-	if closed.code != exitUnmatched && closed.code != 1 || !strings.Contains(closed.stderr, `closed world: cassette "default": the `+strings.TrimSuffix(c.label, " differs from the recording")+" is neither recorded nor faked") {
+	if closed.code != exitUnmatched && closed.code != 1 || !strings.Contains(closed.stderr, `closed world: cassette "default": the `+c.label) {
 		t.Errorf("lenient closed-world replay of an undeclared call exited %d (want %d or the agent's 1) naming the MCP tool:\n%s", closed.code, exitUnmatched, closed.stderr)
 	}
 	if n := startsIn(c.started); n != 0 {

@@ -21,10 +21,12 @@ import (
 // an httptest.Server's Config, and call s.Close once it has stopped.
 func (s *Server) HTTPServer() *http.Server {
 	l := s.cfg.Limits
-	return &http.Server{
+	hs := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: min(proxyopt.HeaderTimeout, l.ReadTimeout),
 		IdleTimeout:       l.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
+	hs.RegisterOnShutdown(s.closeMCPStreams) // replayed HTTP+SSE streams last until their client goes
+	return hs
 }

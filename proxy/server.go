@@ -59,6 +59,8 @@ type Server struct {
 	// opening makes one load per cassette name however many first
 	// requests wait for it (lazy replay, lazy.go).
 	opening singleflight.Group
+	// mcpStreams are the HTTP+SSE MCP streams being replayed (mcp_stream.go).
+	mcpStreams mcpStreams
 }
 
 // New prepares a server. In replay mode the cassette folder must exist;

@@ -72,11 +72,11 @@ func loopbackIP(host string) bool {
 }
 
 // ToolFaker answers tool requests a test declared (Config.ToolFakes):
-// Fake returns the answer for req and how long to hold it back, or ok
-// false to leave req to its recording or its server. It is called for
-// every tool request, concurrently.
+// Fake returns the answer for req, a request of the named cassette, and
+// how long to hold it back, or ok false to leave req to its recording or
+// its server. It is called for every tool request, concurrently.
 type ToolFaker interface {
-	Fake(req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool)
+	Fake(cassette string, req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool)
 }
 
 // serveFake answers a tool request with a fake's answer; while recording
@@ -104,6 +104,9 @@ func (s *Server) serveFake(w http.ResponseWriter, r *http.Request, t *tape, req 
 	}
 	s.report.matched(t.name, x)
 	s.log.Debug("tool fake served", "cassette", t.name, "host", req.Host, "fake", resp.Header.Get("X-Adkproxy-Fake"))
+	if t.replaying && !t.recording && s.fakeOnStream(w, &req, resp) {
+		return
+	}
 	copyHeaders(w.Header(), resp.Header)
 	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(resp.Status)

@@ -78,11 +78,16 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 			return
 		}
 	}
+	if t.replaying && !t.recording {
+		var done func()
+		w, done = s.streamFailures(w, &req)
+		defer done()
+	}
 	if t.replaying && s.faults.active() && s.toolFault(w, r, t, &req) {
 		return
 	}
-	if s.cfg.ToolFakes != nil && (t.persist || t.replaying) {
-		if resp, delay, ok := s.cfg.ToolFakes.Fake(&req); ok {
+	if s.cfg.ToolFakes != nil && (t.persist || t.replaying) && !onLiveMCPStream(t, r, &req) {
+		if resp, delay, ok := s.cfg.ToolFakes.Fake(t.name, &req); ok {
 			s.serveFake(w, r, t, req, resp, delay)
 			return
 		}
@@ -135,13 +140,25 @@ func (s *Server) serveToolAt(w http.ResponseWriter, r *http.Request, target stri
 
 // replayedTool serves a tool request's recording; a JSON-RPC request,
 // matched whatever its id, gets the answer with the id it sent.
+//
+// MCP's older HTTP+SSE transport answers on a stream of its own: its GET
+// is held open after the endpoint it announced, and each POST to that
+// endpoint pushes its recorded response there (mcp_stream.go).
 func (s *Server) replayedTool(w http.ResponseWriter, r *http.Request, name string, e *entry, req *cassettes.Request, body []byte) {
+	if endpoint, at, ok := wire.MCPStreamEndpoint(&e.x.Response); ok && req.Method == http.MethodGet {
+		s.serveMCPStream(w, r, name, e, endpoint, at)
+		return
+	}
+	recorded := &e.x.Request
 	if resp, ok := wire.AnswerWithID(&e.x.Request, req, &e.x.Response); ok {
 		x := *e.x
 		x.Response = *resp
 		e = &entry{x: &x, fp: e.fp}
 	}
 	s.replayed(w, r, name, e, body)
+	if req.Method == http.MethodPost {
+		s.pushMCPStream(recorded, req)
+	}
 }
 
 // verifyTool handles a tool request with no recording of its own: compared

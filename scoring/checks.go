@@ -18,6 +18,7 @@ import (
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/pii"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
+	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
 // checkKinds are the keys a check object may hold, exactly one of them.
@@ -369,15 +370,14 @@ func answersOf(inv *Invocation) []stepText {
 	return out
 }
 
-// finalStep is the step (from 1) whose text is the final response, 0 when
-// not known.
+// finalStep is the step (from 1) whose text is the final response, by
+// wire's rule (the last with text and no tool call); 0 when none is.
 func finalStep(inv *Invocation) int {
-	for i := len(inv.Steps) - 1; i >= 0; i-- {
-		if inv.Steps[i].Text != "" && len(inv.Steps[i].ToolCalls) == 0 {
-			return i + 1
-		}
+	steps := make([]wire.Step, len(inv.Steps))
+	for i, s := range inv.Steps {
+		steps[i] = wire.Step{Text: s.Text, ToolCalls: s.ToolCalls}
 	}
-	return 0
+	return wire.FinalStep(steps) + 1
 }
 
 // evaluateCheck computes a check's metric: per invocation 1 without a

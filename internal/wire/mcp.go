@@ -1,8 +1,9 @@
 // The MCP dialect: JSON-RPC 2.0 messages between an agent's MCP client
 // and a server, over stdio (relayed by adkproxy mcp: scheme "stdio", the
 // server's name as host), Streamable HTTP or HTTP+SSE (a POST whose body
-// is JSON-RPC). A tools/call is a tool call of its step, named by its
-// tool; the other methods (initialize, tools/list, resources/*,
+// is JSON-RPC; HTTP+SSE's answers come on a GET stream announcing the
+// endpoint, MCPStreamEndpoint). A tools/call is a tool call of its step,
+// named by its tool; the other methods (initialize, tools/list, resources/*,
 // prompts/*, notifications/*) are the session's plumbing.
 
 package wire
@@ -353,4 +354,49 @@ func replaceID(body, was, id []byte) ([]byte, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// MCPStreamEndpoint reads a recorded stream of the older HTTP+SSE
+// transport: the endpoint its "endpoint" event announced (where the client
+// POSTs its messages, whose answers come on the stream) and the index of
+// that event; ok is false for any other response.
+func MCPStreamEndpoint(resp *cassettes.Response) (endpoint string, at int, ok bool) {
+	for i, e := range resp.Events {
+		if eventField(e.Data, "event") == "endpoint" {
+			return string(eventData(e.Data)), i, true
+		}
+	}
+	return "", 0, false
+}
+
+// MCPStreamAnswerID is the id of the JSON-RPC response an SSE event
+// carries; ok is false for an event carrying anything else (a server's
+// notification or request, the endpoint).
+func MCPStreamAnswerID(event []byte) (id json.RawMessage, ok bool) {
+	m, ok := readJSONRPC(eventData(event))
+	if !ok || m.Method != "" || len(m.ID) == 0 || m.Result == nil && m.Error == nil {
+		return nil, false
+	}
+	return m.ID, true
+}
+
+// JSONRPCID is the id of a JSON-RPC request (nil for a notification or
+// anything else).
+func JSONRPCID(body []byte) json.RawMessage {
+	m, ok := readJSONRPC(body)
+	if !ok || m.Method == "" {
+		return nil
+	}
+	return m.ID
+}
+
+// eventField is the value of an SSE event's field (its first line of it).
+func eventField(event []byte, name string) string {
+	for _, line := range bytes.Split(event, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if v, ok := bytes.CutPrefix(line, []byte(name+":")); ok {
+			return string(bytes.TrimPrefix(v, []byte(" ")))
+		}
+	}
+	return ""
 }

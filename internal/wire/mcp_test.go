@@ -123,3 +123,29 @@ func FuzzAnswerWithID(f *testing.F) {
 		}
 	})
 }
+
+// TestMCPStream reads a recorded HTTP+SSE stream: the endpoint its first
+// event announced, and which events carry which request's response.
+func TestMCPStream(t *testing.T) {
+	resp := &cassettes.Response{Events: []cassettes.Event{
+		{Data: []byte(": ping\r\n\r\n")},
+		{Data: []byte("event: endpoint\r\ndata: /messages/?session_id=s1\r\n\r\n")},
+		{Data: []byte("event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\r\n\r\n")},
+		{Data: []byte("event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{}}\r\n\r\n")},
+	}}
+	if ep, at, ok := MCPStreamEndpoint(resp); !ok || ep != "/messages/?session_id=s1" || at != 1 {
+		t.Errorf("MCPStreamEndpoint = %q, %d, %v", ep, at, ok)
+	}
+	if _, _, ok := MCPStreamEndpoint(&cassettes.Response{Body: []byte(`{}`)}); ok {
+		t.Error("a JSON answer announced an endpoint")
+	}
+	if _, ok := MCPStreamAnswerID(resp.Events[2].Data); ok {
+		t.Error("a server's notification was read as a response")
+	}
+	if id, ok := MCPStreamAnswerID(resp.Events[3].Data); !ok || string(id) != `"a"` {
+		t.Errorf("MCPStreamAnswerID = %s, %v", id, ok)
+	}
+	if id := JSONRPCID([]byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)); string(id) != "3" {
+		t.Errorf("JSONRPCID = %s", id)
+	}
+}

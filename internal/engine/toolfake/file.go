@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type Fake struct {
 	// Exactly one is set.
 	Tool string `yaml:"tool"`
 	Host string `yaml:"host"`
+	// Cassette, when set, limits the fake to the calls of that cassette
+	// (an eval case's, or a test's); a file in a folder of fakes sets it
+	// to the file's name.
+	Cassette string `yaml:"cassette"`
 	// Args are the arguments that must match (others are not looked at):
 	// each a value compared as JSON, or inline one of the scoring
 	// config's arg_matchers {regex: PATTERN} (RE2, found anywhere in a
@@ -53,6 +58,7 @@ type Fake struct {
 	Times *int `yaml:"times"`
 
 	line     int
+	file     string
 	delay    time.Duration
 	args     map[string]any      // Args through JSON, the Ignore paths left out
 	matchers scoring.ArgMatchers // Args' inline matchers and ArgMatchers, under the name "fake"
@@ -60,31 +66,60 @@ type Fake struct {
 	names    map[string]bool     // every argument named in Args or ArgMatchers
 }
 
-var knownFields = map[string]bool{"tool": true, "host": true, "args": true, "arg_matchers": true, "ignore": true,
+var knownFields = map[string]bool{"tool": true, "host": true, "cassette": true, "args": true, "arg_matchers": true, "ignore": true,
 	"result": true, "error": true, "status": true, "delay": true, "times": true}
 
 // MaxDelay bounds a fake's delay.
 const MaxDelay = 5 * time.Minute
 
 // Where names the fake in messages: FILE:LINE and what it fakes.
-func (f *Fake) Where(file string) string {
+func (f *Fake) Where() string {
 	what := f.Tool
 	if what == "" {
 		what = f.Host
 	}
-	return fmt.Sprintf("%s:%d (%s)", file, f.line, what)
+	return fmt.Sprintf("%s:%d (%s)", f.file, f.line, what)
 }
 
-// Load reads a fakes file:
+// Load reads a fakes file, or a folder of them, one per cassette: the
+// fakes of NAME.yaml answer only the calls of cassette NAME.
 //
 //	fakes:
 //	  - tool: get_weather
 //	    args: {city: Paris}
 //	    result: {city: Paris, temp_c: 21}
 func Load(path string) (*Set, error) {
-	data, err := os.ReadFile(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return loadFolder(path)
+	}
+	s := &Set{}
+	return s, s.loadFile(path, "")
+}
+
+// loadFolder reads every NAME.yaml of dir as the fakes of cassette NAME.
+func loadFolder(dir string) (*Set, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, fmt.Errorf("tool fakes: %v", err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("tool fakes %s: the folder holds no NAME.yaml (the fakes of cassette NAME)", dir)
+	}
+	s := &Set{}
+	for _, f := range files {
+		if err := s.loadFile(f, strings.TrimSuffix(filepath.Base(f), ".yaml")); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// loadFile adds path's fakes to s, each limited to cassette when it is
+// given.
+func (s *Set) loadFile(path, cassette string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("tool fakes: %v", err)
 	}
 	var file struct {
 		Fakes []yaml.Node `yaml:"fakes"`
@@ -92,30 +127,35 @@ func Load(path string) (*Set, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("tool fakes %s: %v (the file is {fakes: [{tool: NAME, args: {...}, result: ...}, ...]})", path, err)
+		return fmt.Errorf("tool fakes %s: %v (the file is {fakes: [{tool: NAME, args: {...}, result: ...}, ...]})", path, err)
 	}
-	s := &Set{file: path}
 	for i := range file.Fakes {
 		n := &file.Fakes[i]
 		var f Fake
 		if n.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s:%d: fakes[%d] is not a mapping such as {tool: NAME, result: ...}", path, n.Line, i)
+			return fmt.Errorf("%s:%d: fakes[%d] is not a mapping such as {tool: NAME, result: ...}", path, n.Line, i)
 		}
 		for k := 0; k+1 < len(n.Content); k += 2 {
 			if key := n.Content[k].Value; !knownFields[key] {
-				return nil, fmt.Errorf("%s:%d: fakes[%d]: no field %q (a fake has tool or host, args, arg_matchers, ignore, result or error, status, delay, times)", path, n.Content[k].Line, i, key)
+				return fmt.Errorf("%s:%d: fakes[%d]: no field %q (a fake has tool or host, cassette, args, arg_matchers, ignore, result or error, status, delay, times)", path, n.Content[k].Line, i, key)
 			}
 		}
 		if err := n.Decode(&f); err != nil {
-			return nil, fmt.Errorf("%s:%d: fakes[%d]: %v", path, n.Line, i, err)
+			return fmt.Errorf("%s:%d: fakes[%d]: %v", path, n.Line, i, err)
 		}
-		f.line = n.Line
+		f.line, f.file = n.Line, path
+		if cassette != "" && f.Cassette != "" && f.Cassette != cassette {
+			return fmt.Errorf("%s:%d: fakes[%d]: cassette %q: the fakes in %s are cassette %q's", path, n.Line, i, f.Cassette, filepath.Base(path), cassette)
+		}
+		if f.Cassette == "" {
+			f.Cassette = cassette
+		}
 		if err := f.check(); err != nil {
-			return nil, fmt.Errorf("%s:%d: fakes[%d]: %v", path, n.Line, i, err)
+			return fmt.Errorf("%s:%d: fakes[%d]: %v", path, n.Line, i, err)
 		}
 		s.fakes = append(s.fakes, &entry{Fake: f})
 	}
-	return s, nil
+	return nil
 }
 
 func (f *Fake) check() error {

@@ -22,7 +22,6 @@ const HeaderFake = "X-Adkproxy-Fake"
 
 // Set is a loaded fakes file; it is safe for concurrent use.
 type Set struct {
-	file       string
 	mu         sync.Mutex
 	fakes      []*entry
 	unexpected []string // calls of a faked tool or host that no fake answered
@@ -33,10 +32,10 @@ type entry struct {
 	served []string // what each call it answered was
 }
 
-// Fake answers req with the first fake, in file order, that still has
-// calls to answer and matches it; ok is false when none does. It
-// implements proxy.ToolFaker.
-func (s *Set) Fake(req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool) {
+// Fake answers req, a call of cassette, with the first fake, in file
+// order, that still has calls to answer and matches it; ok is false when
+// none does. It implements proxy.ToolFaker.
+func (s *Set) Fake(cassette string, req *cassettes.Request) (resp *cassettes.Response, delay time.Duration, ok bool) {
 	c, ok := callOf(req)
 	if !ok {
 		return nil, 0, false
@@ -45,7 +44,7 @@ func (s *Set) Fake(req *cassettes.Request) (resp *cassettes.Response, delay time
 	defer s.mu.Unlock()
 	about := 0 // the fakes about the call's tool or host
 	for _, e := range s.fakes {
-		if !e.about(c) {
+		if !e.about(c) || e.Cassette != "" && e.Cassette != cassette {
 			continue
 		}
 		about++
@@ -57,7 +56,7 @@ func (s *Set) Fake(req *cassettes.Request) (resp *cassettes.Response, delay time
 		}
 		e.served = append(e.served, c.what)
 		r := answer(&e.Fake, c, len(e.served))
-		r.Header.Set(HeaderFake, fmt.Sprintf("%s:%d", s.file, e.line))
+		r.Header.Set(HeaderFake, fmt.Sprintf("%s:%d", e.file, e.line))
 		return r, e.delay, true
 	}
 	if about > 0 {
@@ -206,7 +205,7 @@ func (s *Set) Report() Report {
 	defer s.mu.Unlock()
 	r := Report{Unexpected: append([]string(nil), s.unexpected...)}
 	for _, e := range s.fakes {
-		where := e.Where(s.file)
+		where := e.Where()
 		if len(e.served) > 0 {
 			r.Served = append(r.Served, Use{Fake: where, Calls: append([]string(nil), e.served...)})
 		}

@@ -46,36 +46,36 @@ fakes:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _, ok := s.Fake(mcpCall("get_weather", `{"city":"Paris","units":"C"}`))
+	r, _, ok := s.Fake("default", mcpCall("get_weather", `{"city":"Paris","units":"C"}`))
 	if !ok || r.Status != 200 || string(r.Body) != `{"id":7,"jsonrpc":"2.0","result":{"content":[{"text":"{\"temp_c\":21}","type":"text"}],"structuredContent":{"temp_c":21}}}` {
 		t.Fatalf("first call: %v %s", ok, r.Body)
 	}
 	if !strings.HasSuffix(r.Header.Get(HeaderFake), "fakes.yaml:3") {
 		t.Errorf("the answer is marked %q", r.Header.Get(HeaderFake))
 	}
-	if _, _, ok := s.Fake(mcpCall("get_weather", `{"city":"Paris"}`)); ok {
+	if _, _, ok := s.Fake("default", mcpCall("get_weather", `{"city":"Paris"}`)); ok {
 		t.Error("a fake with no times answered twice")
 	}
 	for range 2 {
-		r, _, ok := s.Fake(mcpCall("get_weather", `{"city":"Lyon"}`))
+		r, _, ok := s.Fake("default", mcpCall("get_weather", `{"city":"Lyon"}`))
 		if !ok || !strings.Contains(string(r.Body), `"isError":true`) || !strings.Contains(string(r.Body), "no weather in Lyon") {
 			t.Fatalf("Lyon: %v %s", ok, r.Body)
 		}
 	}
-	if _, _, ok := s.Fake(mcpCall("get_weather", `{"city":"Lyon"}`)); ok {
+	if _, _, ok := s.Fake("default", mcpCall("get_weather", `{"city":"Lyon"}`)); ok {
 		t.Error("times: 2 answered a third call")
 	}
 	a2a := &cassettes.Request{Scheme: "http", Host: "travel.test", Method: "POST", Path: "/",
 		Body: []byte(`{"jsonrpc":"2.0","id":"x","method":"message/send","params":{"message":{"messageId":"m","parts":[{"kind":"text","text":"Paris"}],"metadata":{"adk_app_name":"travel_agent"}}}}`)}
-	if r, _, ok := s.Fake(a2a); !ok || !strings.Contains(string(r.Body), `"text":"Booked"`) || !strings.Contains(string(r.Body), `"id":"x"`) {
+	if r, _, ok := s.Fake("default", a2a); !ok || !strings.Contains(string(r.Body), `"text":"Booked"`) || !strings.Contains(string(r.Body), `"id":"x"`) {
 		t.Errorf("A2A: %v %s", ok, r.Body)
 	}
 	httpReq := &cassettes.Request{Scheme: "https", Host: "api.example.com", Method: "GET", Path: "/v1/current", Query: "city=Paris"}
-	if r, _, ok := s.Fake(httpReq); !ok || r.Status != 503 || string(r.Body) != `{"busy":true}` {
+	if r, _, ok := s.Fake("default", httpReq); !ok || r.Status != 503 || string(r.Body) != `{"busy":true}` {
 		t.Errorf("HTTP: %v %+v", ok, r)
 	}
 	other := &cassettes.Request{Scheme: "https", Host: "api.example.com.evil", Method: "GET", Path: "/v1/current"}
-	if _, _, ok := s.Fake(other); ok {
+	if _, _, ok := s.Fake("default", other); ok {
 		t.Error("a host that only starts like the fake's was faked")
 	}
 	rep := s.Report()
@@ -122,7 +122,7 @@ fakes:
 		{"tags", `{"tags":["b","a"],"other":1}`, true},
 		{"tags", `{"tags":["a","d"]}`, false},
 	} {
-		if _, _, ok := s.Fake(mcpCall(c.tool, c.args)); ok != c.want {
+		if _, _, ok := s.Fake("default", mcpCall(c.tool, c.args)); ok != c.want {
 			t.Errorf("%s %s: faked %v, want %v", c.tool, c.args, ok, c.want)
 		}
 	}
@@ -164,8 +164,51 @@ func FuzzLoad(f *testing.F) {
 		p := filepath.Join(t.TempDir(), "f.yaml")
 		os.WriteFile(p, []byte(text), 0o600)
 		if s, err := Load(p); err == nil {
-			s.Fake(mcpCall("a", `{"x":1}`))
+			s.Fake("default", mcpCall("a", `{"x":1}`))
 			_ = s.Report().String()
 		}
 	})
+}
+
+// TestFakesPerCassette: a fake with cassette answers only that cassette's
+// calls, and a folder of fakes gives each NAME.yaml to cassette NAME (one
+// file per eval case), each consumed in its own order.
+func TestFakesPerCassette(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "case_a.yaml"), []byte("fakes:\n  - tool: get_weather\n    result: A\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "case_b.yaml"), []byte("fakes:\n  - tool: get_weather\n    result: B\n    times: 0\n"), 0o600)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func(cassette string) string {
+		r, _, ok := s.Fake(cassette, mcpCall("get_weather", `{"city":"Paris"}`))
+		if !ok {
+			return "none"
+		}
+		return string(r.Body)
+	}
+	if a, b, c := answer("case_a"), answer("case_b"), answer("other"); !strings.Contains(a, `"text":"A"`) || !strings.Contains(b, `"text":"B"`) || c != "none" {
+		t.Errorf("case_a got %s, case_b %s, another cassette %s", a, b, c)
+	}
+	if a, b := answer("case_a"), answer("case_b"); a != "none" || !strings.Contains(b, `"text":"B"`) {
+		t.Errorf("second calls: case_a got %s (its fake is used up), case_b %s", a, b)
+	}
+	if r := s.Report(); len(r.Unexpected) != 1 || !strings.Contains(r.Served[0].Fake, "case_a.yaml:2") {
+		t.Errorf("report %+v", r)
+	}
+	one, err := load(t, "fakes:\n  - tool: get_weather\n    cassette: case_a\n    result: A\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := one.Fake("case_b", mcpCall("get_weather", `{}`)); ok {
+		t.Error("a fake of cassette case_a answered case_b")
+	}
+	os.WriteFile(filepath.Join(dir, "case_c.yaml"), []byte("fakes:\n  - tool: t\n    cassette: case_a\n"), 0o600)
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), `case_c.yaml:2: fakes[0]: cassette "case_a": the fakes in case_c.yaml are cassette "case_c"'s`) {
+		t.Errorf("a fake naming another cassette in a folder: %v", err)
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no NAME.yaml") {
+		t.Errorf("an empty folder: %v", err)
+	}
 }
