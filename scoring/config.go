@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
@@ -70,6 +71,13 @@ type Settings struct {
 	// ReportRunMetrics adds every run metric not in Criteria, for
 	// information (no threshold).
 	ReportRunMetrics bool
+	// ADKVersion is the ADK release whose rules apply where releases
+	// differ ("adk_version": "1.18"; score --adk-version overrides it):
+	// stemming in response_match_score, the keys of the JSON result, the
+	// rubric list in judge prompts, the invocations at a tool
+	// confirmation. "" is the newest ADK adkproxy knows; ParseConfig
+	// refuses a version it does not know.
+	ADKVersion string
 }
 
 // DefaultConfig is ADK's evaluation default when there is no config file:
@@ -205,7 +213,7 @@ func (cfg *Config) parseSettings(n pyjson.Value) error {
 	if err != nil {
 		return err
 	}
-	if err := n.CheckKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics", "checks"); err != nil {
+	if err := n.CheckKeys(o, "criteria", "llm_metrics", "arg_matchers", "prices", "custom_timeout_s", "report_run_metrics", "checks", "adk_version"); err != nil {
 		return err
 	}
 	s := &cfg.Adkproxy
@@ -264,5 +272,22 @@ func (cfg *Config) parseSettings(n pyjson.Value) error {
 			return err
 		}
 	}
+	if v, ok := n.Field(o, "adk_version"); ok {
+		str, err := v.Str()
+		if err != nil {
+			return err
+		}
+		if _, err := adkversion.Parse(str); err != nil {
+			return v.Errorf("%v", err)
+		}
+		s.ADKVersion = str
+	}
 	return nil
+}
+
+// adk is the ADK release whose rules apply (Settings.ADKVersion); a
+// version set in code that does not parse is the newest.
+func (cfg *Config) adk() adkversion.Version {
+	v, _ := adkversion.Parse(cfg.Adkproxy.ADKVersion)
+	return v
 }

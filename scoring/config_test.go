@@ -94,7 +94,7 @@ func TestParseConfigErrorsNameFileAndField(t *testing.T) {
 		{`{"adkproxy": {"criteria": {"latency_call_ms": {"max": 100, "stat": "p99"}}}}`,
 			`eval_config.json: adkproxy.criteria.latency_call_ms.stat: "p99" is not mean, p50 or max`},
 		{`{"adkproxy": {"criterias": {}}}`,
-			`eval_config.json: adkproxy.criterias: unknown key; known keys: arg_matchers, checks, criteria, custom_timeout_s, llm_metrics, prices, report_run_metrics`},
+			`eval_config.json: adkproxy.criterias: unknown key; known keys: adk_version, arg_matchers, checks, criteria, custom_timeout_s, llm_metrics, prices, report_run_metrics`},
 		{`{"adkproxy": {"arg_matchers": {"get_weather": {"city": "fuzzy"}}}}`,
 			`eval_config.json: adkproxy.arg_matchers.get_weather.city: "fuzzy" is not a matcher: use "exact", "ignore", "subset", "superset", {"regex": PATTERN} or {"tolerance": NUMBER}`},
 		{`{"adkproxy": {"arg_matchers": {"get_weather": {"city": {"regex": "("}}}}}`,

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,8 +35,14 @@ func Evaluate(ctx context.Context, cfg *Config, cases []Case) *Result {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if cfg.adk().ConfirmationStartsInvocation() {
+		cases = slices.Clone(cases)
+		for i := range cases {
+			splitConfirmations(&cases[i])
+		}
+	}
 	criteria := cfg.evaluated()
-	res := &Result{Cases: make([]CaseResult, len(cases))}
+	res := &Result{Cases: make([]CaseResult, len(cases)), ADKVersion: cfg.Adkproxy.ADKVersion}
 	workers := min(runtime.GOMAXPROCS(0), len(cases))
 	next := make(chan int)
 	var wg sync.WaitGroup

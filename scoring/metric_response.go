@@ -12,7 +12,7 @@ import (
 )
 
 // responseMatch computes ResponseMatchScore (see there).
-func responseMatch(c *Case, m *MetricResult) {
+func responseMatch(cfg *Config, c *Case, m *MetricResult) {
 	n := min(len(c.Actual), len(c.Expected))
 	if n == 0 {
 		m.Reason = "no invocations to compare"
@@ -21,7 +21,8 @@ func responseMatch(c *Case, m *MetricResult) {
 	m.PerInvocation = make([]InvocationScore, 0, n)
 	for i := range n {
 		actual, expected := c.Actual[i].FinalResponse, c.Expected[i].FinalResponse
-		stem := rouge.UseStemmerFor(actual, expected)
+		// ADK 1.18 stems every text; newer ADK only mostly-Latin ones.
+		stem := cfg.adk().StemsAll() || rouge.UseStemmerFor(actual, expected)
 		expTokens, actTokens := rouge.Tokenize(expected, stem), rouge.Tokenize(actual, stem)
 		r := rouge.Rouge1Tokens(expTokens, actTokens)
 		s := InvocationScore{Index: i, Score: Float(r.FMeasure)}

@@ -42,9 +42,9 @@ type metricDef struct {
 // metricTable lists the computed metrics; the run metrics in report order.
 var metricTable = []metricDef{
 	{name: ToolTrajectoryAvgScore, kind: compared, adk: true, doc: "share of invocations whose tool calls match the expected ones under the match type",
-		compute: func(_ *Config, cr *Criterion, c *Case, m *MetricResult) { toolTrajectory(cr, c, m) }},
+		compute: func(cfg *Config, cr *Criterion, c *Case, m *MetricResult) { toolTrajectory(cfg, cr, c, m) }},
 	{name: ResponseMatchScore, kind: compared, adk: true, doc: "mean ROUGE-1 F-measure of the final responses against the expected ones",
-		compute: func(_ *Config, _ *Criterion, c *Case, m *MetricResult) { responseMatch(c, m) }},
+		compute: func(cfg *Config, _ *Criterion, c *Case, m *MetricResult) { responseMatch(cfg, c, m) }},
 	{name: metricTrajectoryPrecision, kind: compared, doc: "matched tool calls / actual tool calls, per invocation", compute: partialTrajectoryMetric},
 	{name: metricTrajectoryRecall, kind: compared, doc: "matched tool calls / expected tool calls, per invocation", compute: partialTrajectoryMetric},
 	{name: metricTrajectoryF1, kind: compared, doc: "harmonic mean of trajectory precision and recall, per invocation", compute: partialTrajectoryMetric},

@@ -14,19 +14,30 @@ import (
 )
 
 // toolTrajectory computes ToolTrajectoryAvgScore (see there).
-func toolTrajectory(cr *Criterion, c *Case, m *MetricResult) {
-	m.Details = map[string]any{"match_type": cr.MatchType.String(), "ignore_args": cr.IgnoreArgs}
+func toolTrajectory(cfg *Config, cr *Criterion, c *Case, m *MetricResult) {
+	// ADK 1.18 has no ignore_args: its criterion keeps the key unread.
+	ignoreArgs := cr.IgnoreArgs && cfg.adk().HasIgnoreArgs()
+	m.Details = map[string]any{"match_type": cr.MatchType.String(), "ignore_args": ignoreArgs}
+	if _, named := cr.Fields["match_type"].(string); named && !cfg.adk().MatchTypeByName() {
+		m.Reason = "ADK 1.18 reads match_type as a number only (0 EXACT, 1 IN_ORDER, 2 ANY_ORDER): its evaluator fails on a name, leaving the metric NOT_EVALUATED; write the number"
+		return
+	}
 	n := min(len(c.Actual), len(c.Expected))
 	if n == 0 {
 		m.Reason = "no invocations to compare"
 		return
 	}
 	eq := func(a, e cassettes.ToolCall) bool {
-		return a.Name == e.Name && (cr.IgnoreArgs || argsEqual(a.Args, e.Args))
+		return a.Name == e.Name && (ignoreArgs || argsEqual(a.Args, e.Args))
 	}
 	m.PerInvocation = make([]InvocationScore, 0, n)
 	for i := range n {
-		actual, expected := c.Actual[i].ToolCalls, modelCalls(c.Expected[i].ToolCalls)
+		actual, expected := c.Actual[i].ToolCalls, c.Expected[i].ToolCalls
+		if !cfg.adk().ConfirmationStartsInvocation() {
+			// ADK 1.18's trajectory holds its adk_request_confirmation
+			// calls (splitConfirmations adds them to the recorded ones).
+			expected = modelCalls(expected)
+		}
 		var ok bool
 		var why string
 		switch cr.MatchType {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/base/samplestat"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 )
@@ -44,7 +45,10 @@ type JSONOptions struct {
 // reported without a threshold; its status is 3 and its threshold null,
 // and it decides nothing); a case result's details hold
 // "case_failure", a reason that failed the whole case (such as unequal
-// invocation counts), and are left out when there is none. The deprecated
+// invocation counts), and are left out when there is none. For ADK 1.18
+// (Result.ADKVersion), whose models refuse any key of a metric result's
+// details but rubric_scores, the rest moves to the case result's details
+// (outStrictDetails), which ADK ignores. The deprecated
 // fields older ADK releases still require are written too (eval_set_file,
 // eval_metric_results as []), so every release since EvalSetResult
 // appeared can read the file.
@@ -76,8 +80,12 @@ func (o JSONOptions) Write(w io.Writer, r *Result) error {
 		Label:             r.Label,
 		Samples:           suiteSamplesOf(r),
 	}
+	v, _ := adkversion.Parse(r.ADKVersion)
 	for _, c := range r.Cases {
 		ec := outCaseJSON(outEvalSetID(r, c), c)
+		if v.StrictResultDetails() {
+			outStrictDetails(&ec)
+		}
 		ec.SessionDetails, ec.UserID = outSessionDetails(r.App, c)
 		doc.EvalCaseResults = append(doc.EvalCaseResults, ec)
 	}

@@ -132,7 +132,7 @@ func quadraticPairOnce(sessions []Session, exp *Expected) ([]Case, []string) {
 			continue
 		}
 		s := &sessions[j]
-		c := Case{ID: ec.ID, Session: s, Actual: s.Invocations, Expected: ec.Invocations, EvalSetID: ec.EvalSetID, Scenario: ec.Scenario, Rubrics: ec.Rubrics, SessionInput: ec.SessionInput}
+		c := Case{ID: ec.ID, Session: s, Actual: s.Invocations, Expected: ec.Invocations, EvalSetID: ec.EvalSetID, Scenario: ec.Scenario, Rubrics: ec.Rubrics, SessionInput: ec.SessionInput, sessionName: ids[j]}
 		if ec.Scenario == nil && len(ec.Invocations) != len(s.Invocations) {
 			c.Failure = fmt.Sprintf("the eval case has %s, the recorded session %s (cassette %q, session %d) has %d: invocations pair in order, so the counts must be equal",
 				textfmt.Plural(len(ec.Invocations), "invocation"), ids[j], s.Cassette, s.ID, len(s.Invocations))
@@ -195,7 +195,7 @@ func quadraticPairRuns(sessions []Session, exp *Expected, runs int) ([]Case, []s
 		for k, j := range matched[i] {
 			s := &sessions[j]
 			c := Case{ID: ec.ID, Session: s, Actual: s.Invocations, Expected: ec.Invocations, EvalSetID: ec.EvalSetID,
-				Scenario: ec.Scenario, Rubrics: ec.Rubrics, SessionInput: ec.SessionInput, Run: k + 1, Runs: runs}
+				Scenario: ec.Scenario, Rubrics: ec.Rubrics, SessionInput: ec.SessionInput, Run: k + 1, Runs: runs, sessionName: ids[j]}
 			if ec.Scenario == nil && len(ec.Invocations) != len(s.Invocations) {
 				c.Failure = fmt.Sprintf("the eval case has %s, the recorded session %s (cassette %q, session %d) has %d: invocations pair in order, so the counts must be equal",
 					textfmt.Plural(len(ec.Invocations), "invocation"), ids[j], s.Cassette, s.ID, len(s.Invocations))

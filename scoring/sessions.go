@@ -76,6 +76,19 @@ func invocationOf(id string, rec *recorded.Invocation) Invocation {
 	for _, h := range rec.HTTPCalls {
 		inv.ToolHTTP = append(inv.ToolHTTP, ToolHTTPCall{Host: h.Host, Status: h.Status, Latency: h.Latency})
 	}
+	for _, r := range rec.Refused {
+		inv.askConfirmation(r.Step, r.Call)
+	}
+	for _, c := range rec.Confirmations {
+		inv.askConfirmation(c.Step, c.Call)
+	}
 	transferResults(&inv)
 	return inv
+}
+
+func (inv *Invocation) askConfirmation(step, call int) {
+	if inv.askedAt == nil {
+		inv.askedAt = map[[2]int]bool{}
+	}
+	inv.askedAt[[2]int{step, call}] = true
 }

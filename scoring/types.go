@@ -39,6 +39,10 @@ type Invocation struct {
 	// ToolHTTP are the requests the invocation's tools made to other hosts
 	// through the forward proxy, in file order.
 	ToolHTTP []ToolHTTPCall
+	// askedAt are the tool calls ADK asked the user to confirm, as the
+	// recording shows them ({step, call} indexes into Steps): refused
+	// ones, and answers a client reported.
+	askedAt map[[2]int]bool
 }
 
 // AuthoredText is a piece of text and the agent that wrote it.
@@ -144,6 +148,8 @@ type Case struct {
 	// returned it (adkproxy simulate captures it), as JSON; nil when not
 	// captured.
 	FinalState json.RawMessage
+	// sessionName is how the pairing names Session in its messages.
+	sessionName string
 }
 
 // EvalStatus is ADK's evaluation status; the numbers are ADK's JSON values.
@@ -242,4 +248,8 @@ type Result struct {
 	// RequireAll makes ResultStatus demand that every criterion PASSED,
 	// not only every case (adkproxy score --require-all).
 	RequireAll bool
+	// ADKVersion is the ADK release whose rules scored the result
+	// (Settings.ADKVersion, set by Evaluate): the JSON result is written
+	// in the shape that release reads.
+	ADKVersion string
 }

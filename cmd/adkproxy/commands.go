@@ -84,3 +84,9 @@ func toolFakesFlag() cli.Flag {
 func commandUsageError(c *cli.Context, err error, _ bool) error {
 	return usageErrorf("%s: %v (see 'adkproxy %s --help')", c.Command.Name, err, c.Command.Name)
 }
+
+// adkVersionFlag is --adk-version: the ADK release whose rules apply where
+// releases differ (docs/scoring.md, Rules by ADK version).
+func adkVersionFlag() cli.Flag {
+	return stringFlag("adk-version", "", "follow the rules of ADK `VERSION` where ADK releases differ (1.18, or latest; default: the config's adkproxy.adk_version, else latest): stemming, the JSON result's keys, rubric lists in judge prompts, invocations at a tool confirmation")
+}

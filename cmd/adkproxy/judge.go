@@ -89,7 +89,7 @@ func startJudge(c *cli.Context, cfg *scoring.Config) (*judgeRun, error) {
 			return nil, withCode(exitDataErr, fmt.Errorf("--judge-prompts: %w", err))
 		}
 	}
-	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.Server, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff, Prompts: prompts, Chat: rec.chat})}
+	j := &judgeRun{dir: rec.dir, mode: rec.mode, srv: rec.Server, rec: rec, vertex: vx, judge: judge.New(rec.client, judge.Options{Backoff: backoff, Prompts: prompts, Chat: rec.chat, ADKVersion: cfg.Adkproxy.ADKVersion})}
 	cfg.Judge = j.judge
 	// Custom metrics that call Gemini themselves go through the same recorder.
 	ep := &judge.Endpoint{Recorder: rec.Server}

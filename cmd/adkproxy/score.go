@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -75,6 +76,7 @@ func scoreCommand() *cli.Command {
 			stringFlag("history", "", "also save the result where adk web reads an app's eval history: `DIR`/.adk/eval_history/<app>_<eval_set>_<time>.evalset_result.json, DIR being the agent's folder (its name the app)"),
 			noCodeFlag(),
 			boolFlag("require-all", "fail the run when any criterion was NOT_EVALUATED, even in a case that PASSED (ADK skips them)"),
+			adkVersionFlag(),
 			stringFlag("baseline", "", "gate against a baseline result `FILE` (an earlier score --format json, or adk eval's result): each case and the suite PASS, FAIL or are INCONCLUSIVE by the 95% interval of their pass-rate difference; the gate's verdict is the exit status (docs/variance.md)"),
 			&cli.Float64Flag{Name: "margin", Usage: "with --baseline, how much lower a pass rate may be and still PASS, as a `DIFFERENCE` of rates (0.05: five points)", EnvVars: envFor("margin")},
 		}, append(judgeFlags(), scoreOnlyJudgeFlags()...)...),
@@ -160,6 +162,12 @@ func scoreConfig(c *cli.Context) (*scoring.Config, error) {
 		return nil, err
 	}
 	cfg.Python = c.String("python")
+	if v := c.String("adk-version"); v != "" {
+		if _, err := adkversion.Parse(v); err != nil {
+			return nil, usageErrorf("score: --adk-version: %v", err)
+		}
+		cfg.Adkproxy.ADKVersion = v
+	}
 	if err := loadPersonas(c); err != nil {
 		return nil, err
 	}

@@ -51,6 +51,8 @@ func (d doc) wireRequest(n *yaml.Node, what string) (model string, body []byte, 
 		if err := d.wireConfig(c, out, what+".config"); err != nil {
 			return "", nil, err
 		}
+	} else {
+		add(out, "generationConfig", mapping()) // as Python genai sends it
 	}
 	var b bytes.Buffer
 	if err := d.writeJSON(&b, out); err != nil {
@@ -101,9 +103,9 @@ func (d doc) wireConfig(n *yaml.Node, out *yaml.Node, what string) error {
 			generation.Content = append(generation.Content, renamed.Content[i], renamed.Content[i+1])
 		}
 	}
-	if len(generation.Content) > 0 {
-		add(out, "generationConfig", generation)
-	}
+	// Python genai, which ADK's RecordingsPlugin recorded through, always
+	// sends generationConfig, {} when no field is set.
+	add(out, "generationConfig", generation)
 	return nil
 }
 

@@ -339,6 +339,10 @@ func (r *runner) runCase(ctx context.Context, srv *server, listed bool, c *caseR
 		c.skip("agent %s cannot load: the server does not list it: %s", c.res.Agent, why)
 		return
 	}
+	if why, ok := lazyLoadFailure(driveErr); ok {
+		c.skip("agent %s cannot load: the server lists it but fails to load it when it is run: %s", c.res.Agent, why)
+		return
+	}
 	if driveErr != nil {
 		c.fail("%v", driveErr)
 		return
@@ -404,6 +408,26 @@ func (r *runner) failingGroups(c *caseRun) []string {
 		}
 	}
 	return groups
+}
+
+// lazyLoadPrefixes begin the errors of ADK for Python's agent loader,
+// which its API server meets only when an agent it listed is first run
+// (it loads agents lazily) and answers as the run's error event.
+var lazyLoadPrefixes = []string{"Fail to load '", "No root_agent found for '"}
+
+// lazyLoadFailure is the server's error when err is an agent that failed
+// to load when run, as ADK for Python reports it.
+func lazyLoadFailure(err error) (string, bool) {
+	var se *adkapi.StreamError
+	if err == nil || !errors.As(err, &se) {
+		return "", false
+	}
+	for _, p := range lazyLoadPrefixes {
+		if strings.HasPrefix(se.Message, p) {
+			return se.Message, true
+		}
+	}
+	return "", false
 }
 
 // loadReason is the server's own words on why a turn failed, without the

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/base/pyjson"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/wire"
@@ -25,12 +26,20 @@ const (
 	adkNoTools = "Agent has no tools."
 )
 
-// adkRubricList is ADK's list of rubrics: one line per rubric, "*  [id:
-// <id>] <text>", joined by line breaks.
-func adkRubricList(rubrics []rubric) string {
+// adkRubricList is ADK's list of rubrics as the release v writes it: newer
+// ADK one line per rubric, "*  [id: <id>] <text>", joined by line breaks;
+// ADK 1.18 the texts alone joined by "\n*  " (the template's line gives
+// the first its place, with no mark before it).
+func adkRubricList(rubrics []rubric, v adkversion.Version) string {
 	lines := make([]string, len(rubrics))
 	for i, rb := range rubrics {
-		lines[i] = "*  [id: " + rb.ID + "] " + rb.Text
+		lines[i] = rb.Text
+		if v.RubricIDsInPrompts() {
+			lines[i] = "*  [id: " + rb.ID + "] " + rb.Text
+		}
+	}
+	if !v.RubricIDsInPrompts() {
+		return strings.Join(lines, "\n*  ")
 	}
 	return strings.Join(lines, "\n")
 }

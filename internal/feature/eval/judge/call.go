@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"net/http"
 	"strings"
 	"sync"
@@ -77,6 +78,7 @@ type Judge struct {
 	chat    *inprocess.Chat
 	backoff func(attempt int) time.Duration
 	prompts Prompts
+	adk     adkversion.Version
 
 	mu    sync.Mutex
 	usage Usage
@@ -91,6 +93,9 @@ type Options struct {
 	// Prompts replace adkproxy's prompts by kind (LoadPrompts); nil keeps
 	// them all.
 	Prompts Prompts
+	// ADKVersion is the ADK release whose prompt format is followed where
+	// releases differ (the rubric list); "" is the newest.
+	ADKVersion string
 	// Chat calls judge models named "openai/MODEL" (inprocess.OpenAIPrefix)
 	// on the OpenAI-compatible endpoint, through the same recorder as
 	// client; nil when no criterion names one.
@@ -100,6 +105,7 @@ type Options struct {
 // New returns a judge that calls the model through client.
 func New(client *genai.Client, opts Options) *Judge {
 	j := &Judge{client: client, chat: opts.Chat, backoff: opts.Backoff, prompts: opts.Prompts, usage: Usage{Tokens: map[string]scoring.Usage{}}}
+	j.adk, _ = adkversion.Parse(opts.ADKVersion)
 	if j.backoff == nil {
 		j.backoff = DefaultBackoff
 	}

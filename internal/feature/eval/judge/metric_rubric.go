@@ -203,7 +203,7 @@ func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]str
 			steps := adkToolSteps(act)
 			return map[string]string{"developer_instructions": adkDeveloperInstructions(act), "tool_declarations": adkToolDeclarations(act),
 				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": response,
-				"rubrics": adkRubricList(rubrics)}
+				"rubrics": adkRubricList(rubrics, r.j.adk)}
 		}, rubrics)
 }
 
