@@ -59,7 +59,7 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 	if err := r.check(&doc); err != nil {
 		return nil, 0, err
 	}
-	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "interactions", "sessions", "other", "live")
+	top, err := r.fields(doc.Content[0], "the cassette", "version", "name", "provenance", "interactions", "sessions", "other", "live")
 	if err != nil {
 		return nil, 0, err
 	}
@@ -76,6 +76,9 @@ func decodeDocument(file string, data []byte) (*document, int, error) {
 	}
 	c := &document{hadSessions: top["sessions"] != nil}
 	if c.Name, err = r.str(top["name"], "name"); err != nil {
+		return nil, 0, err
+	}
+	if c.Provenance, err = r.provenance(top["provenance"]); err != nil {
 		return nil, 0, err
 	}
 	fieldsOf := map[int][]string{1: {"interactions"}, 2: {"sessions", "other", "live"}}

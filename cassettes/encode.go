@@ -63,6 +63,13 @@ func Marshal(c *Cassette) ([]byte, error) {
 		return nil, err
 	}
 	doc := mapping("version", intNode(formatVersion), "name", name)
+	prov, err := provenanceNode(c.Provenance)
+	if err != nil {
+		return nil, err
+	}
+	if prov != nil {
+		doc.Content = append(doc.Content, strNode("provenance"), prov)
+	}
 	if len(sessions.Content) > 0 {
 		doc.Content = append(doc.Content, strNode("sessions"), sessions)
 	}

@@ -101,8 +101,11 @@ const (
 
 // Cassette is a named list of exchanges in the order they completed.
 type Cassette struct {
-	Name      string
-	Exchanges []*Exchange
+	Name string
+	// Provenance says how the cassette was recorded; nil for a cassette
+	// written before adkproxy recorded it, or built in memory.
+	Provenance *Provenance
+	Exchanges  []*Exchange
 	// File is the path the cassette was loaded from ("" when built in
 	// memory). It is not stored in the file.
 	File string
@@ -114,4 +117,27 @@ type Cassette struct {
 	// nil writes each trajectory empty, with only its HTTP calls. It is
 	// not stored either.
 	Trajectories func(*Exchange) Trajectory
+}
+
+// Provenance is how a cassette was recorded, for people and for ls
+// --stale: never a secret, and never a host the user did not choose (the
+// upstream is named only by its kind).
+type Provenance struct {
+	// RecordedAt is when the recording run wrote the cassette, in UTC to
+	// the second.
+	RecordedAt time.Time
+	// Adkproxy is the version of the adkproxy that recorded it.
+	Adkproxy string
+	// Upstream are the kinds of API the model calls went to: "gemini-api",
+	// "vertex-ai", "local" (a server on this machine, such as adkproxy
+	// fake) or "other".
+	Upstream []string
+	// Clients and Frameworks are the name/version tokens of the requests'
+	// User-Agent and X-Goog-Api-Client headers (google-genai-sdk/1.2.3,
+	// gl-go/1.26); Frameworks are the agent frameworks' (google-adk/1.7.0).
+	Clients    []string
+	Frameworks []string
+	// Models maps each model asked for (the request path's) to the
+	// modelVersions its answers named, in order of first appearance.
+	Models map[string][]string
 }

@@ -99,6 +99,9 @@ type Config struct {
 	// Clock is what ReplayTiming waits on; nil means real time. Tests give
 	// their own to see the waits without spending them.
 	Clock Clock
+	// Version is the adkproxy version a recorded cassette's provenance
+	// names; "" means the one Go's build information gives.
+	Version string
 	// Redactor removes secrets (API keys, tokens, the values of --redact)
 	// from what is saved; nil means cassettes.NewRedactor() with no extra
 	// values.

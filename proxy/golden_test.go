@@ -33,6 +33,22 @@ const goldenDir = "testdata/golden"
 // still compared).
 var timings = regexp.MustCompile(`(?m)^(\s*(?:- )?(?:latency_ms|after_ms|at_ms)): [0-9.]+$`)
 
+// recordedAt and recordedBy are the provenance's time and adkproxy version,
+// which change from run to run and build to build; they are read as
+// "recorded_at: 2006-01-02T15:04:05Z" and "adkproxy: (version)".
+var (
+	recordedAt = regexp.MustCompile(`(?m)^(\s*recorded_at): \S+$`)
+	recordedBy = regexp.MustCompile(`(?m)^(\s*adkproxy): .+$`)
+)
+
+// stable is a cassette's bytes with the values that change from run to
+// run replaced by fixed ones.
+func stable(data []byte) []byte {
+	data = timings.ReplaceAll(data, []byte("$1: 1"))
+	data = recordedAt.ReplaceAll(data, []byte("$1: 2006-01-02T15:04:05Z"))
+	return recordedBy.ReplaceAll(data, []byte("$1: (version)"))
+}
+
 // TestGoldenCassettes records fixed, scripted traffic through a real proxy
 // in front of a real loopback upstream (generateContent JSON, a tool call
 // and its result over two turns, the HTTP tool exchange between them, an
@@ -257,7 +273,7 @@ func readCassettes(t *testing.T, dir string) map[string][]byte {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = timings.ReplaceAll(data, []byte("$1: 1"))
+		out[filepath.ToSlash(rel)] = stable(data)
 		return nil
 	})
 	if err != nil {

@@ -29,12 +29,19 @@ const (
 	// ModeRecordNewEpisodes answers requests that have a recording from
 	// it, and forwards the others and adds them to the cassette.
 	ModeRecordNewEpisodes Mode = "record-new-episodes"
+	// ModeRecordRefresh replays each session of a cassette while its
+	// requests match the recordings and re-records it from the first that
+	// does not: that request and every later one of the session are
+	// forwarded and recorded, and the session's recordings no request used
+	// are dropped. Sessions whose requests all matched are kept as they
+	// were; a new session is recorded.
+	ModeRecordRefresh Mode = "record-refresh"
 	// ModePassthrough forwards every request and writes nothing.
 	ModePassthrough Mode = "passthrough"
 )
 
 // modes lists every Mode, in the order error messages name them.
-var modes = []Mode{ModeReplay, ModeRecord, ModeRecordOnce, ModeRecordNewEpisodes, ModePassthrough}
+var modes = []Mode{ModeReplay, ModeRecord, ModeRecordOnce, ModeRecordNewEpisodes, ModeRecordRefresh, ModePassthrough}
 
 // ErrUnknownMode is wrapped by New's error for a Config.Mode that is none
 // of the Mode constants.
@@ -98,6 +105,9 @@ type role struct {
 	// strict: a request that differs from its recording, or has none, and
 	// a recording no request used, fail the run.
 	strict bool
+	// refresh: a session is re-recorded from its first request that does
+	// not match (refresh.go).
+	refresh bool
 }
 
 // roleFor is the role of a cassette under the configured mode; exists
@@ -113,6 +123,8 @@ func (c *Config) roleFor(exists bool) role {
 		return role{recording: true, persist: true, replace: true}
 	case ModeRecordNewEpisodes:
 		return role{replaying: true, recording: true, persist: true}
+	case ModeRecordRefresh:
+		return role{replaying: true, recording: true, persist: true, refresh: true}
 	case ModePassthrough:
 		return role{recording: true}
 	}
@@ -121,7 +133,7 @@ func (c *Config) roleFor(exists bool) role {
 
 // readsExisting: the record mode starts from the cassette on disk.
 func (c *Config) readsExisting() bool {
-	return c.Mode == ModeRecordOnce || c.Mode == ModeRecordNewEpisodes
+	return c.Mode == ModeRecordOnce || c.Mode == ModeRecordNewEpisodes || c.Mode == ModeRecordRefresh
 }
 
 // reportMode is the mode as reports and the health check name it: record

@@ -22,7 +22,7 @@ func TestConfigRefusesContradictions(t *testing.T) {
 		cfg  proxy.Config
 		want string
 	}{
-		{proxy.Config{Mode: "rewind", Dir: dir}, `proxy: Config.Mode "rewind": unknown mode (want replay, record, record-once, record-new-episodes or passthrough)`},
+		{proxy.Config{Mode: "rewind", Dir: dir}, `proxy: Config.Mode "rewind": unknown mode (want replay, record, record-once, record-new-episodes, record-refresh or passthrough)`},
 		{proxy.Config{Mode: "Replay", Dir: dir}, `Config.Mode "Replay": unknown mode`},
 		{proxy.Config{Mode: proxy.ModeRecordOnce, Lenient: true, Dir: dir}, "Config.Lenient is for ModeReplay; Mode record-once"},
 		{proxy.Config{Mode: proxy.ModeRecord, Lenient: true, Dir: dir}, "Config.Lenient is for ModeReplay; Mode record"},

@@ -177,6 +177,7 @@ func (s *Server) flush(failed bool) ([]SetAside, error) {
 		if c == nil {
 			continue
 		}
+		c.Provenance = s.provenanceOf(t.provenance, c.Exchanges)
 		path := t.path
 		if failed && t.replacesFile() {
 			path = setaside.Path(t.path)
@@ -293,7 +294,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else if t.replaying {
-		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil {
+		if e, usedUp := t.take(t.fingerprint(&req), s.cfg.AllowRepeats); e != nil && !t.refreshing(e) {
 			t.answered(e)
 			if s.confirmationDiffers(w, r, t, e) {
 				return
@@ -386,12 +387,13 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 		return nil, err
 	}
 	var existing []*cassettes.Exchange
+	var provenance *cassettes.Provenance
 	found := false
 	if s.cfg.readsExisting() {
 		c, err := cassettes.Load(path)
 		switch {
 		case err == nil:
-			existing, found = c.Exchanges, true
+			existing, found, provenance = c.Exchanges, true, c.Provenance
 			s.logWarnings(c)
 		case !errors.Is(err, cassettes.ErrNotFound):
 			if s.fatal == nil {
@@ -403,12 +405,13 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 	if found && journalfile.Has(path) {
 		// Fold what a killed recording left in the journal into the YAML
 		// now, before this run starts a journal of its own.
-		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
+		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Provenance: provenance, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
 			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
 		}
 		journalfile.RemoveLeftover(path) // stale now; removing it is tidiness, not safety
 	}
 	t := newTape(name, path, s.m, existing)
+	t.provenance = provenance
 	if len(existing) > 0 {
 		t.continueRecording()
 	}

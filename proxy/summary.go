@@ -37,6 +37,7 @@ type SummaryLine struct {
 // words since only it knows where the rest can be read.
 func Summary(r Report, st Stats, more string) []SummaryLine {
 	lines := []SummaryLine{{Text: countsLine(r, st), Caution: st.Failed > 0}}
+	lines = append(lines, rerecordedLines(r)...)
 	for _, text := range []string{findingsLine(r.Outcomes), faultLines(r.Faults)} {
 		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 			if l != "" {

@@ -29,6 +29,11 @@ type tape struct {
 
 	redactor *cassettes.Redactor
 	journals *openJournals // shared by the server's recording tapes
+	// provenance is the loaded cassette's, kept and added to when the
+	// tape is written again (provenance.go).
+	provenance *cassettes.Provenance
+	// refreshed are the sessions a refresh is re-recording (refresh.go).
+	refreshed map[int]bool
 
 	mu      sync.Mutex
 	journal *journal.Journal // opened with the first recorded exchange
@@ -379,6 +384,7 @@ func (t *tape) record(x *cassettes.Exchange, analysed *analysis) (superseded *en
 	e := t.index(x, analysed)
 	e.used = true
 	t.dirty = true
+	t.refreshFrom(x, superseded)
 	t.mu.Unlock()
 	if err == nil {
 		err = j.Append(x) // outside the lock: syncing is the slow part
@@ -494,9 +500,11 @@ func (t *tape) snapshot() *cassettes.Cassette {
 		return nil
 	}
 	t.dirty = false
-	xs := make([]*cassettes.Exchange, len(t.entries))
-	for i, e := range t.entries {
-		xs[i] = e.x
+	xs := make([]*cassettes.Exchange, 0, len(t.entries))
+	for _, e := range t.entries {
+		if !t.stale(e) {
+			xs = append(xs, e.x)
+		}
 	}
 	sort.SliceStable(xs, func(i, j int) bool {
 		a, b := xs[i].Place, xs[j].Place

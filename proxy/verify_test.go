@@ -266,7 +266,7 @@ func TestRecordingTwiceGivesTheSameFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return regexp.MustCompile(`(?m)^\s*(latency_ms|after_ms): .*\n`).ReplaceAllString(string(b), "")
+		return regexp.MustCompile(`(?m)^\s*(latency_ms|after_ms|recorded_at): .*\n`).ReplaceAllString(string(b), "")
 	}
 	first, second := read(recordAgent(t, agents...)), read(recordAgent(t, agents...))
 	if first != second {

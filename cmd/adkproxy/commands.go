@@ -32,7 +32,7 @@ func recordCommand() *cli.Command {
 			"API keys, tokens and every --redact value are scrubbed before anything is written.\n\n" +
 			wrapHelp + "\n\n" + exitStatusHelp,
 		Flags: append(append(append(commonFlags(), forwardFlags()...), routeFlags()...),
-			stringFlag("mode", "overwrite", "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not) or passthrough (forward, write nothing)"),
+			stringFlag("mode", "overwrite", "`MODE`: overwrite (record everything, replacing each cassette used), once (replay cassettes that exist, record the others), new-episodes (replay what was recorded, record what was not), refresh (replay each session while it matches, re-record it from the first request that does not) or passthrough (forward, write nothing)"),
 			stringFlag("upstream", proxy.DefaultUpstream, "Gemini API base `URL`"),
 			upstreamHeaderTimeoutFlag(),
 			allowEmptyFlag(),

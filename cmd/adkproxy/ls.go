@@ -5,7 +5,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"time"
 
+	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
@@ -13,8 +16,9 @@ import (
 )
 
 const lsExitStatusHelp = `EXIT STATUS:
-   0    success
-   64   usage error (unknown flag, missing --cassettes, bad --format)
+   0    success (with --stale: no cassette is stale)
+   1    --stale: a cassette was recorded longer ago than AGE, or does not say when
+   64   usage error (unknown flag, missing --cassettes, bad --format or --stale)
    65   a cassette is unreadable, corrupt or of an unknown version, or the folder is missing`
 
 func lsCommand() *cli.Command {
@@ -26,11 +30,15 @@ func lsCommand() *cli.Command {
 			"text, agents, step count, tool calls and tokens, and each step with its agent, the tool results\n" +
 			"it received, the tool calls and text it answered with, and its finish reason and HTTP status\n" +
 			"when they are unusual. Requests that are not model calls are listed under 'other'. Long values\n" +
-			"are cut with …; --json prints everything, uncut; --format html writes one self-contained page.\n\n" + lsExitStatusHelp,
+			"are cut with …; --json prints everything, uncut; --format html writes one self-contained page.\n" +
+			"Each cassette's provenance (when and by which adkproxy, clients, frameworks and models it was\n" +
+			"recorded with) is shown under its name. --stale AGE lists only the cassettes recorded longer\n" +
+			"ago than AGE (90d, 12w, 36h) or that do not say when, and exits 1 when there are any.\n\n" + lsExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("cassettes", "", "`PATH` of the cassettes: a folder, or one cassette file (required; or give it as the argument)"),
 			boolFlag("json", "print a JSON document instead of the table (same as --format json)"),
 			stringFlag("format", "table", "output `FORMAT`: table, json, or html (one self-contained page, each conversation as a timeline)"),
+			stringFlag("stale", "", "list only the cassettes recorded more than `AGE` ago (90d, 12w, 36h) or at no recorded time; exit 1 when any is"),
 		},
 		ArgsUsage:    "[PATH]",
 		Action:       runLs,
@@ -46,11 +54,21 @@ func runLs(c *cli.Context) error {
 	if format != "table" && format != "json" && format != "html" {
 		return usageErrorf("ls: --format %q: want table, json or html", format)
 	}
+	var age time.Duration
+	if c.IsSet("stale") {
+		var err error
+		if age, err = runview.ParseAge(c.String("stale")); err != nil || format == "html" {
+			return usageErrorf("ls: --stale: %s", staleUsage(err))
+		}
+	}
 	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
 	}
 	run := recorded.Build(dir, loaded)
+	if c.IsSet("stale") {
+		return lsStale(c, run, age, format)
+	}
 	if format == "table" {
 		// Printed as it is made: a table of 200,000 steps is tens of MB.
 		out := bufio.NewWriter(c.App.Writer)
@@ -68,4 +86,33 @@ func runLs(c *cli.Context) error {
 	}
 	_, err = c.App.Writer.Write(out.Bytes())
 	return err
+}
+
+func staleUsage(err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "lists in table or json format, not html"
+}
+
+// lsStale prints the cassettes older than age; exit 1 when there are any.
+func lsStale(c *cli.Context, run recorded.Run, age time.Duration, format string) error {
+	stale := runview.StaleOf(run, age, time.Now())
+	var out bytes.Buffer
+	if format == "json" {
+		b, err := textfmt.IndentedJSON(map[string]any{"stale": stale})
+		if err != nil {
+			return err
+		}
+		out.Write(b)
+	} else {
+		runview.WriteStale(&out, stale, c.String("stale"))
+	}
+	if _, err := c.App.Writer.Write(out.Bytes()); err != nil {
+		return err
+	}
+	if len(stale) > 0 {
+		return withCode(exitFailure, fmt.Errorf("ls: %s recorded more than %s ago or at no recorded time", textfmt.Plural(len(stale), "cassette"), c.String("stale")))
+	}
+	return nil
 }

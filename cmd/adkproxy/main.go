@@ -50,7 +50,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: true, // the hidden --generate-bash-completion that completion.go's scripts ask
-		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), diffCommand(), scoreCommand(), forkCommand(), simulateCommand(), exportCommand(), importCommand(), driveCommand(), fakeCommand(), mcpCommand(), conformanceCommand(), pruneCommand(), caCommand(), healthCommand(), completionCommand()},
+		Commands:             []*cli.Command{recordCommand(), replayCommand(), lsCommand(), diffCommand(), driftCommand(), scoreCommand(), forkCommand(), simulateCommand(), exportCommand(), importCommand(), driveCommand(), fakeCommand(), mcpCommand(), conformanceCommand(), pruneCommand(), caCommand(), healthCommand(), completionCommand()},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErrorf("%v (see 'adkproxy --help')", err)
 		},

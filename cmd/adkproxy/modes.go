@@ -15,11 +15,12 @@ var recordModes = map[string]proxy.Mode{
 	"overwrite":    proxy.ModeRecord,
 	"once":         proxy.ModeRecordOnce,
 	"new-episodes": proxy.ModeRecordNewEpisodes,
+	"refresh":      proxy.ModeRecordRefresh,
 	"passthrough":  proxy.ModePassthrough,
 }
 
 // recordModeNames is recordModes' names in the order help and errors give them.
-var recordModeNames = []string{"overwrite", "once", "new-episodes", "passthrough"}
+var recordModeNames = []string{"overwrite", "once", "new-episodes", "refresh", "passthrough"}
 
 // recordModeFor reads record --mode.
 func recordModeFor(name string) (proxy.Mode, error) {

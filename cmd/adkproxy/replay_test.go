@@ -107,7 +107,7 @@ func TestRecordOnceFailsLikeStrictReplay(t *testing.T) {
 		t.Fatalf("record once changed the existing cassette (err %v)", err)
 	}
 	if bad := adkproxy(t, nil, "record", "--mode", "always", "--cassettes", dir); bad.code != exitUsage ||
-		!strings.Contains(bad.stderr, `--mode: record mode "always": unknown mode (want overwrite, once, new-episodes or passthrough)`) {
+		!strings.Contains(bad.stderr, `--mode: record mode "always": unknown mode (want overwrite, once, new-episodes, refresh or passthrough)`) {
 		t.Fatalf("bad record --mode: exit %d\n%s", bad.code, bad.stderr)
 	}
 }

@@ -228,6 +228,7 @@ func proxyConfig(c *cli.Context, mode proxy.Mode) (proxy.Config, error) {
 		Logger:          logger,
 		MaxBody:         c.Int64("max-body"),
 		ControlToken:    c.String("control-token"),
+		Version:         versionText(),
 	}
 	if cfg.Limits, err = limitsFrom(c, mode); err != nil {
 		return cfg, err

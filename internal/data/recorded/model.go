@@ -19,8 +19,11 @@ type Run struct {
 type Cassette struct {
 	Name string
 	// File is relative to the cassette folder, with "/" separators.
-	File     string
-	Sessions []Session
+	File string
+	// Provenance is how the cassette was recorded; nil when it does not
+	// say (recorded before adkproxy wrote it).
+	Provenance *cassettes.Provenance
+	Sessions   []Session
 	// Other are the requests outside the sessions, in file order: other
 	// endpoints (model lists, token counts) and tool exchanges filed
 	// nowhere.

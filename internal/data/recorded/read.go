@@ -39,7 +39,7 @@ func Build(dir string, loaded map[string]*cassettes.Cassette) Run {
 // wire.LiveSteps.
 func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 	conversation.Organize(matcher.Default(), c.Exchanges)
-	out := Cassette{Name: name, File: file}
+	out := Cassette{Name: name, File: file, Provenance: c.Provenance}
 	type key struct{ session, invocation int }
 	type placed struct {
 		id           int

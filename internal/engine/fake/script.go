@@ -20,6 +20,9 @@ type Script struct {
 	// Name is where the script came from, for messages.
 	Name  string
 	Turns []Turn
+	// Answers, when the script has an "answers:" block, reshapes every
+	// answer (reshape.go).
+	Answers *Reshape
 }
 
 // Turn is one user turn: the user text it expects (checked when set) and
@@ -96,15 +99,20 @@ func ParseScript(name string, data []byte) (*Script, error) {
 		return nil, fmt.Errorf("%s: empty; a script is a \"turns:\" list, each turn with a \"model:\" list of items", name)
 	}
 	var doc struct {
-		Turns []yaml.Node `yaml:"turns"`
+		Turns   []yaml.Node `yaml:"turns"`
+		Answers yaml.Node   `yaml:"answers"`
 	}
-	if err := decodeStrict(root.Content[0], &doc, "turns"); err != nil {
+	if err := decodeStrict(root.Content[0], &doc, "turns", "answers"); err != nil {
 		return nil, fmt.Errorf("%s: %v (a script is a \"turns:\" list, each with \"user:\" and \"model:\")", name, err)
 	}
 	if len(doc.Turns) == 0 {
 		return nil, fmt.Errorf("%s: no turns; a script is a \"turns:\" list, each turn with a \"model:\" list of items", name)
 	}
 	s := &Script{Name: name}
+	var err error
+	if s.Answers, err = parseReshape(name, &doc.Answers); err != nil {
+		return nil, err
+	}
 	for i, n := range doc.Turns {
 		var rt rawTurn
 		if err := decodeStrict(&n, &rt, "user", "model"); err != nil {

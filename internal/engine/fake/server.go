@@ -134,7 +134,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, model string, 
 		status = 0 // until it returns: a reset ends the handler by panicking, a failed step all the same
 		status = s.serveFault(w, r, item.Fault, place, model, tokens(r.URL.Path, body), id)
 	default:
-		cs := chunks(fault.Streaming(r), item.Parts, model, tokens(r.URL.Path, body), id)
+		cs := s.script.Answers.apply(chunks(fault.Streaming(r), item.Parts, model, tokens(r.URL.Path, body), id))
 		for _, c := range cs {
 			s.org.Calls(token, conversation.ResponseCalls(c))
 		}

@@ -17,6 +17,11 @@ import (
 // session with its invocations, changed ones open, each showing its
 // changes and the old and new timelines side by side.
 func WriteDiff(w io.Writer, r *rundiff.Report) error {
+	return write(w, diffPage(r))
+}
+
+// diffPage is the page WriteDiff writes.
+func diffPage(r *rundiff.Report) *Page {
 	s := r.Summary
 	p := &Page{
 		Title:   "adkproxy diff: " + r.Old + " → " + r.New,
@@ -48,7 +53,7 @@ func WriteDiff(w io.Writer, r *rundiff.Report) error {
 			p.Blocks = append(p.Blocks, b)
 		}
 	}
-	return write(w, p)
+	return p
 }
 
 func invocation(d *rundiff.InvocationDiff) Invocation {

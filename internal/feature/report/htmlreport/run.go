@@ -8,6 +8,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
+	"github.com/adkproxy/adkproxy/internal/feature/report/runview"
 )
 
 // WriteRun writes one run read from dir as a page: a summary on top, then
@@ -38,5 +39,8 @@ func WriteRun(w io.Writer, dir string, run recorded.Run) error {
 	}
 	p.Summary = []string{fmt.Sprintf("%s, %s, %s, %s", textfmt.Plural(len(run.Cassettes), "cassette"),
 		textfmt.Plural(sessions, "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step"))}
+	for _, c := range run.Cassettes {
+		p.Summary = append(p.Summary, "cassette "+c.Name+": "+runview.ProvenanceText(c.Provenance))
+	}
 	return write(w, p)
 }

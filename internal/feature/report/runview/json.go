@@ -32,10 +32,11 @@ type Document struct {
 
 // CassetteDoc is a cassette in the document.
 type CassetteDoc struct {
-	Name     string       `json:"name"`
-	File     string       `json:"file"`
-	Sessions []SessionDoc `json:"sessions"`
-	Other    []Other      `json:"other"`
+	Name       string         `json:"name"`
+	File       string         `json:"file"`
+	Provenance *ProvenanceDoc `json:"provenance"`
+	Sessions   []SessionDoc   `json:"sessions"`
+	Other      []Other        `json:"other"`
 }
 
 // SessionDoc is a session in the document.
@@ -97,7 +98,7 @@ type HTTPCallDoc struct {
 func DocumentOf(run recorded.Run) Document {
 	doc := Document{Cassettes: make([]CassetteDoc, 0, len(run.Cassettes))}
 	for _, c := range run.Cassettes {
-		cd := CassetteDoc{Name: c.Name, File: c.File, Sessions: make([]SessionDoc, 0, len(c.Sessions)), Other: othersOf(c.Other)}
+		cd := CassetteDoc{Name: c.Name, File: c.File, Provenance: provenanceDocOf(c.Provenance), Sessions: make([]SessionDoc, 0, len(c.Sessions)), Other: othersOf(c.Other)}
 		for _, s := range c.Sessions {
 			sd := SessionDoc{ID: s.ID, Invocations: make([]InvocationDoc, 0, len(s.Invocations))}
 			for i := range s.Invocations {

@@ -68,6 +68,7 @@ func WriteTable(w io.Writer, dir string, run recorded.Run) {
 		}
 		t.add(headerRow, fmt.Sprintf("CASSETTE %s (%s): %s", textfmt.OneLine(c.Name),
 			textfmt.OneLine(filepath.Join(dir, filepath.FromSlash(c.File))), strings.Join(summary, ", ")))
+		t.add(headerRow, "  "+ProvenanceText(c.Provenance))
 		for _, s := range c.Sessions {
 			t.add(sessionRow, "  session "+strconv.Itoa(s.ID))
 			for _, inv := range s.Invocations {
