@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
@@ -72,9 +75,9 @@ func Import(file string, opts Options) (*Result, error) {
 // Convert builds the cassette from an export's bytes; file names it in
 // errors.
 func Convert(file string, data []byte, name string, r *redactor) (*cassettes.Cassette, *Result, error) {
-	req, err := otlpexport.UnmarshalJSON(data)
+	req, err := readExport(file, data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrInput, file, err)
+		return nil, nil, err
 	}
 	invs := invocations(req)
 	if len(invs) == 0 {
@@ -104,6 +107,37 @@ func Convert(file string, data []byte, name string, r *redactor) (*cassettes.Cas
 		res.Replacements = append(res.Replacements, *rep)
 	}
 	return cas, res, nil
+}
+
+// readExport reads one OTLP/JSON request, or several one after another
+// (a collector's file exporter writes one a line), as one.
+func readExport(file string, data []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	all := &coltracepb.ExportTraceServiceRequest{}
+	for n := 1; ; n++ {
+		where := file
+		if n > 1 {
+			rest := data[d.InputOffset():]
+			at := len(data) - len(bytes.TrimLeft(rest, " \t\r\n"))
+			where = fmt.Sprintf("%s: request %d (line %d)", file, n, 1+bytes.Count(data[:at], []byte("\n")))
+		}
+		var raw json.RawMessage
+		err := d.Decode(&raw)
+		if err == io.EOF && n > 1 {
+			return all, nil
+		}
+		if err == io.EOF {
+			return nil, fmt.Errorf("%w: %s: empty; want OTLP/JSON ({\"resourceSpans\": [...]})", ErrInput, file)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: OTLP/JSON: %v", ErrInput, where, err)
+		}
+		req, err := otlpexport.UnmarshalJSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrInput, where, err)
+		}
+		all.ResourceSpans = append(all.ResourceSpans, req.ResourceSpans...)
+	}
 }
 
 // addInvocation rebuilds one trace's model calls into cas.

@@ -102,6 +102,25 @@ func TestMissingBodiesAreListed(t *testing.T) {
 	}
 }
 
+// A collector's file exporter writes one request a line: every line is
+// read, and a bad one is named.
+func TestRequestPerLine(t *testing.T) {
+	one := export(span(traceA, "0000000000000003", "", "call_llm", 3, map[string]string{attrRequest: request("q1"), attrResponse: response("a1"), attrSession: "s"}))
+	two := export(span(traceB, "0000000000000004", "", "call_llm", 4, map[string]string{attrRequest: request("q2"), attrResponse: response("a2"), attrSession: "s"}))
+	r, _ := newRedactor(nil)
+	cas, res, err := Convert("f.jsonl", []byte(string(one)+"\n"+string(two)+"\n"), "f", r)
+	if err != nil || len(cas.Exchanges) != 2 || res.Invocations != 2 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	_, _, err = Convert("f.jsonl", []byte(string(one)+"\n{\"resourceSpans\": 3}\n"), "f", r)
+	if err == nil || !strings.Contains(err.Error(), "f.jsonl: request 2 (line 2)") {
+		t.Errorf("err %v", err)
+	}
+	if _, _, err = Convert("f.jsonl", nil, "f", r); err == nil || !strings.Contains(err.Error(), "f.jsonl: empty") {
+		t.Errorf("err %v", err)
+	}
+}
+
 // A parent cycle in a broken export ends the walk to the agent.
 func TestParentCycle(t *testing.T) {
 	data := export(
