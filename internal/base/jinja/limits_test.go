@@ -20,7 +20,7 @@ func TestRenderLimits(t *testing.T) {
 		{"range with a step over the cap", `{{ range(0, 300000, 2)|length }}`, "more than 100000"},
 		{"nested loops that never end in time", `{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}`, "longer than"},
 		{"runaway output", `{% for i in range(100000) %}{{ "x" * 1000 }}{% endfor %}`, "output grew past"},
-		{"runaway output inside a macro", `{% macro g() %}{% for i in range(100000) %}{{ "y" * 100 }}{% endfor %}{% endmacro %}{{ g()|length }}`, "output grew past"},
+		{"runaway output inside a macro", `{% macro g() %}{% for i in range(12000) %}{{ "y" * 100 }}{% endfor %}{% endmacro %}{{ g()|length }}`, "output grew past"},
 		{"a template too long", strings.Repeat("a", jinja.MaxSource+1), "more than"},
 	} {
 		out, err := jinja.Render(c.src, nil)
