@@ -4,7 +4,9 @@
 package main
 
 import (
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/proxy"
+	"github.com/adkproxy/adkproxy/scoring"
 	"github.com/urfave/cli/v2"
 )
 
@@ -89,4 +91,21 @@ func commandUsageError(c *cli.Context, err error, _ bool) error {
 // releases differ (docs/scoring.md, Rules by ADK version).
 func adkVersionFlag() cli.Flag {
 	return stringFlag("adk-version", "", "follow the rules of ADK `VERSION` where ADK releases differ (1.18, or latest; default: the config's adkproxy.adk_version, else latest): stemming, the JSON result's keys, rubric lists in judge prompts, invocations at a tool confirmation")
+}
+
+// applyADKVersion sets cfg's ADK release from --adk-version when it is
+// given (cfg may be nil: the flag is still checked), so that score and
+// simulate go through the one setting.
+func applyADKVersion(c *cli.Context, cfg *scoring.Config) error {
+	v := c.String("adk-version")
+	if v == "" {
+		return nil
+	}
+	if _, err := adkversion.Parse(v); err != nil {
+		return usageErrorf("%s: --adk-version: %v", c.Command.Name, err)
+	}
+	if cfg != nil {
+		cfg.Adkproxy.ADKVersion = v
+	}
+	return nil
 }

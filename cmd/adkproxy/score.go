@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/adkproxy/adkproxy/cassettes"
-	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/data/recorded"
 	"github.com/adkproxy/adkproxy/internal/feature/report/htmlreport"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -162,11 +161,8 @@ func scoreConfig(c *cli.Context) (*scoring.Config, error) {
 		return nil, err
 	}
 	cfg.Python = c.String("python")
-	if v := c.String("adk-version"); v != "" {
-		if _, err := adkversion.Parse(v); err != nil {
-			return nil, usageErrorf("score: --adk-version: %v", err)
-		}
-		cfg.Adkproxy.ADKVersion = v
+	if err := applyADKVersion(c, cfg); err != nil {
+		return nil, err
 	}
 	if err := loadPersonas(c); err != nil {
 		return nil, err

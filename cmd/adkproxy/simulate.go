@@ -78,6 +78,8 @@ func simulateCommand() *cli.Command {
 			stringFlag("sim-base-url", proxy.DefaultUpstream, "Gemini-compatible `URL` the simulated user calls in record mode"),
 			boolFlag("lenient", "report replay divergences without failing the run"),
 			analysisFlag(),
+			adkVersionFlag(),
+			judgePromptsFlag(),
 		}, append(append(judgeFlags(), confirmReportFlags()...), outboundFlags()...)...),
 		Action:       runSimulate,
 		OnUsageError: commandUsageError,
@@ -187,6 +189,9 @@ func simulateInputs(c *cli.Context) (*adkapi.Client, []*simulate.Case, error) {
 // criteria to score with when it names any.
 func simulateConfigs(c *cli.Context) (scenarios.SimulatorConfig, *scoring.Config, error) {
 	simCfg := scenarios.DefaultSimulatorConfig()
+	if err := applyADKVersion(c, nil); err != nil {
+		return simCfg, nil, err
+	}
 	path := c.String("config")
 	if path == "" {
 		return simCfg, nil, nil
@@ -205,7 +210,7 @@ func simulateConfigs(c *cli.Context) (scenarios.SimulatorConfig, *scoring.Config
 	if err := refuseCode(c, scoreCfg); err != nil {
 		return simCfg, nil, err
 	}
-	return simCfg, scoreCfg, nil
+	return simCfg, scoreCfg, applyADKVersion(c, scoreCfg)
 }
 
 // startSimUser starts the simulated user's recorder when a case needs the

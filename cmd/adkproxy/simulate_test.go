@@ -560,3 +560,63 @@ func bookingSimulation(t *testing.T) (agents, dir, scen, cfg string) {
 	cfg = writeTestFile(t, dir, "test_config.json", `{"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 3}}`)
 	return agents, dir, scen, cfg
 }
+
+// simulate --adk-version goes through the one setting score's does: with
+// 1.18 a rubric judge's prompt from ADK's template text (--judge-prompts)
+// lists the rubrics as ADK 1.18 does (joined by "\n*  ", no ids), by
+// default as newer ADK does (with ids); an unknown version is refused
+// before any session is played.
+func TestSimulateADKVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	evalset := filepath.Join(dir, "set.evalset.json")
+	os.WriteFile(evalset, []byte(`{"eval_set_id": "set", "eval_cases": [{"eval_id": "paris", "conversation": [
+	 {"user_content": {"parts": [{"text": "Weather in Paris?"}]}}]}]}`), 0o644)
+	cfg := filepath.Join(dir, "test_config.json")
+	os.WriteFile(cfg, []byte(`{"criteria": {"rubric_based_final_response_quality_v1": {"threshold": 0.5, "judge_model_options": {"num_samples": 1}, "rubrics": [
+	  {"rubric_id": "names_city", "rubric_content": {"text_property": "Names the city."}},
+	  {"rubric_id": "polite", "rubric_content": {"text_property": "Is polite."}}]}}}`), 0o644)
+	// A template in ADK's style, whose {rubrics} is where releases differ.
+	prompts := filepath.Join(dir, "prompts")
+	os.Mkdir(prompts, 0o755)
+	os.WriteFile(filepath.Join(prompts, "rubric_based_final_response_quality_v1.txt"), []byte("{user_input}\n{final_response}\nRubrics:\n*  {rubrics}\n"), 0o644)
+	agent := httptest.NewServer(&fakeadk.Server{Weather: "sunny"})
+	defer agent.Close()
+	var mu sync.Mutex
+	var sent []string
+	judge := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		mu.Lock()
+		sent = append(sent, prompt)
+		mu.Unlock()
+		return fakejudge.Reply{Text: "Property: Names the city.\nRationale: r\nVerdict: yes\n"}
+	}})
+	defer judge.Close()
+	judged := func(version ...string) string {
+		out := filepath.Join(dir, "out"+strings.Join(version, ""))
+		args := append([]string{"simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--config", cfg, "--out", out,
+			"--judge-cassettes", out + ".judge", "--judge-base-url", judge.URL, "--judge-prompts", prompts}, version...)
+		mu.Lock()
+		sent = nil
+		mu.Unlock()
+		res := adkproxy(t, []string{"GEMINI_API_KEY=" + testutil.SecretAPIKey}, args...)
+		if res.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, res.code, res.stderr)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(sent) != 1 {
+			t.Fatalf("%v: %d judge calls, want 1", args, len(sent))
+		}
+		return sent[0]
+	}
+	if p := judged("--adk-version", "1.18"); !strings.Contains(p, "Rubrics:\n*  Names the city.\n*  Is polite.\n") || strings.Contains(p, "[id: ") {
+		t.Errorf("--adk-version 1.18: the judge's rubric list is not ADK 1.18's:\n%s", p)
+	}
+	if p := judged(); !strings.Contains(p, "*  [id: names_city] Names the city.\n*  [id: polite] Is polite.") {
+		t.Errorf("default: the judge's rubric list is not newer ADK's, with ids:\n%s", p)
+	}
+	res := adkproxy(t, nil, "simulate", "--server", agent.URL, "--app", "weather", "--evalset", evalset, "--config", cfg, "--out", dir, "--adk-version", "1.7")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "simulate: --adk-version:") {
+		t.Errorf("--adk-version 1.7: exit %d, want %d naming the flag\n%s", res.code, exitUsage, res.stderr)
+	}
+}

@@ -17,9 +17,14 @@ import (
 // others).
 func scoreOnlyJudgeFlags() []cli.Flag {
 	return []cli.Flag{
-		stringFlag("judge-prompts", "", "`DIR` of judge prompts replacing adkproxy's: <kind>.tmpl (Go template), <kind>.txt (ADK's template text, e.g. copied from your ADK installation) or ADK's simulator judge Jinja templates (<kind>.jinja)"),
+		judgePromptsFlag(),
 		stringFlag("vertex-base-url", "", "Vertex AI `URL` the evaluation calls of safety_v1 and multi_turn_* go to in record mode (default https://LOCATION-aiplatform.googleapis.com)"),
 	}
+}
+
+// judgePromptsFlag is --judge-prompts, of score and simulate.
+func judgePromptsFlag() cli.Flag {
+	return stringFlag("judge-prompts", "", "`DIR` of judge prompts replacing adkproxy's: <kind>.tmpl (Go template), <kind>.txt (ADK's template text, e.g. copied from your ADK installation) or ADK's simulator judge Jinja templates (<kind>.jinja)")
 }
 
 // vertexRun is the Vertex recorder of one score run.

@@ -92,3 +92,33 @@ func FuzzWireEventData(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWireMCPStreamAnswers: whatever a stream's endpoint and events hold,
+// reading them never fails, and a POST answered from them is one to the
+// endpoint announced, given the answer of its own id.
+func FuzzWireMCPStreamAnswers(f *testing.F) {
+	f.Add("/messages/?session_id=s1", "/messages/", "session_id=s1", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	f.Add("http://h/m?s=1", "/m", "s=1", `{"jsonrpc":"2.0","id":"a","method":"x"}`, `{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"no"}}`)
+	f.Add("%zz", "/", "", `{"jsonrpc":"2.0","id":1,"method":"x"}`, "{\"jsonrpc\":\"2.0\",\"id\":1,\r\ndata: \"result\":1}")
+	f.Fuzz(func(t *testing.T, endpoint, path, query, post, answer string) {
+		stream := &cassettes.Exchange{
+			Request: cassettes.Request{Scheme: "http", Host: "h", Method: "GET", Path: "/sse"},
+			Response: cassettes.Response{Status: 200, Events: []cassettes.Event{
+				{Data: []byte("event: endpoint\ndata: " + endpoint + "\n\n")}, {Data: []byte("data: " + answer + "\n\n")}}},
+		}
+		x := &cassettes.Exchange{
+			Request:  cassettes.Request{Scheme: "http", Host: "h", Method: "POST", Path: path, Query: query, Body: []byte(post)},
+			Response: cassettes.Response{Status: 202, Body: []byte("Accepted")},
+		}
+		got, ok := MCPStreamAnswers([]*cassettes.Exchange{x, stream})[x]
+		if !ok {
+			return
+		}
+		if got.ID == "" || got.ID != string(JSONRPCID([]byte(post))) || (got.Result == nil && got.Error == "") {
+			t.Fatalf("POST %q answered %+v from %q", post, got, answer)
+		}
+		if p, q, _ := mcpStreamEndpoint(stream); p != path || q != query {
+			t.Fatalf("POST to %s?%s answered from the stream of %q", path, query, endpoint)
+		}
+	})
+}

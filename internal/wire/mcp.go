@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -190,12 +191,18 @@ func MCPRequestOf(req *cassettes.Request) (c MCPCall, ok bool) {
 // MCPOf reads a whole exchange as MCP, its answer included (a JSON body,
 // or the SSE events of Streamable HTTP carrying the response).
 func MCPOf(x *cassettes.Exchange) (c MCPCall, ok bool) {
+	return mcpAnswered(x, answerMessages(x))
+}
+
+// mcpAnswered reads an exchange as MCP, its answer the first of answers
+// carrying its id.
+func mcpAnswered(x *cassettes.Exchange, answers [][]byte) (c MCPCall, ok bool) {
 	if c, ok = MCPRequestOf(&x.Request); !ok {
 		return c, false
 	}
-	for _, body := range answerMessages(x) {
+	for _, body := range answers {
 		m, ok := readJSONRPC(body)
-		if !ok || (c.ID != "" && string(m.ID) != c.ID) {
+		if !ok || m.Method != "" || (c.ID != "" && string(m.ID) != c.ID) {
 			continue
 		}
 		if m.Error != nil {
@@ -399,4 +406,64 @@ func eventField(event []byte, name string) string {
 		}
 	}
 	return ""
+}
+
+// MCPStreamAnswers reads the older HTTP+SSE transport in a cassette's
+// exchanges: each POST to a stream's endpoint (its path and query, which
+// name the session) read as MCP with its answer, the stream's event
+// carrying the JSON-RPC response of its id, as that transport answers
+// (the POST itself gets 202). A POST whose own body answers it is left
+// out, and so is one whose answer the stream lacks.
+func MCPStreamAnswers(exchanges []*cassettes.Exchange) map[*cassettes.Exchange]MCPCall {
+	out := map[*cassettes.Exchange]MCPCall{}
+	type endpoint struct{ host, path, query string }
+	streams := map[endpoint]*cassettes.Exchange{}
+	for _, x := range exchanges {
+		if path, query, ok := mcpStreamEndpoint(x); ok {
+			streams[endpoint{x.Request.Host, path, query}] = x
+		}
+	}
+	if len(streams) == 0 {
+		return out
+	}
+	for _, x := range exchanges {
+		stream := streams[endpoint{x.Request.Host, x.Request.Path, x.Request.Query}]
+		if stream == nil || x.Request.Method != http.MethodPost {
+			continue
+		}
+		if c, ok := MCPOf(x); !ok || c.ID == "" || c.Result != nil || c.Error != "" {
+			continue
+		}
+		if c, _ := mcpAnswered(x, answerMessages(stream)); c.Result != nil || c.Error != "" {
+			out[x] = c
+		}
+	}
+	return out
+}
+
+// MCPStreamServer is the server whose HTTP+SSE stream an exchange is, as
+// its POSTs name it (`mcp.test/messages/`); ok is false for any other
+// exchange.
+func MCPStreamServer(x *cassettes.Exchange) (server string, ok bool) {
+	if path, _, ok := mcpStreamEndpoint(x); ok {
+		return x.Request.Host + path, true
+	}
+	return "", false
+}
+
+// mcpStreamEndpoint is the path and query of the endpoint an HTTP+SSE
+// stream announced (relative, or absolute on the same host).
+func mcpStreamEndpoint(x *cassettes.Exchange) (path, query string, ok bool) {
+	if x.Request.Method != http.MethodGet || !x.IsTool() {
+		return "", "", false
+	}
+	e, _, ok := MCPStreamEndpoint(&x.Response)
+	if !ok {
+		return "", "", false
+	}
+	u, err := url.Parse(strings.TrimSpace(e))
+	if err != nil {
+		return "", "", false
+	}
+	return u.Path, u.RawQuery, true
 }

@@ -8,9 +8,13 @@ import (
 	"github.com/adkproxy/adkproxy/internal/wire"
 )
 
-func httpCallOf(x *cassettes.Exchange) HTTPCall {
+// httpCallOf reads a tool exchange; streamed are the answers of HTTP+SSE
+// POSTs from their streams.
+func httpCallOf(x *cassettes.Exchange, streamed map[*cassettes.Exchange]wire.MCPCall) HTTPCall {
 	c := HTTPCall{HTTPCall: cassettes.HTTPCallOf(x), Latency: x.Response.Latency, Exchange: x}
-	if m, ok := wire.MCPOf(x); ok {
+	if m, ok := streamed[x]; ok {
+		c.MCP = &m
+	} else if m, ok := wire.MCPOf(x); ok {
 		c.MCP = &m
 	} else if a, ok := wire.A2AOf(x); ok {
 		c.A2A = &a
@@ -47,14 +51,14 @@ func (c HTTPCall) String() string {
 // puts each under the latest step with its step number and agent (a
 // retried step's calls go to the retry that answered), or under the
 // invocation's last step when none has them.
-func fileHTTPCalls(inv *Invocation, calls []*cassettes.Exchange) {
+func fileHTTPCalls(inv *Invocation, calls []*cassettes.Exchange, streamed map[*cassettes.Exchange]wire.MCPCall) {
 	if len(calls) == 0 {
 		return
 	}
 	inv.HTTPCalls = make([]HTTPCall, len(calls))
 	steps := inv.Steps
 	for n, x := range calls {
-		inv.HTTPCalls[n] = httpCallOf(x)
+		inv.HTTPCalls[n] = httpCallOf(x, streamed)
 		if len(steps) == 0 {
 			continue
 		}

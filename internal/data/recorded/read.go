@@ -33,7 +33,8 @@ func Build(dir string, loaded map[string]*cassettes.Cassette) Run {
 // CassetteOf reads one cassette as replay sees it: its sessions in id
 // order, each with its invocations in id order, steps and tool exchanges
 // in file order, and the requests that are not model calls (Other) in file
-// order. Version 1 exchanges are placed first (see conversation.Organize),
+// order; an HTTP+SSE stream of MCP is one of Other, its answers read as
+// those of the POSTs they answer (wire.MCPStreamAnswers). Version 1 exchanges are placed first (see conversation.Organize),
 // which fills in their Place. Each Live connection is a session of its
 // own, after the HTTP sessions, its steps derived by
 // wire.LiveSteps.
@@ -48,9 +49,10 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 	}
 	invocations := map[key]*placed{}
 	var order []key
+	streamed := wire.MCPStreamAnswers(c.Exchanges)
 	for _, x := range wire.WithLiveSteps(c.Exchanges) {
 		p := x.Place
-		if p == nil {
+		if _, stream := wire.MCPStreamServer(x); p == nil || stream {
 			out.Other = append(out.Other, x)
 			continue
 		}
@@ -87,7 +89,7 @@ func CassetteOf(name, file string, c *cassettes.Cassette) Cassette {
 			}
 			inv.Steps[i] = stepOf(x)
 		}
-		fileHTTPCalls(inv, at.tools)
+		fileHTTPCalls(inv, at.tools, streamed)
 		inv.Refused = refusalsOf(inv)
 		inv.Confirmations = confirmationsOf(inv)
 	}

@@ -206,10 +206,13 @@ func (c ConfirmationDoc) MarshalJSON() ([]byte, error) {
 
 // Other is a request that is not a model call (model lists, token
 // counts); a tool exchange's path names its scheme and host too.
+// MCPStream is the MCP server whose HTTP+SSE stream the request opened
+// (its answers are the results of the server's POSTs), else "".
 type Other struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Status int    `json:"status"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	Status    int    `json:"status"`
+	MCPStream string `json:"mcp_stream,omitempty"`
 }
 
 func othersOf(xs []*cassettes.Exchange) []Other {
@@ -219,6 +222,7 @@ func othersOf(xs []*cassettes.Exchange) []Other {
 		if x.IsTool() {
 			o.Path = x.Request.Scheme + "://" + x.Request.Host + x.Request.Path
 		}
+		o.MCPStream, _ = wire.MCPStreamServer(x)
 		out = append(out, o)
 	}
 	return out

@@ -88,6 +88,10 @@ func WriteTable(w io.Writer, dir string, run recorded.Run) {
 				if o.n > 1 {
 					count = fmt.Sprintf("×%d", o.n)
 				}
+				if o.MCPStream != "" { // not anonymous: the stream its server's results came on
+					t.add(otherRow, "    mcp stream", textfmt.OneLine(o.MCPStream+" ("+o.Method+" "+o.Path+")"), strconv.Itoa(o.Status), count)
+					continue
+				}
 				t.add(otherRow, "    "+textfmt.OneLine(o.Method), textfmt.OneLine(o.Path), strconv.Itoa(o.Status), count)
 			}
 		}
