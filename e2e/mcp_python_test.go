@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -205,5 +206,9 @@ func checkMCPPython(t *testing.T, root, bin, fake string, py adkPython, c mcpCas
 	step1 := strings.Index(ls.stdout, "step 1")
 	if ls.code != 0 || step0 < 0 || call < step0 || step1 < call {
 		t.Errorf("ls (exit %d) should list the MCP tool call with its arguments inside step 0:\n%s", ls.code, ls.stdout)
+	}
+	lsJSON := runAdkproxy(t, root, bin, adkEnv(), "ls", "--json", "--cassettes", dir)
+	if !regexp.MustCompile(`"method":\s*"tools/call",\s*"name":\s*"get_weather",\s*"args":\s*\{[^}]*\},\s*"id":\s*"[^"]*",\s*"result":\s*\{`).MatchString(lsJSON.stdout) {
+		t.Errorf("ls --json should give the tools/call its result (on the stream, over HTTP+SSE):\n%s", lsJSON.stdout)
 	}
 }

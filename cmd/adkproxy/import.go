@@ -41,12 +41,12 @@ func importCommand() *cli.Command {
 			},
 			Action:       runImportConformance,
 			OnUsageError: commandUsageError,
-		}},
+		}, importOTLPCommand()},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usageErrorf("unknown import format %q (want adk-conformance)", c.Args().First())
+				return usageErrorf("unknown import format %q (want adk-conformance or otlp)", c.Args().First())
 			}
-			return usageErrorf("import needs a format: adk-conformance (see 'adkproxy import --help')")
+			return usageErrorf("import needs a format: adk-conformance or otlp (see 'adkproxy import --help')")
 		},
 		OnUsageError: commandUsageError,
 	}

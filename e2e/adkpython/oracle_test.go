@@ -4,14 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/adkproxy/adkproxy/internal/testing/adkpytest"
+	"github.com/adkproxy/adkproxy/internal/testing/fakejudge"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -106,6 +110,73 @@ func TestOracleADK118(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d results (case statuses and metric scores) agree with ADK 1.18's evaluator", agree, total)
+	oracleJudged(t, env, bin, work, cassettes, firstPath, evalSet)
+}
+
+// oracleJudged holds the LLM-judged final_response_match_v2 to ADK 1.18's
+// evaluator on the same runs: both sides' judge calls go to one scripted
+// judge on loopback, which says "invalid" to a prompt about Tokyo and
+// "valid" to any other; adkproxy score has ADK's own template text in
+// --judge-prompts. The judge prompts each side sent must be equal as
+// JSON, and the scores and statuses equal.
+func oracleJudged(t *testing.T, env []string, bin, work, cassettes, sessions, evalSet string) {
+	t.Helper()
+	var mu sync.Mutex
+	var sent []string
+	judge := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+		mu.Lock()
+		sent = append(sent, prompt)
+		mu.Unlock()
+		label := "valid"
+		if strings.Contains(prompt, "Tokyo") {
+			label = "invalid"
+		}
+		return fakejudge.Reply{Text: `{"reasoning": "scripted", "is_the_agent_response_valid": "` + label + `"}`}
+	}})
+	defer judge.Close()
+	take := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		got := sent
+		sent = nil
+		slices.Sort(got)
+		return got
+	}
+	prompts := filepath.Join(work, "prompts")
+	if err := os.Mkdir(prompts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, env, "python3", filepath.Join(filepath.Dir(evalSet), "adk_side.py"), "templates", prompts)
+	config := filepath.Join(filepath.Dir(evalSet), "config_judge.json")
+	env = append(env, "GOOGLE_API_KEY=oracle-judge-key", "GEMINI_API_KEY=oracle-judge-key", "GOOGLE_GENAI_USE_VERTEXAI=false")
+	adkOut := filepath.Join(work, "adk_judged.json")
+	run(t, append(env, "GOOGLE_GEMINI_BASE_URL="+judge.URL), "python3", filepath.Join(filepath.Dir(evalSet), "adk_side.py"), "evaluate", sessions, evalSet, config, adkOut)
+	adkPrompts := take()
+	ours := adkproxyVerdicts(t, env, bin, cassettes, evalSet, config, 1, "--judge-mode", "record", "--judge-base-url", judge.URL,
+		"--judge-cassettes", filepath.Join(work, "judge"), "--judge-prompts", prompts)
+	ourPrompts := take()
+	agree, total := compareVerdicts(t, "final_response_match_v2", readVerdicts(t, adkOut), ours)
+	adkJSON, _ := json.MarshalIndent(adkPrompts, "", " ")
+	ourJSON, _ := json.MarshalIndent(ourPrompts, "", " ")
+	if len(adkPrompts) == 0 || string(adkJSON) != string(ourJSON) {
+		t.Errorf("the judge prompts differ from ADK 1.18's: ADK sent %d, adkproxy %d", len(adkPrompts), len(ourPrompts))
+	}
+	same := 0
+	for i := range min(len(adkPrompts), len(ourPrompts)) {
+		if adkPrompts[i] == ourPrompts[i] {
+			same++
+			continue
+		}
+		a, o := strings.Split(adkPrompts[i], "\n"), strings.Split(ourPrompts[i], "\n")
+		for j := range max(len(a), len(o)) {
+			if j >= len(a) || j >= len(o) || a[j] != o[j] {
+				t.Errorf("judge prompt %d differs from line %d on:\n----- ADK -----\n%s\n----- adkproxy -----\n%s", i, j+1,
+					strings.Join(a[min(j, len(a)):], "\n"), strings.Join(o[min(j, len(o)):], "\n"))
+				break
+			}
+		}
+	}
+	t.Logf("final_response_match_v2: %d of %d results agree with ADK 1.18's evaluator; %d of %d judge prompts equal", agree, total, same, len(adkPrompts))
 }
 
 // compareVerdicts reports every difference between ADK's verdicts and
@@ -161,11 +232,11 @@ func readVerdicts(t *testing.T, path string) verdicts {
 
 // adkproxyVerdicts runs adkproxy score --adk-version 1.18 --format json
 // and reads its EvalSetResult into verdicts.
-func adkproxyVerdicts(t *testing.T, env []string, bin, cassettes, expected, config string, numRuns int) verdicts {
+func adkproxyVerdicts(t *testing.T, env []string, bin, cassettes, expected, config string, numRuns int, extra ...string) verdicts {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "score.json")
-	cmd := exec.Command(bin, "score", "--cassettes", cassettes, "--expected", expected, "--config", config,
-		"--adk-version", "1.18", "--format", "json", "--out", out, "--num-runs", fmt.Sprint(numRuns))
+	cmd := exec.Command(bin, append([]string{"score", "--cassettes", cassettes, "--expected", expected, "--config", config,
+		"--adk-version", "1.18", "--format", "json", "--out", out, "--num-runs", fmt.Sprint(numRuns)}, extra...)...)
 	cmd.Env = env
 	msg, err := cmd.CombinedOutput()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {

@@ -11,7 +11,11 @@ conformance corpus is made.
 evaluate SESSIONS_JSON EVALSET CONFIG OUT_JSON: ADK's own view of each
 session (EvaluationGenerator.convert_events_to_eval_invocations) scored by
 ADK's LocalEvalService against the eval set, runs of a case pooled as
-AgentEvaluator pools num_runs; writes each case's status and scores.
+AgentEvaluator pools num_runs; writes each case's status and scores. An
+LLM-judged metric calls its judge where GOOGLE_GEMINI_BASE_URL points.
+
+templates DIR: writes ADK's own judge template texts as DIR/<kind>.txt,
+for adkproxy score --judge-prompts.
 """
 
 import asyncio
@@ -109,8 +113,17 @@ async def evaluate(sessions_path, evalset_path, config_path, out):
     json.dump(doc, f, indent=1, sort_keys=True)
 
 
+def templates(out):
+  from google.adk.evaluation import final_response_match_v2
+  for kind, text in {"final_response_match_v2": final_response_match_v2._FINAL_RESPONSE_MATCH_V2_PROMPT}.items():
+    with open(f"{out}/{kind}.txt", "w") as f:
+      f.write(text)
+
+
 if __name__ == "__main__":
-  if sys.argv[1] == "run":
+  if sys.argv[1] == "templates":
+    templates(sys.argv[2])
+  elif sys.argv[1] == "run":
     asyncio.run(run(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], *sys.argv[5:6]))
   else:
     asyncio.run(evaluate(*sys.argv[2:6]))

@@ -47,7 +47,11 @@ func (r *caseRun) finalResponseMatch(ctx context.Context, m *scoring.MetricResul
 		parts, err := r.j.prompt(r.metric, map[string]string{
 			"UserPrompt": exp.UserText, "Response": response, "Reference": reference},
 			func() map[string]string {
-				return map[string]string{"prompt": exp.UserText, "response": response, "golden_response": reference}
+				golden := reference
+				if golden == "" {
+					golden = "None" // ADK formats the text of no final response, Python's None
+				}
+				return map[string]string{"prompt": exp.UserText, "response": response, "golden_response": golden}
 			}, nil)
 		if err != nil {
 			return err
