@@ -15,6 +15,7 @@ import (
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
 	"github.com/adkproxy/adkproxy/internal/base/numruns"
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/internal/data/evalset"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
@@ -25,8 +26,10 @@ import (
 
 const simulateExitStatusHelp = `EXIT STATUS:
    0    every conversation ran to its end (stop signal, turn limit, or a static conversation's last turn)
-   1    a conversation failed (the simulated user gave no reply, the agent's server failed)
-   64   usage error (missing --server, --app, --out, or --scenarios/--evalset)
+   1    a conversation failed (the simulated user gave no reply, the agent's server failed), or
+        --samples: the recording proxy could not be switched (the samples played are written)
+   64   usage error (missing --server, --app, --out, or --scenarios/--evalset; --samples without
+        --proxy-url or out of 1..9999)
    65   the --scenarios, --evalset, --session-input or --config file is missing or invalid,
         or --sim-cassettes does not exist in replay; --no-code and the config has custom metrics
    73   an output file or a simulated-user cassette could not be written
@@ -64,6 +67,7 @@ func simulateCommand() *cli.Command {
 			stringFlag("evalset", "", "ADK eval set `FILE` whose cases are played too: static conversations turn by turn, scenarios simulated"),
 			personasFlag(),
 			&cli.IntFlag{Name: "num-runs", Value: 1, Usage: "play each case `N` times, each run in a session of its own (for score --num-runs N)", EnvVars: envFor("num-runs")},
+			&cli.IntFlag{Name: "samples", Usage: "play every case `K` times, sample N's agent traffic recorded as cassette NAME@N of the recording proxy and its simulated user's turns as cassette <case>@N (needs --proxy-url, the adkproxy record the server runs under)", EnvVars: envFor("samples")},
 			stringFlag("session-input", "", "ADK session_input `FILE` ({app_name, user_id, state}) the sessions are created with (an --evalset case's own session_input wins); default user test_user_id, empty state"),
 			stringFlag("config", "", "eval config `FILE` (test_config.json): its user_simulator_config drives the simulated user, its criteria score each session"),
 			noCodeFlag(),
@@ -122,7 +126,7 @@ func runSimulate(c *cli.Context) error {
 		return withCode(exitDataErr, fmt.Errorf("--config: %w", err))
 	}
 	start := time.Now()
-	transcripts := runner.Run(c.Context, cases)
+	transcripts, sampleErr := runner.RunSamples(c.Context, cases, c.Int("samples"), confirmReporter(c), c.App.ErrWriter)
 	wall := time.Since(start)
 	unused, err := keepSimUser(rec, transcripts)
 	if err != nil {
@@ -135,6 +139,9 @@ func runSimulate(c *cli.Context) error {
 	}
 	if err := report.Write(c.String("out")); err != nil {
 		return withCode(exitCantWrite, fmt.Errorf("--out: %w", err))
+	}
+	if sampleErr != nil { // the samples played so far are kept
+		return withCode(exitFailure, fmt.Errorf("simulate --%w", sampleErr))
 	}
 	return simulateVerdict(c, transcripts, unused)
 }
@@ -152,6 +159,9 @@ func simulateInputs(c *cli.Context) (*adkapi.Client, []*simulate.Case, error) {
 	}
 	if c.Int("parallel") < 1 {
 		return nil, nil, usageErrorf("simulate: --parallel %d: want 1 or more", c.Int("parallel"))
+	}
+	if k := c.Int("samples"); k != 0 && (k < 0 || k > samplename.Max || c.String("proxy-url") == "") {
+		return nil, nil, usageErrorf("simulate: --samples %d needs a number 1..%d and --proxy-url, the adkproxy record the server runs under (its --addr-file)", k, samplename.Max)
 	}
 	server, err := adkapi.New(c.String("server"), c.String("prefix"))
 	if err != nil {

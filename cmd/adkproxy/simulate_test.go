@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -427,14 +428,7 @@ func simulateOnce(t *testing.T, dir, agentURL, scen, cfg string) (result, []stri
 // with it.
 func TestSimulateNumRunsThenScorePoolsThem(t *testing.T) {
 	t.Parallel()
-	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
-	agents := filepath.Join(t.TempDir(), "agents")
-	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {
-		t.Fatal(err)
-	}
-	dir := testutil.OutDir(t)
-	scen := writeTestFile(t, dir, "scenarios.json", adkjsScenarios)
-	cfg := writeTestFile(t, dir, "test_config.json", `{"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 3}}`)
+	agents, dir, scen, cfg := bookingSimulation(t)
 	agentDir, simDir := filepath.Join(dir, "agent"), filepath.Join(dir, "sim")
 	args := func(server, out string, extra ...string) []string {
 		return append([]string{"simulate", "--server", server, "--app", "tools_agent_002", "--scenarios", scen, "--config", cfg,
@@ -478,6 +472,93 @@ func TestSimulateNumRunsThenScorePoolsThem(t *testing.T) {
 	if score.code != 0 || strings.Count(score.stdout, "2 runs pooled") != 2 || strings.Contains(score.stderr, "not scored") {
 		t.Errorf("score --num-runs 2: exit %d\n%s\n%s", score.code, score.stdout, score.stderr)
 	}
+}
+
+// simulate --samples 2 under adkproxy record: sample N's agent traffic is
+// cassette default@N of the recording proxy (switched through --proxy-url),
+// its simulated user's turns the cassettes <scenario>@N, and --out holds
+// both samples' sessions; score pools the samples. Replayed with no key,
+// the simulated user gives each sample its recorded turns. Without
+// --proxy-url, or out of range, --samples is a usage error.
+func TestSimulateSamplesRecordPerSample(t *testing.T) {
+	t.Parallel()
+	agents, dir, scen, cfg := bookingSimulation(t)
+	simDir := filepath.Join(dir, "sim")
+	agentUp := httptest.NewServer(&terseWhenTold{})
+	defer agentUp.Close()
+	run := func(agentDir, out string, env []string, extra ...string) result {
+		addrFile := filepath.Join(t.TempDir(), "addr")
+		srv := startWrappedServer(t, agents, []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "record", "--cassettes", agentDir, "--upstream", agentUp.URL, "--addr-file", addrFile)
+		res := adkproxy(t, env, append([]string{"simulate", "--server", srv.url, "--app", "tools_agent_002", "--scenarios", scen, "--config", cfg,
+			"--samples", "2", "--proxy-url", "http://" + strings.TrimSpace(readFile(t, addrFile)), "--out", filepath.Join(dir, out), "--sim-cassettes", simDir}, extra...)...)
+		srv.stop(t)
+		if res.code != 0 {
+			t.Fatalf("simulate --samples 2: exit %d\n%s\nserver:\n%s", res.code, res.stderr, srv.stderr.String())
+		}
+		return res
+	}
+	userUp := httptest.NewServer(&fakejudge.Handler{Script: bookingUser})
+	agentDir := filepath.Join(dir, "agent")
+	run(agentDir, "recorded", []string{"GOOGLE_API_KEY=" + testutil.SecretAPIKey}, "--sim-base-url", userUp.URL)
+	userUp.Close()
+	for n := 1; n <= 2; n++ {
+		if _, err := os.Stat(filepath.Join(agentDir, "default@"+strconv.Itoa(n)+".yaml")); err != nil {
+			t.Errorf("the agent's sample %d: %v", n, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(agentDir, "default.yaml")); err == nil {
+		t.Errorf("the unsampled agent cassette was written too")
+	}
+	ids := scenarioIDs(t, filepath.Join(dir, "recorded", simulate.SessionsCSV))
+	if len(ids) != 4 {
+		t.Fatalf("sessions.csv has %d sessions %q, want both scenarios in both samples", len(ids), ids)
+	}
+	for _, id := range ids[:2] {
+		for n := 1; n <= 2; n++ {
+			name := id + "@" + strconv.Itoa(n)
+			if _, err := os.Stat(filepath.Join(simDir, name+".yaml")); err != nil {
+				t.Errorf("simulated user's cassette of sample %d: %v", n, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "recorded", simulate.SessionsDir, name+".json")); err != nil {
+				t.Errorf("session of sample %d: %v", n, err)
+			}
+		}
+	}
+	if set := readFile(t, filepath.Join(dir, "recorded", simulate.EvalSetFile)); strings.Count(set, `"eval_id"`) != 2 {
+		t.Errorf("the simulated eval set should hold each scenario once:\n%s", set)
+	}
+	if sc := adkproxy(t, nil, "score", "--cassettes", agentDir); !strings.Contains(sc.stdout, "2 runs pooled") || !strings.Contains(sc.stdout, "samples: ") {
+		t.Errorf("score of the samples: exit %d\n%s%s", sc.code, sc.stdout, sc.stderr)
+	}
+
+	// No key: the simulated user replays each sample's own turns.
+	run(filepath.Join(dir, "agent-again"), "replayed", nil)
+	if got, want := readFile(t, filepath.Join(dir, "replayed", simulate.QALogFile)), readFile(t, filepath.Join(dir, "recorded", simulate.QALogFile)); got != want {
+		t.Errorf("the replayed transcript differs:\n%s\n---\n%s", got, want)
+	}
+
+	for _, bad := range [][]string{{"--samples", "2"}, {"--samples", "-1", "--proxy-url", "http://127.0.0.1:1"}} {
+		r := adkproxy(t, nil, append([]string{"simulate", "--server", "http://127.0.0.1:1", "--app", "a", "--scenarios", scen,
+			"--out", filepath.Join(dir, "bad"), "--sim-cassettes", simDir}, bad...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--samples") || !strings.Contains(r.stderr, "--proxy-url") {
+			t.Errorf("simulate %q: exit %d, %s", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// bookingSimulation writes ADK-JS's tools_agent_002 and the booking
+// scenarios with a config of three invocations, for runs under record.
+func bookingSimulation(t *testing.T) (agents, dir, scen, cfg string) {
+	t.Helper()
+	corpus := testutil.SharedDir(t, "fixtures", "adk-conformance")
+	agents = filepath.Join(t.TempDir(), "agents")
+	if err := adkjs.WriteAgentsDir(filepath.Join(corpus, "agents"), agents, "tools_agent_002"); err != nil {
+		t.Fatal(err)
+	}
+	dir = testutil.OutDir(t)
+	scen = writeTestFile(t, dir, "scenarios.json", adkjsScenarios)
+	cfg = writeTestFile(t, dir, "test_config.json", `{"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 3}}`)
+	return agents, dir, scen, cfg
 }
 
 // simulate --adk-version goes through the one setting score's does: with

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/adkproxy/adkproxy/internal/base/adkapi"
+	"github.com/adkproxy/adkproxy/internal/base/samplename"
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -43,6 +44,16 @@ type Case struct {
 	// Run is the case's run (from 1) when each case is played several
 	// times (simulate --num-runs); 0 otherwise.
 	Run int
+	// Sample is the sample (from 1) the case is played in (simulate
+	// --samples K, RunSamples); 0 otherwise.
+	Sample int
+}
+
+// InSample is the case played in sample n (from 1).
+func (c *Case) InSample(n int) *Case {
+	s := *c
+	s.Sample = n
+	return &s
 }
 
 // Nth is run k (from 1) of the case, for numruns.Repeat.
@@ -55,12 +66,14 @@ func (c *Case) Nth(k int) *Case {
 // Key names one run of the case where runs must not share a name: its
 // session, its simulated user's cassette and turn keys, its timings and
 // session files. The case's id for one run (or the first), else
-// "<id>.run-<N>".
+// "<id>.run-<N>"; in sample S that name's sample name, "<id>@S"
+// (samplename), so that sample S's user turns are a cassette of their own.
 func (c *Case) Key() string {
-	if c.Run <= 1 {
-		return c.ID
+	key := c.ID
+	if c.Run > 1 {
+		key += ".run-" + strconv.Itoa(c.Run)
 	}
-	return c.ID + ".run-" + strconv.Itoa(c.Run)
+	return samplename.Name(key, c.Sample)
 }
 
 // Turn is one user turn and the agent's events in answer.

@@ -129,7 +129,7 @@ func writeFile(path string, b []byte) error {
 func (r *Report) evalSet() ([]byte, error) {
 	doc := evalset.EvalSet{EvalSetID: EvalSetID, Name: EvalSetID, EvalCases: []evalset.EvalCase{}}
 	for _, t := range r.Transcripts {
-		if t.Case.Run > 1 {
+		if t.Case.Run > 1 || t.Case.Sample > 1 {
 			continue // the eval set has each case once: its first run
 		}
 		doc.EvalCases = append(doc.EvalCases, t.evalCase())
