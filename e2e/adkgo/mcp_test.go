@@ -90,10 +90,11 @@ func askWeather(t *testing.T, p *adkproxytest.Proxy, adkproxy, started, city str
 	cmd := exec.Command(adkproxy, "mcp", "--name", "weather", "--proxy-url", p.URL, "--", self)
 	cmd.Env = append(os.Environ(), mcpServerEnv+"="+started)
 	cmd.Stderr = os.Stderr
+	// The SDK's transport waits for the process when the session closes;
+	// a second Wait here would race with it, so the test only kills.
 	defer func() {
 		if cmd.Process != nil {
 			cmd.Process.Kill()
-			cmd.Wait()
 		}
 	}()
 	weather, err := mcptoolset.New(mcptoolset.Config{Transport: &mcp.CommandTransport{Command: cmd}})
