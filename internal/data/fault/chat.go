@@ -31,15 +31,7 @@ func ChatErrorBody(code int, status, message string, retryAfterSeconds int) []by
 
 // WriteChatError answers with the endpoint's error.
 func WriteChatError(w http.ResponseWriter, code int, status, message string, retryAfter int) {
-	body := ChatErrorBody(code, status, message, retryAfter)
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if code == 429 {
-		h.Set("Retry-After", strconv.Itoa(retryAfter))
-	}
-	w.WriteHeader(code)
-	w.Write(body)
+	writeErrorBody(w, code, retryAfter, ChatErrorBody(code, status, message, retryAfter))
 }
 
 // WriteChat is Write for a chat completion: stream says whether the

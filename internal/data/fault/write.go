@@ -66,7 +66,12 @@ func ErrorBody(code int, status, message string, retryAfterSeconds int) []byte {
 
 // WriteError answers with a Gemini error.
 func WriteError(w http.ResponseWriter, code int, status, message string, retryAfter int) {
-	body := ErrorBody(code, status, message, retryAfter)
+	writeErrorBody(w, code, retryAfter, ErrorBody(code, status, message, retryAfter))
+}
+
+// writeErrorBody sends an error body with its status, JSON type, length
+// and (on 429) Retry-After: the one shape both dialects' errors share.
+func writeErrorBody(w http.ResponseWriter, code, retryAfter int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=UTF-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
