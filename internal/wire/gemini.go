@@ -286,6 +286,18 @@ var geminiMatching = Matching{
 		}
 		return ""
 	},
+	// genai's []byte fields, by the keys the Gemini API reads them at: a
+	// part's signature, a blob's data (a part's, a function response
+	// part's, a Live message's media), an image's or a video's bytes, a
+	// replicated voice's audio, a continuation token and a Live avatar's image.
+	Bytes: []BytesField{
+		{Key: "thoughtSignature"},
+		{In: "inlineData", Key: "data"},
+		{In: "mediaChunks", Key: "data"}, {In: "audio", Key: "data"}, {In: "video", Key: "data"}, {In: "media", Key: "data"},
+		{Key: "bytesBase64Encoded"}, {Key: "encodedVideo"},
+		{Key: "voiceSampleAudio"}, {Key: "consentAudio"},
+		{Key: "continuationToken"}, {Key: "imageData"},
+	},
 }
 
 // geminiArray: the history is a sequence of turns, the same only when
