@@ -159,8 +159,8 @@ func FuzzConvert(f *testing.F) {
 			}
 			return
 		}
-		if len(cas.Exchanges) != res.Calls || res.Calls == 0 {
-			t.Fatalf("%d exchanges, %d calls", len(cas.Exchanges), res.Calls)
+		if len(cas.Exchanges) != res.Calls || res.Invocations == 0 || len(res.evalSessions) != res.Sessions {
+			t.Fatalf("%d exchanges, %+v", len(cas.Exchanges), res)
 		}
 	})
 }

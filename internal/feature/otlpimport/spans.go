@@ -39,12 +39,8 @@ const (
 )
 
 // textAttrs hold an id or a name: a string (an integer is read as its
-// digits). jsonAttrs hold JSON: as text in a string, or as an OTLP
-// key-value list or array.
-var (
-	textAttrs = []string{attrSession, attrInvoc, attrAgent, attrConversat, attrModel, attrToolName, attrToolCallID}
-	jsonAttrs = []string{attrRequest, attrResponse, attrToolArgs, attrToolResp, attrToolArgsOT, attrToolRespOT}
-)
+// digits). The others this import reads hold JSON (see jsonAttr).
+var textAttrs = []string{attrSession, attrInvoc, attrAgent, attrConversat, attrModel, attrToolName, attrToolCallID}
 
 // notSpecified is the tool call id ADK writes when it has none.
 const notSpecified = "<not specified>"
