@@ -393,8 +393,9 @@ func readAnswers(ev *scoring.Invocation, inv *invocation, views []*wire.Step, fi
 
 // evalSessions makes the eval set's sessions: an invocation whose every
 // span was read whole as the cassette records it (what score reads of a
-// replay), any other as its spans say; an invocation with nothing to
-// score (no user text, tool call or answer) is left out.
+// replay), any other as its spans say. Every invocation is kept, one with
+// nothing in it too, so that the case has as many as the conversation
+// had; it is an error when none has a user text, a tool call or an answer.
 func evalSessions(res *Result, cas *cassettes.Cassette, built []*builtInvocation, name string) error {
 	fromCassette := map[[2]int]scoring.Invocation{}
 	for _, s := range scoring.SessionsOf(map[string]*cassettes.Cassette{name: cas}) {
@@ -404,14 +405,15 @@ func evalSessions(res *Result, cas *cassettes.Cassette, built []*builtInvocation
 		}
 	}
 	var out []scoring.Session
+	something := false
 	for _, b := range built {
 		inv := b.eval
 		inv.ID = fmt.Sprintf("%s/%d/%d", name, b.place.Session, b.place.Invocation)
 		if c, ok := fromCassette[[2]int{b.place.Session, b.place.Invocation}]; ok && b.complete {
 			inv = c
 		}
-		if inv.UserText == "" && len(inv.ToolCalls) == 0 && inv.FinalResponse == "" && len(inv.IntermediateResponses) == 0 {
-			continue
+		if inv.UserText != "" || len(inv.ToolCalls) > 0 || inv.FinalResponse != "" || len(inv.IntermediateResponses) > 0 {
+			something = true
 		}
 		if len(out) == 0 || out[len(out)-1].ID != b.place.Session {
 			out = append(out, scoring.Session{Cassette: name, ID: b.place.Session})
@@ -419,7 +421,7 @@ func evalSessions(res *Result, cas *cassettes.Cassette, built []*builtInvocation
 		out[len(out)-1].Invocations = append(out[len(out)-1].Invocations, inv)
 		res.Invocations++
 	}
-	if len(out) == 0 {
+	if !something {
 		var why []string
 		for _, m := range res.Missing {
 			why = append(why, m.String())

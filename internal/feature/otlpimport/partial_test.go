@@ -294,3 +294,21 @@ func TestForwardProxySpansListed(t *testing.T) {
 		t.Error("the URL, which may hold personal data, is repeated")
 	}
 }
+
+// An invocation whose spans carry nothing to score is still one of the
+// case's, so the case has as many invocations as the conversation had.
+func TestEmptyInvocationKept(t *testing.T) {
+	data := export(
+		span(traceA, "0000000000000003", "", "call_llm", 3, map[string]string{attrSession: uuid1}),
+		span(traceB, "0000000000000004", "", "call_llm", 4, map[string]string{attrRequest: request("q"), attrResponse: response("a"), attrSession: uuid1}),
+	)
+	r, _ := newRedactor(nil)
+	_, res, err := Convert("f.json", data, "f", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Invocations != 2 || len(res.evalSessions) != 1 || res.evalSessions[0].Invocations[0].UserText != "" ||
+		res.evalSessions[0].Invocations[1].FinalResponse != "a" {
+		t.Errorf("%+v", res.evalSessions)
+	}
+}
