@@ -31,8 +31,11 @@ func importOTLPCommand() *cli.Command {
 			"OTLP JSON export such as 'adkproxy export --format otlp-json' or a collector's file exporter writes,\n" +
 			"rebuilds each call_llm as a generateContent exchange from its gcp.vertex.agent.llm_request and\n" +
 			"llm_response, and writes DIR/<name>.yaml and DIR/<name>.evalset.json (one trace is one invocation).\n" +
+			"Where spans lack bodies (ADK without content capture), the eval set is made from what is there (the\n" +
+			"user text, the execute_tool spans' calls and results, the last answer) and each gap is listed as missing.\n" +
 			"Before anything is built, emails, phone numbers, card numbers, tokens and --redact-pattern matches\n" +
-			"are replaced by stable placeholders (<EMAIL_1>, <CARD_1>, …), listed on stderr for review.\n\n" +
+			"are replaced by stable placeholders (<EMAIL_1>, <CARD_1>, …), listed on stderr for review, and so\n" +
+			"are session and invocation ids that do not look machine-made (unless --keep-ids).\n\n" +
 			importOTLPExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("out", "", "`DIR` to write the cassette and the eval set to (required)"),

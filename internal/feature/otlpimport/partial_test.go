@@ -189,6 +189,9 @@ func TestAttributeValueTypes(t *testing.T) {
 		{attrToolArgsOT, kv, `{"city":"Lisbon","days":3,"metric":true,"t":1.5,"tags":["a"]}`, ""},
 		{attrToolResp, `{"intValue":"7"}`, "", ""},
 		{attrToolResp, `{"doubleValue":0.5}`, "", ""},
+		{attrToolResp, sv("<not specified>"), "", ""},    // ADK Go, no result
+		{attrToolResp, sv("<not serializable>"), "", ""}, // ADK, a result it could not dump
+		{attrToolArgs, sv("<not serializable>"), "", ""},
 	} {
 		attrs := map[string]string{attrToolName: sv("t"), tc.key: tc.value}
 		if tc.key == attrToolName {
@@ -224,6 +227,16 @@ func TestAttributeValueTypes(t *testing.T) {
 	}
 	if got, _ := json.Marshal(res.evalSessions[0].Invocations[0].ToolResults); string(got) != `[{"name":"t","response":{"result":7}}]` {
 		t.Errorf("results %s", got)
+	}
+	// ADK's "<not specified>" result, bare (ADK Go) or wrapped (ADK
+	// Python), is a result the span lacks.
+	for _, v := range []string{sv("<not specified>"), sv(`{"result": "<not specified>"}`)} {
+		data := export(spanAV(traceA, "0000000000000003", "", "call_llm", 3, map[string]string{attrRequest: sv(request("q")), attrResponse: sv(response("a"))}),
+			spanAV(traceA, "0000000000000004", "0000000000000003", "execute_tool t", 4, map[string]string{attrToolName: sv("t"), attrToolResp: v}))
+		_, res, err := Convert("f.json", data, "f", r)
+		if err != nil || len(res.evalSessions[0].Invocations[0].ToolResults) != 0 || !strings.Contains(fmt.Sprint(res.Missing), "gcp.vertex.agent.tool_response; ") {
+			t.Errorf("%s: %v %+v", v, err, res.Missing)
+		}
 	}
 }
 

@@ -289,7 +289,8 @@ func typeName(v *commonpb.AnyValue) string {
 	return "an empty value"
 }
 
-// notSerializable is what ADK writes for a value it could not dump.
+// notSerializable is what ADK writes for a value it could not dump;
+// notSpecified (above) for a tool result it did not get.
 const notSerializable = "<not serializable>"
 
 // jsonOf is a JSON-bearing value as decoded JSON (numbers as
@@ -357,14 +358,17 @@ func jsonAttr(l located, key string, object bool) (map[string]any, bool, error) 
 		if kv.Key != key || kv.GetValue().GetValue() == nil {
 			continue
 		}
-		if sv, ok := kv.Value.GetValue().(*commonpb.AnyValue_StringValue); ok && sv.StringValue == notSerializable {
-			return nil, false, nil
+		if sv, ok := kv.Value.GetValue().(*commonpb.AnyValue_StringValue); ok && (sv.StringValue == notSerializable || sv.StringValue == notSpecified) {
+			return nil, false, nil // ADK Go writes these as they are
 		}
 		v, err := jsonOf(kv.Value, key, true)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: attribute %v", l.where, err)
 		}
 		m, isObject := v.(map[string]any)
+		if len(m) == 1 && (m["result"] == notSpecified || m["result"] == notSerializable) {
+			return nil, false, nil // ADK Python wraps them as a tool's result
+		}
 		switch {
 		case isObject:
 			return m, true, nil
