@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -49,8 +50,9 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 	// The case's own rubrics apply to every invocation, after the
 	// criterion's (ADK copies EvalCase.rubrics onto every actual one, so
 	// they are invocation-level rubrics).
+	// ADK 1.18 reads the criterion's rubrics only (adkversion.CaseRubrics).
 	var caseLevel []rubric
-	if len(r.c.Rubrics) > 0 {
+	if len(r.c.Rubrics) > 0 && r.j.adk.CaseRubrics() {
 		var err error
 		if caseLevel, err = decodeRubrics(r.c.Rubrics, "the eval case's rubrics"); err != nil {
 			return err
@@ -61,7 +63,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 	each := make([][]rubric, len(r.c.Actual))
 	for i := range r.c.Actual {
 		var exp *scoring.Invocation
-		if i < len(r.c.Expected) {
+		if i < len(r.c.Expected) && r.j.adk.CaseRubrics() {
 			exp = &r.c.Expected[i]
 		}
 		var err error
@@ -89,7 +91,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 		var rationales [][]string
 		var samples []any
 		s.Reason, err = r.samples(ctx, i+1, parts, func(k int, answer string) {
-			scores, discarded := matchProperties(answer, rubrics)
+			scores, discarded := matchProperties(answer, rubrics, r.j.adk)
 			sample := map[string]any{"sample": k}
 			var sampleScores []*float64
 			var list []any
@@ -200,7 +202,7 @@ func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]str
 	return r.j.prompt(r.metric, map[string]string{
 		"UserPrompt": act.UserText, "Response": response, "ToolSteps": toolSteps(act)},
 		func() map[string]string {
-			steps := adkToolSteps(act)
+			steps := adkToolSteps(act, r.j.adk)
 			return map[string]string{"developer_instructions": adkDeveloperInstructions(act), "tool_declarations": adkToolDeclarations(act),
 				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": response,
 				"rubrics": adkRubricList(rubrics, r.j.adk)}
@@ -210,24 +212,34 @@ func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]str
 // matchProperties scores one sample: one rubricScore per rubric, in order
 // (no score for a rubric the answer does not name), and why the sample
 // was discarded, if it was.
-func matchProperties(answer string, rubrics []rubric) ([]rubricScore, string) {
+//
+// With ADK 1.18's rules (adkversion.LooseRubricAnswers false) a property
+// matches a rubric by its text alone, equal up to case and the white space
+// around it (ADK 1.18's lower().strip()).
+func matchProperties(answer string, rubrics []rubric, v adkversion.Version) ([]rubricScore, string) {
 	out := make([]rubricScore, len(rubrics))
 	for j, rb := range rubrics {
 		out[j].ID = rb.ID
 	}
-	props, ok := parseProperties(answer)
+	props, ok := parseProperties(answer, v)
 	if !ok {
 		return out, "the numbers of Property:, Rationale: and Verdict: lines differ"
 	}
+	normalize := normalizeProperty
+	if !v.LooseRubricAnswers() {
+		normalize = func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+	}
 	byID, byText := map[string]int{}, map[string]int{}
 	for j, rb := range rubrics {
-		byID[rb.ID] = j
-		byText[normalizeProperty(rb.Text)] = j
+		if v.LooseRubricAnswers() {
+			byID[rb.ID] = j
+		}
+		byText[normalize(rb.Text)] = j
 	}
 	for _, p := range props {
 		j, ok := byID[strings.TrimSpace(p.ID)]
 		if !ok {
-			if j, ok = byText[normalizeProperty(p.Property)]; !ok {
+			if j, ok = byText[normalize(p.Property)]; !ok {
 				continue // a property the judge made up: dropped, as in ADK
 			}
 		}
