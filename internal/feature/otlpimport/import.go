@@ -152,6 +152,11 @@ func Convert(file string, data []byte, name string, r *redactor) (*cassettes.Cas
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrInput, file, err)
 	}
 	res.Calls = len(cas.Exchanges)
+	for i := range res.Missing {
+		if res.Missing[i].Fields == nil {
+			res.Missing[i].Fields = []string{} // "fields": [] in the report
+		}
+	}
 	for _, rep := range r.order {
 		res.Replacements = append(res.Replacements, *rep)
 	}
