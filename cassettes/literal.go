@@ -168,18 +168,32 @@ func (l *literal) endLong(part []byte) {
 }
 
 // inPlaceFrom is the size from which a block's value is made in its own
-// buffer (raw, then no longer the splitter's to reuse) rather than copied.
-const inPlaceFrom = 1 << 20
+// buffer (raw, then no longer the splitter's to reuse) rather than copied;
+// from sharedFrom, only when raw is at most twice the value (as doubling
+// grows it), so that a value does not keep a buffer grown for a larger
+// one. A copy of a value of 64 KiB to 1 MiB, and then the copy a JSON body
+// not compacted over itself takes, made such a body's loading allocate
+// four times its size (issue 39 item 5).
+const (
+	inPlaceFrom = 1 << 20
+	sharedFrom  = 64 << 10
+)
+
+// inPlaceValue reports whether the value is made in raw itself.
+func (l *literal) inPlaceValue() bool {
+	n := len(l.raw)
+	return n >= inPlaceFrom || n >= sharedFrom && cap(l.raw) <= 2*n
+}
 
 // value is the block's value as YAML reads it: each line without the
 // indentation, an empty line as a line break, then the chomping; ok is
 // false when the block is to be given back to yaml.v3. A large block's
-// value is made in raw itself (inPlaceFrom), which the caller then drops.
+// value is made in raw itself (inPlaceValue), which the caller then drops.
 func (l *literal) value() (v string, ok bool) {
 	if l.bad || l.indent == 0 {
 		return "", false
 	}
-	if len(l.raw) >= inPlaceFrom {
+	if l.inPlaceValue() {
 		return l.valueInPlace()
 	}
 	var b strings.Builder

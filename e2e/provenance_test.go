@@ -108,9 +108,7 @@ func TestShippedExamplesRecordProvenance(t *testing.T) {
 			table := runAdkproxy(t, work, bin, env, "ls", dir)
 			today := time.Now().UTC().Format("2006-01-02")
 			want := []string{"  recorded " + today, " · upstream local · ", " · models gemini-2.5-flash\n"}
-			for _, c := range ex.clients {
-				want = append(want, c)
-			}
+			want = append(want, ex.clients...)
 			if len(ex.frameworks) > 0 {
 				want = append(want, " · frameworks "+strings.Join(ex.frameworks, ", ")+" · ")
 			}

@@ -70,7 +70,7 @@ func TestWordDiffsShareOneBudget(t *testing.T) {
 		got = append(got, map[string]any{"role": "user", "parts": []any{map[string]any{"text": text(i, "after")}}})
 	}
 	b := newBudget()
-	diffs := diffJSON("contents", rec, got, b)
+	diffs := diffJSON("contents", place{}, rec, got, b)
 	if b.cells < 0 {
 		t.Errorf("spent %d cells over the budget", -b.cells)
 	}

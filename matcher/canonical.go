@@ -26,12 +26,19 @@ func ParseJSON(body []byte) (v any, ok bool) {
 }
 
 // AppendCanonical writes v in canonical form: objects with sorted keys,
-// arrays in order, numbers normalised so that equal values are equal bytes.
+// arrays in order, numbers normalised and byte fields in one base64
+// spelling, so that equal values are equal bytes.
 func AppendCanonical(buf []byte, v any) []byte { return appendJSON(buf, v, true) }
 
-// appendJSON writes v with sorted keys; numbers are normalised when
-// canonical, else written as they were sent (for people to read).
+// appendJSON writes v with sorted keys; numbers and byte fields are
+// normalised when canonical, else written as they were sent (for people
+// to read).
 func appendJSON(buf []byte, v any, canonical bool) []byte {
+	return appendAt(buf, v, canonical, place{})
+}
+
+// appendAt is appendJSON for a value at p.
+func appendAt(buf []byte, v any, canonical bool, p place) []byte {
 	switch t := v.(type) {
 	case nil:
 		return append(buf, "null"...)
@@ -43,8 +50,11 @@ func appendJSON(buf []byte, v any, canonical bool) []byte {
 		}
 		return append(buf, canonicalNumber(string(t))...)
 	case float64: // what encoding/json decodes numbers into without UseNumber
-		return appendJSON(buf, floatNumber(t), canonical)
+		return appendAt(buf, floatNumber(t), canonical, p)
 	case string:
+		if canonical && p.holdsBytes() {
+			return appendBase64(buf, t)
+		}
 		return appendJSONString(buf, t)
 	case []any:
 		buf = append(buf, '[')
@@ -52,7 +62,7 @@ func appendJSON(buf []byte, v any, canonical bool) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendJSON(buf, e, canonical)
+			buf = appendAt(buf, e, canonical, p.element())
 		}
 		return append(buf, ']')
 	case map[string]any:
@@ -68,7 +78,7 @@ func appendJSON(buf []byte, v any, canonical bool) []byte {
 			}
 			buf = appendJSONString(buf, k)
 			buf = append(buf, ':')
-			buf = appendJSON(buf, t[k], canonical)
+			buf = appendAt(buf, t[k], canonical, p.member(k))
 		}
 		return append(buf, '}')
 	}

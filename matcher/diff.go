@@ -85,7 +85,7 @@ func diffRequestsWithin(recorded, got *cassettes.Request, rv any, rok bool, gv a
 	}
 	switch {
 	case rok && gok:
-		out = append(out, diffJSON("", rv, gv, b)...)
+		out = append(out, diffJSON("", place{}, rv, gv, b)...)
 	case !bytes.Equal(recorded.Body, got.Body):
 		out = append(out, Difference{Path: "body", Kind: Changed,
 			Recorded: describeBytes(recorded.Body), Got: describeBytes(got.Body)})
@@ -98,10 +98,12 @@ func diffRequestsWithin(recorded, got *cassettes.Request, rv any, rok bool, gv a
 // key, numbers by value, arrays by index, except the history (contents)
 // and function declarations, which are aligned as sequences (diffseq.go).
 func DiffJSON(path string, recorded, got any) []Difference {
-	return diffJSON(path, recorded, got, newBudget())
+	return diffJSON(path, place{}, recorded, got, newBudget())
 }
 
-func diffJSON(path string, recorded, got any, b *budget) []Difference {
+// diffJSON is DiffJSON for values at p (byte fields compare by their
+// bytes), charged to b.
+func diffJSON(path string, p place, recorded, got any, b *budget) []Difference {
 	switch r := recorded.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -122,14 +124,14 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 		for _, k := range keys {
 			rv, inR := r[k]
 			gv, inG := g[k]
-			p := joinKey(path, k)
+			kp := joinKey(path, k)
 			switch {
 			case !inG:
-				out = append(out, Difference{Path: p, Kind: Removed, Recorded: render(rv)})
+				out = append(out, Difference{Path: kp, Kind: Removed, Recorded: render(rv)})
 			case !inR:
-				out = append(out, Difference{Path: p, Kind: Added, Got: render(gv)})
+				out = append(out, Difference{Path: kp, Kind: Added, Got: render(gv)})
 			default:
-				out = append(out, diffJSON(p, rv, gv, b)...)
+				out = append(out, diffJSON(kp, p.member(k), rv, gv, b)...)
 			}
 		}
 		return out
@@ -139,22 +141,22 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 			break
 		}
 		if key, paired, labelled := sequenceKey(path, r, g); key != nil {
-			return diffSequence(path, r, g, key, paired, labelled, b)
+			return diffSequence(path, p.element(), r, g, key, paired, labelled, b)
 		}
 		parts := isParts(path, r, g)
 		var out []Difference
 		for i := 0; i < len(r) || i < len(g); i++ {
-			p := path + "[" + strconv.Itoa(i) + "]"
+			ep := path + "[" + strconv.Itoa(i) + "]"
 			if parts {
-				p = partPlace(path, r, g, i)
+				ep = partPlace(path, r, g, i)
 			}
 			switch {
 			case i >= len(g):
-				out = append(out, Difference{Path: p, Kind: Removed, Recorded: render(r[i])})
+				out = append(out, Difference{Path: ep, Kind: Removed, Recorded: render(r[i])})
 			case i >= len(r):
-				out = append(out, Difference{Path: p, Kind: Added, Got: render(g[i])})
+				out = append(out, Difference{Path: ep, Kind: Added, Got: render(g[i])})
 			default:
-				out = append(out, diffJSON(p, r[i], g[i], b)...)
+				out = append(out, diffJSON(ep, p.element(), r[i], g[i], b)...)
 			}
 		}
 		return out
@@ -167,8 +169,13 @@ func diffJSON(path string, recorded, got any, b *budget) []Difference {
 		if recorded == got { // strings, bools, nil
 			return nil
 		}
+		if rs, rok := recorded.(string); rok && p.holdsBytes() {
+			if gs, gok := got.(string); gok && sameBytes(rs, gs) {
+				return nil
+			}
+		}
 		if rv, gv, ok := jsonStrings(path, recorded, got); ok {
-			return diffJSON(path, rv, gv, b)
+			return diffJSON(path, place{}, rv, gv, b)
 		}
 	}
 	if path == "" {

@@ -96,7 +96,8 @@ func labels(values []any) []string {
 // Between two kept elements, removed and added ones are paired up as
 // changes when pairChanged, so an edited turn is diffed field by field;
 // with labelled, an element is addressed by its label (messages[user#2]).
-func diffSequence(path string, recorded, got []any, key func(any) string, pairChanged, labelled bool, b *budget) []Difference {
+// elem is the place of the elements.
+func diffSequence(path string, elem place, recorded, got []any, key func(any) string, pairChanged, labelled bool, b *budget) []Difference {
 	rk, gk := make([]string, len(recorded)), make([]string, len(got))
 	rn, gn := map[string]int{}, map[string]int{} // how often each key occurs, for place
 	for i, v := range recorded {
@@ -139,7 +140,7 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			pairs = min(len(removed), len(added))
 		}
 		for k := range pairs {
-			out = append(out, diffJSON(at(added[k]), recorded[removed[k]], got[added[k]], b)...)
+			out = append(out, diffJSON(at(added[k]), elem, recorded[removed[k]], got[added[k]], b)...)
 		}
 		for _, i := range removed[pairs:] {
 			out = append(out, Difference{Path: atRecorded(i), Kind: Removed, Recorded: render(recorded[i])})
@@ -161,12 +162,12 @@ func diffSequence(path string, recorded, got []any, key func(any) string, pairCh
 			i := movedFrom[e.New]
 			out = append(out, Difference{Path: at(e.New), Kind: Changed,
 				Recorded: "at index " + strconv.Itoa(i), Got: "at index " + strconv.Itoa(e.New)})
-			out = append(out, diffJSON(at(e.New), recorded[i], got[e.New], b)...)
+			out = append(out, diffJSON(at(e.New), elem, recorded[i], got[e.New], b)...)
 		case e.Op == align.Insert:
 			added = append(added, e.New)
 		default: // align.Keep
 			flush()
-			out = append(out, diffJSON(at(e.New), recorded[e.Old], got[e.New], b)...) // same name, maybe other fields
+			out = append(out, diffJSON(at(e.New), elem, recorded[e.Old], got[e.New], b)...) // same name, maybe other fields
 		}
 	}
 	flush()

@@ -13,7 +13,8 @@ import (
 // order and spacing, and equal canonical forms mean equal fingerprints.
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{`{"b":1,"a":[1,2.0,{"y":null,"x":true}]}`, `[1e2, 100, 1.000e+2, -0, 0.0]`,
-		`{"contents":[{"role":"user","parts":[{"text":"hi \u003c there"}]}]}`, `{"a":"\ud83d\ude00"}`, `[]`, `{"":{"":[]}}`} {
+		`{"contents":[{"role":"user","parts":[{"text":"hi \u003c there"}]}]}`, `{"a":"\ud83d\ude00"}`, `[]`, `{"":{"":[]}}`,
+		`{"contents":[{"parts":[{"thoughtSignature":"-__--w","inlineData":{"data":"+\/\/+"}}]}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -50,7 +51,8 @@ func FuzzCanonical(f *testing.F) {
 func FuzzScannerMatchesTree(f *testing.F) {
 	for _, s := range []string{`{"b":1,"a":[1,2.0,{"y":null,"x":true}]}`, `{"a":1,"a":2}`, `["\ud83d\ude00","\ud800x","\u00e9\/"]`,
 		`{"contents":[{"parts":[{"functionCall":{"id":"adk-1","name":"f"},"text":"a"}]}],"generationConfig":{"seed":3}}`,
-		"{\"\xff\":\"\xfe\"}", `[1e400, -0.0e-5, 12345678901234567890123]`, ` [ ] `, `{"a":[[[{"b":{}}]]]}`} {
+		"{\"\xff\":\"\xfe\"}", `[1e400, -0.0e-5, 12345678901234567890123]`, ` [ ] `, `{"a":[[[{"b":{}}]]]}`,
+		`{"inlineData":[{"data":"QQ"}],"x":{"inlineData":{"data":"a_b-","thoughtSignature":"\u002d_8"}},"thoughtSignature":["QQ"]}`} {
 		f.Add([]byte(s))
 	}
 	m, err := New("generationConfig.seed", "a[*].b", "a[0]")
@@ -78,6 +80,7 @@ func FuzzScannerMatchesTree(f *testing.F) {
 func FuzzDiffJSON(f *testing.F) {
 	for _, p := range [][2]string{{`{"days":3}`, `{"days":5}`}, {`{"temp_c":64.4}`, `[64]`}, {`[1,2.0]`, `[1.0,2]`},
 		{`{"a":null,"b":[[[]]]}`, `{"a":{"b":[null]}}`}, {`{"city":"Zürich 🌧"}`, `{"city":"Zurich"}`}, {`[1e308]`, `[-0]`},
+		{`{"inlineData":{"data":"-_8"}}`, `{"inlineData":{"data":"+/8="}}`}, {`[{"thoughtSignature":"QR=="}]`, `[{"thoughtSignature":"QQ"}]`},
 		{`{"contents":[{"parts":[{"functionCall":{"name":"f","args":{}}},{"functionResponse":{"name":"f"}}]}]}`, `{"contents":[{"parts":[{"functionCall":{"name":"f"}}]}]}`}} {
 		f.Add([]byte(p[0]), []byte(p[1]))
 	}

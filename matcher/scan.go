@@ -29,10 +29,10 @@ func canonicalBytes(dst, src []byte, ignore []Path) (out []byte, ok bool) {
 func scanCanonical(dst, src []byte, ignore []Path, obj *object) (out []byte, ok bool) {
 	s := scanPool.Get().(*scan)
 	defer func() {
-		s.src, s.ignore, s.obj = nil, nil, nil
+		s.src, s.ignore, s.obj, s.in = nil, nil, nil, nil
 		scanPool.Put(s)
 	}()
-	s.src, s.pos, s.ignore, s.depth, s.obj = src, 0, ignore, 0, obj
+	s.src, s.pos, s.ignore, s.depth, s.obj, s.in = src, 0, ignore, 0, obj, nil
 	s.keys, s.members, s.states = s.keys[:0], s.members[:0], s.states[:0]
 	s.skipSpace()
 	if s.pos >= len(src) || (src[s.pos] != '{' && src[s.pos] != '[') {
@@ -71,6 +71,9 @@ type scan struct {
 	strBuf  []byte
 	scratch []byte
 	depth   int
+	// in is the key of the member the value being read is (or is in an
+	// array that is) the value of: where byte fields are told (isBytes).
+	in []byte
 	// obj, when set, collects the top-level members and the elements of
 	// top-level arrays (readObject).
 	obj *object
@@ -185,7 +188,7 @@ func (s *scan) object(dst []byte, active []pathState) ([]byte, bool) {
 
 func (s *scan) objectMembers(dst []byte, active []pathState) ([]byte, bool) {
 	s.pos++ // {
-	base, firstMember := len(dst), len(s.members)
+	base, firstMember, in := len(dst), len(s.members), s.in
 	s.skipSpace()
 	if s.pos < len(s.src) && s.src[s.pos] == '}' {
 		s.pos++
@@ -211,7 +214,13 @@ func (s *scan) objectMembers(dst []byte, active []pathState) ([]byte, bool) {
 		next, ignored := s.child(active, key, -1)
 		start := len(dst)
 		elems0 := s.elemCount()
-		dst, ok = s.value(dst, next)
+		if s.skipSpace(); s.pos < len(s.src) && s.src[s.pos] == '"' && isBytes(in, key) {
+			dst, ok = s.bytesValue(dst)
+		} else {
+			s.in = key
+			dst, ok = s.value(dst, next)
+			s.in = in
+		}
 		s.states = s.states[:statesBase]
 		if !ok {
 			return dst, false
@@ -411,6 +420,20 @@ func (s *scan) str(buf []byte) ([]byte, bool) {
 		}
 	}
 	return buf, false
+}
+
+// bytesValue writes the JSON string at s.pos, a byte field's value, in
+// its canonical spelling (appendBase64).
+func (s *scan) bytesValue(dst []byte) ([]byte, bool) {
+	if raw, ok := s.plainString(); ok {
+		return appendBase64(dst, raw[1:len(raw)-1]), true
+	}
+	str, ok := s.str(s.strBuf[:0])
+	if !ok {
+		return dst, false
+	}
+	s.strBuf = str[:0]
+	return appendBase64(dst, str), true
 }
 
 // plainString is the JSON string at s.pos, quotes included, when it is

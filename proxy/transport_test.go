@@ -145,3 +145,37 @@ func TestTaggedCallIsComparedWithItsRecording(t *testing.T) {
 		}
 	}
 }
+
+// An upstream that never ends its answer (a hostile --judge-base-url) is
+// broken off at MaxBody with an error wrapping ErrAborted: the in-process
+// transport buffers an answer, and used to buffer this one until the
+// process ran out of memory.
+func TestTransportBreaksOffAnEndlessAnswer(t *testing.T) {
+	const maxBody = 64 << 10
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"candidates": [{"content": {"parts": [{"text": "`))
+		chunk := []byte(strings.Repeat("x", 4096))
+		for sent := 0; sent < 256*maxBody; sent += len(chunk) { // endless, as far as the cap is concerned
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer up.Close()
+	rec, err := proxy.New(proxy.Config{Mode: proxy.ModeRecord, Dir: t.TempDir(), Upstream: mustURL(t, up.URL), MaxBody: maxBody})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	req, _ := http.NewRequest(http.MethodPost, "http://never-dialled.invalid/v1beta/models/m:generateContent", strings.NewReader(`{"contents": []}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := rec.Transport().RoundTrip(req)
+	if resp != nil {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("RoundTrip gave %d with %d bytes (err %v), want the answer broken off at %d bytes", resp.StatusCode, len(b), err, maxBody)
+	}
+	if !errors.Is(err, proxy.ErrAborted) || !strings.Contains(err.Error(), "over 65536 bytes (--max-body)") {
+		t.Fatalf("RoundTrip error %v, want ErrAborted naming the size and --max-body", err)
+	}
+}

@@ -26,25 +26,35 @@ func cassettesDir(c *cli.Context) (string, error) {
 // was pointed at, by --cassettes or by its one argument: a folder or one
 // cassette file. dir is the folder their files are relative to.
 func loadCassettes(c *cli.Context) (dir string, loaded map[string]*cassettes.Cassette, err error) {
+	dir, loaded, restoreGC, err := loadCassettesPaced(c)
+	restoreGC()
+	return dir, loaded, err
+}
+
+// loadCassettesPaced is loadCassettes leaving garbage collection paced as
+// while loading (loadingGC) until the caller calls restoreGC, for a
+// command that reads what it loaded once and is done (ls).
+func loadCassettesPaced(c *cli.Context) (dir string, loaded map[string]*cassettes.Cassette, restoreGC func(), err error) {
+	restoreGC = func() {}
 	path := c.String("cassettes")
 	switch args := c.Args().Slice(); {
 	case len(args) > 1:
-		return "", nil, usageErrorf("%s takes one folder or cassette file, got %d arguments: %q", c.Command.Name, len(args), args)
+		return "", nil, restoreGC, usageErrorf("%s takes one folder or cassette file, got %d arguments: %q", c.Command.Name, len(args), args)
 	case len(args) == 1 && path != "" && path != os.Getenv(envFor("cassettes")[0]) && filepath.Clean(path) != filepath.Clean(args[0]):
-		return "", nil, usageErrorf("%s: --cassettes %s and the argument %s name different cassettes; give one", c.Command.Name, path, args[0])
+		return "", nil, restoreGC, usageErrorf("%s: --cassettes %s and the argument %s name different cassettes; give one", c.Command.Name, path, args[0])
 	case len(args) == 1:
 		path = args[0] // the argument wins over ADKPROXY_CASSETTES
 	}
 	if path == "" {
-		return "", nil, usageErrorf("%s: --cassettes PATH is required (a folder or one cassette file; or 'adkproxy %s PATH', or set ADKPROXY_CASSETTES)", c.Command.Name, c.Command.Name)
+		return "", nil, restoreGC, usageErrorf("%s: --cassettes PATH is required (a folder or one cassette file; or 'adkproxy %s PATH', or set ADKPROXY_CASSETTES)", c.Command.Name, c.Command.Name)
 	}
-	restoreGC := loadingGC(path) // gc.go
+	restoreGC = loadingGC(path) // gc.go
 	dir, loaded, err = cassettes.LoadPath(path)
-	restoreGC()
 	if err != nil {
-		return "", nil, withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
+		restoreGC()
+		return "", nil, func() {}, withCode(exitDataErr, err) // every failure here is an unreadable cassette or folder
 	}
-	return dir, loaded, nil
+	return dir, loaded, restoreGC, nil
 }
 
 // writeOutput sends a command's output to stdout, or atomically to the

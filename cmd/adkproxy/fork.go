@@ -26,7 +26,8 @@ const forkExitStatusHelp = `EXIT STATUS:
    0    the continuation was recorded and the report written (whatever the variant scored)
    N    the wrapped COMMAND's own non-zero status in a variant, passed through (the report is written)
    64   usage error (unknown flag, missing --cassettes, --at or a change, bad value)
-   65   a cassette, --expected or --config is unreadable or invalid, or the cassette has no step --at
+   65   a cassette, --expected or --config is unreadable or invalid, or the cassette has no step --at;
+        --no-code and the config has custom metrics
    73   the --out folder or the --report file could not be written
    75   another adkproxy is recording into the --out folder
    76   the run differed from the recording before the fork point (nothing of it was sent upstream)`
@@ -59,6 +60,7 @@ func forkCommand() *cli.Command {
 			&cli.IntFlag{Name: "samples", Usage: "record the continuation `K` times, as samples NAME@1..NAME@K of --out", EnvVars: envFor("samples")},
 			stringFlag("expected", "", "score both sides against the eval set or golden run at `PATH` (as score --expected)"),
 			stringFlag("config", "", "eval config `FILE` of the criteria (as score --config)"),
+			noCodeFlag(),
 			stringFlag("report", "", "write the report to `FILE` instead of stdout"),
 			stringFlag("log-level", "warn", "`LEVEL` of the proxy's log on stderr: debug, info, warn or error"),
 		},
@@ -187,6 +189,9 @@ func forkScoring(c *cli.Context) (fork.Scoring, error) {
 	if f := c.String("config"); f != "" {
 		if sc.Config, err = scoring.LoadConfig(f); err != nil {
 			return sc, withCode(exitDataErr, fmt.Errorf("--config: %w", err))
+		}
+		if err := refuseCode(c, sc.Config); err != nil {
+			return sc, err
 		}
 	}
 	if f := c.String("expected"); f != "" {

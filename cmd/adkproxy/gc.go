@@ -24,7 +24,10 @@ import (
 // once when the cassettes are large (collectFrom), so that the usual
 // pacing starts from what loading kept rather than from a heap full of its
 // garbage, and lets the heap grow to twice that, not twice the garbage
-// too. GOGC or GOMEMLIMIT set by the user are left alone.
+// too. A command that reads what it loaded once and exits (ls's table)
+// restores only after that: its model of each invocation is garbage as
+// soon as it is printed (issue 39 item 12). GOGC or GOMEMLIMIT set by the
+// user are left alone.
 func loadingGC(path string) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}

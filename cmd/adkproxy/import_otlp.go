@@ -16,11 +16,11 @@ import (
 )
 
 const importOTLPExitStatusHelp = `EXIT STATUS:
-   0    the cassette and the eval set were written (model calls whose spans lack bodies are listed)
+   0    the eval set was written, and the cassette when a model call could be rebuilt (what spans lack is listed)
    64   usage error (unknown flag, missing FILE or --out, a --redact-pattern that is not a regular expression)
-   65   FILE is unreadable, not OTLP JSON, or no call_llm span carries the bodies to rebuild a model call
-        (the message names the file and the field)
-   73   the cassette, the eval set or the --replacements file could not be written`
+   65   FILE is unreadable, empty, not OTLP JSON, an attribute is of a type it cannot be read as, it holds no
+        ADK span, or no span carries a user text, a tool call or an answer (the message names the file and the field)
+   73   the cassette, the eval set, the --replacements or the --report file could not be written`
 
 func importOTLPCommand() *cli.Command {
 	return &cli.Command{
@@ -31,14 +31,19 @@ func importOTLPCommand() *cli.Command {
 			"OTLP JSON export such as 'adkproxy export --format otlp-json' or a collector's file exporter writes,\n" +
 			"rebuilds each call_llm as a generateContent exchange from its gcp.vertex.agent.llm_request and\n" +
 			"llm_response, and writes DIR/<name>.yaml and DIR/<name>.evalset.json (one trace is one invocation).\n" +
+			"Where spans lack bodies (ADK without content capture), the eval set is made from what is there (the\n" +
+			"user text, the execute_tool spans' calls and results, the last answer) and each gap is listed as missing.\n" +
 			"Before anything is built, emails, phone numbers, card numbers, tokens and --redact-pattern matches\n" +
-			"are replaced by stable placeholders (<EMAIL_1>, <CARD_1>, …), listed on stderr for review.\n\n" +
+			"are replaced by stable placeholders (<EMAIL_1>, <CARD_1>, …), listed on stderr for review, and so\n" +
+			"are session and invocation ids that do not look machine-made (unless --keep-ids).\n\n" +
 			importOTLPExitStatusHelp,
 		Flags: []cli.Flag{
 			stringFlag("out", "", "`DIR` to write the cassette and the eval set to (required)"),
 			stringFlag("name", "", "`NAME` of the cassette and the eval set (default: FILE's name without its extensions)"),
 			&cli.StringSliceFlag{Name: "redact-pattern", Usage: "also replace what the regular expression `REGEX` matches, as <REDACTED_n> (repeatable)", EnvVars: envFor("redact-pattern")},
 			stringFlag("replacements", "", "also write the list of replacements to `FILE` as JSON (placeholders and masked values, never the values)"),
+			stringFlag("report", "", "also write what was imported to `FILE` as JSON: counts, files, session ids, replacements, and what each span lacks"),
+			&cli.BoolFlag{Name: "keep-ids", Usage: "write session and invocation ids as read; by default an id that does not look machine-made becomes a placeholder", EnvVars: envFor("keep-ids")},
 		},
 		Action:       runImportOTLP,
 		OnUsageError: commandUsageError,
@@ -46,34 +51,36 @@ func importOTLPCommand() *cli.Command {
 }
 
 // importOTLPArgs reads FILE and the flags, which may follow it.
-func importOTLPArgs(c *cli.Context) (string, otlpimport.Options, string, error) {
+func importOTLPArgs(c *cli.Context) (string, otlpimport.Options, [2]string, error) {
 	args := c.Args().Slice()
-	opts := otlpimport.Options{Out: c.String("out"), Name: c.String("name"), Patterns: c.StringSlice("redact-pattern")}
-	replacements := c.String("replacements")
+	opts := otlpimport.Options{Out: c.String("out"), Name: c.String("name"), Patterns: c.StringSlice("redact-pattern"), KeepIDs: c.Bool("keep-ids")}
+	files := [2]string{c.String("replacements"), c.String("report")}
 	if len(args) > 1 {
 		// urfave/cli stops at the first argument; the usage puts flags after it.
 		set := flag.NewFlagSet("import otlp", flag.ContinueOnError)
 		set.SetOutput(io.Discard)
 		set.StringVar(&opts.Out, "out", opts.Out, "")
 		set.StringVar(&opts.Name, "name", opts.Name, "")
-		set.StringVar(&replacements, "replacements", replacements, "")
+		set.StringVar(&files[0], "replacements", files[0], "")
+		set.StringVar(&files[1], "report", files[1], "")
+		set.BoolVar(&opts.KeepIDs, "keep-ids", opts.KeepIDs, "")
 		set.Func("redact-pattern", "", func(s string) error { opts.Patterns = append(opts.Patterns, s); return nil })
 		if err := set.Parse(args[1:]); err != nil {
-			return "", opts, "", usageErrorf("import otlp: %v", err)
+			return "", opts, files, usageErrorf("import otlp: %v", err)
 		}
 		args = append(args[:1], set.Args()...)
 	}
 	if len(args) != 1 {
-		return "", opts, "", usageErrorf("import otlp: want one FILE (an OTLP JSON export), got %d arguments: %q", len(args), args)
+		return "", opts, files, usageErrorf("import otlp: want one FILE (an OTLP JSON export), got %d arguments: %q", len(args), args)
 	}
 	if opts.Out == "" {
-		return "", opts, "", usageErrorf("import otlp: --out DIR is required (where the cassette and the eval set go)")
+		return "", opts, files, usageErrorf("import otlp: --out DIR is required (where the cassette and the eval set go)")
 	}
-	return args[0], opts, replacements, nil
+	return args[0], opts, files, nil
 }
 
 func runImportOTLP(c *cli.Context) error {
-	file, opts, replacements, err := importOTLPArgs(c)
+	file, opts, files, err := importOTLPArgs(c)
 	if err != nil {
 		return err
 	}
@@ -90,22 +97,31 @@ func runImportOTLP(c *cli.Context) error {
 	}
 	w := c.App.ErrWriter
 	for _, m := range res.Missing {
-		fmt.Fprintf(w, "adkproxy: missing: %s\n", m)
+		fmt.Fprintf(w, "adkproxy: missing: %s\n", m.String())
 	}
 	for _, r := range res.Replacements {
 		fmt.Fprintf(w, "adkproxy: replaced %s (%s, %d time(s), %s) first in %s\n", r.Placeholder, r.Rule, r.Count, r.Masked, r.FirstSeen)
 	}
-	if replacements != "" {
-		list := res.Replacements
-		if list == nil {
-			list = []otlpimport.Replacement{}
+	if res.Replacements == nil {
+		res.Replacements = []otlpimport.Replacement{}
+	}
+	if res.Missing == nil {
+		res.Missing = []otlpimport.Missing{}
+	}
+	for i, v := range []any{res.Replacements, res} {
+		if files[i] == "" {
+			continue
 		}
-		b, _ := textfmt.IndentedJSON(list)
-		if err := cassettes.WriteFileAtomic(replacements, b); err != nil {
-			return withCode(exitCantWrite, fmt.Errorf("import otlp: --replacements %s: %w", replacements, err))
+		b, _ := textfmt.IndentedJSON(v)
+		if err := cassettes.WriteFileAtomic(files[i], b); err != nil {
+			return withCode(exitCantWrite, fmt.Errorf("import otlp: --%s %s: %w", []string{"replacements", "report"}[i], files[i], err))
 		}
 	}
-	fmt.Fprintf(w, "adkproxy: imported %d session(s), %d invocation(s), %d model call(s) into %s and %s; %d value(s) replaced\n",
-		res.Sessions, res.Invocations, res.Calls, res.Cassette, res.EvalSet, len(res.Replacements))
+	into := res.EvalSet + " (no cassette: no model call could be rebuilt)"
+	if res.Cassette != "" {
+		into = res.Cassette + " and " + res.EvalSet
+	}
+	fmt.Fprintf(w, "adkproxy: imported %d session(s), %d invocation(s), %d model call(s) into %s; %d value(s) replaced, %d span(s) lacking something\n",
+		res.Sessions, res.Invocations, res.Calls, into, len(res.Replacements), len(res.Missing))
 	return nil
 }

@@ -73,12 +73,34 @@ func TestImportOTLPOfExportedRunScores(t *testing.T) {
 		t.Errorf("%s lacks the card's placeholder in the tool result", cassette)
 	}
 	var list []map[string]any
-	if b, _ := os.ReadFile(replacements); json.Unmarshal(b, &list) != nil || len(list) != 2 {
-		t.Errorf("--replacements: want 2 entries, got %s", b)
+	kinds := map[any]int{}
+	b, _ = os.ReadFile(replacements)
+	if json.Unmarshal(b, &list) != nil {
+		t.Fatalf("--replacements: %s", b)
+	}
+	for _, e := range list {
+		kinds[e["kind"]]++
+	}
+	// The export's ids ("<cassette>/<session>") are not machine-made, so
+	// they are replaced too.
+	if kinds["email"] != 1 || kinds["card"] != 1 || kinds["session_id"] != 1 || kinds["invocation_id"] != 2 || len(list) != 5 {
+		t.Errorf("--replacements: want an email, a card and the ids, got %s", b)
 	}
 	score := adkproxy(t, nil, "score", "--cassettes", out, "--expected", evalSet)
 	if score.code != 0 || !strings.Contains(score.stdout, "CASE prod  PASSED") {
 		t.Fatalf("score: exit %d\n%s\n%s", score.code, score.stdout, score.stderr)
+	}
+	// --keep-ids keeps the ids; --report writes the whole account.
+	report := filepath.Join(dir, "report.json")
+	r = adkproxy(t, nil, "import", "otlp", export, "--out", filepath.Join(dir, "kept"), "--keep-ids", "--report", report)
+	var rep struct {
+		SessionIDs   []struct{ ID string } `json:"session_ids"`
+		Replacements []any                 `json:"replacements"`
+		Missing      []any                 `json:"missing"`
+	}
+	if b, _ := os.ReadFile(report); r.code != 0 || json.Unmarshal(b, &rep) != nil || len(rep.Replacements) != 2 ||
+		len(rep.SessionIDs) != 1 || rep.SessionIDs[0].ID == "" || strings.HasPrefix(rep.SessionIDs[0].ID, "<") || rep.Missing == nil {
+		t.Errorf("--keep-ids --report: exit %d, report %s\n%s", r.code, b, r.stderr)
 	}
 }
 
@@ -87,7 +109,11 @@ func TestImportOTLPBadInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	notJSON := filepath.Join(dir, "broken.json")
-	noCalls := filepath.Join(dir, "empty.json")
+	noCalls := filepath.Join(dir, "nocalls.json")
+	empty := filepath.Join(dir, "empty.json")
+	notADK := filepath.Join(dir, "notadk.json")
+	os.WriteFile(empty, nil, 0o644)
+	os.WriteFile(notADK, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"GET","traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708"}]}]}]}`), 0o644)
 	badID := filepath.Join(dir, "badid.json")
 	os.WriteFile(notJSON, []byte(`{"resourceSpans": [`), 0o644)
 	os.WriteFile(noCalls, []byte(`{"resourceSpans": []}`), 0o644)
@@ -98,7 +124,10 @@ func TestImportOTLPBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{notJSON}, 65, notJSON},
-		{[]string{noCalls}, 65, "no call_llm span"},
+		{[]string{noCalls}, 65, "no ADK span"},
+		{[]string{empty}, 65, "empty.json: empty"},
+		{[]string{notADK}, 65, "notadk.json: no ADK span"},
+		{[]string{noCalls, "--keep-ids=maybe"}, 64, "keep-ids"},
 		{[]string{badID}, 65, "resourceSpans[0].scopeSpans[0].spans[0].traceId"},
 		{[]string{filepath.Join(dir, "absent.json")}, 65, "absent.json"},
 		{[]string{noCalls, "--redact-pattern", "("}, 64, "--redact-pattern"},

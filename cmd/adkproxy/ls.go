@@ -61,6 +61,20 @@ func runLs(c *cli.Context) error {
 			return usageErrorf("ls: --stale: %s", staleUsage(err))
 		}
 	}
+	if format == "table" && !c.IsSet("stale") {
+		// Printed as it is made, one invocation's model at a time, with
+		// collection paced as while loading: a table of 200,000 steps is
+		// tens of MB, and the model of them all as large as the cassette
+		// (issue 39 item 12).
+		dir, loaded, restoreGC, err := loadCassettesPaced(c)
+		if err != nil {
+			return err
+		}
+		defer restoreGC()
+		out := bufio.NewWriter(c.App.Writer)
+		runview.StreamTable(out, dir, loaded)
+		return out.Flush()
+	}
 	dir, loaded, err := loadCassettes(c)
 	if err != nil {
 		return err
@@ -68,12 +82,6 @@ func runLs(c *cli.Context) error {
 	run := recorded.Build(dir, loaded)
 	if c.IsSet("stale") {
 		return lsStale(c, run, age, format)
-	}
-	if format == "table" {
-		// Printed as it is made: a table of 200,000 steps is tens of MB.
-		out := bufio.NewWriter(c.App.Writer)
-		runview.WriteTable(out, dir, run)
-		return out.Flush()
 	}
 	var out bytes.Buffer
 	if format == "json" {

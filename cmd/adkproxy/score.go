@@ -236,7 +236,7 @@ func writeScores(c *cli.Context, result *scoring.Result, write func(io.Writer, *
 }
 
 // noCodeFlag is --no-code of the commands that can run a config's custom
-// metrics (score, simulate).
+// metrics (score, simulate, fork).
 func noCodeFlag() cli.Flag {
 	return boolFlag("no-code", "run no custom metric: a config's \"command\" and code_config.name are code; refuse them, naming each, for a config you do not trust")
 }

@@ -819,3 +819,29 @@ func TestScoreCustomMetricModelCallsRecordThenReplay(t *testing.T) {
 		t.Errorf("result:\n%s", replayed)
 	}
 }
+
+// fork --config scores both sides as score does, so it runs a config's
+// custom metrics too: --no-code (and ADKPROXY_NO_CODE) refuses them there,
+// before the command runs.
+func TestForkNoCodeRefusesTheConfigsCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker, ran := filepath.Join(dir, "pwned"), filepath.Join(dir, "ran")
+	config := writeTestFile(t, dir, "cfg.json", `{"criteria": {"innocent": 0.5},
+	  "custom_metrics": {"innocent": {"command": ["sh", "-c", "touch `+marker+`; echo '{\"overall_score\": 1}'"]}}}`)
+	args := []string{"fork", "--cassettes", weatherCassette, "--at", "1/1/0", "--model", "gemini-2.5-pro",
+		"--upstream", "http://127.0.0.1:1", "--out", filepath.Join(dir, "out"), "--config", config}
+	for _, r := range []result{
+		adkproxy(t, nil, append(args, "--no-code", "--", "touch", ran)...),
+		adkproxy(t, []string{"ADKPROXY_NO_CODE=1"}, append(args, "--", "touch", ran)...),
+	} {
+		if r.code != exitDataErr || !strings.Contains(r.stderr, "--no-code") || !strings.Contains(r.stderr, `innocent (command ["sh","-c"`) {
+			t.Errorf("exit %d, want 65 naming the refused metric\nstderr:\n%s", r.code, r.stderr)
+		}
+	}
+	for _, f := range []string{marker, ran} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("fork --no-code ran something: %s exists", f)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -65,6 +66,7 @@ func TestOracleADK118(t *testing.T) {
 	type session struct {
 		Case   string          `json:"case"`
 		Events json.RawMessage `json:"events"`
+		App    json.RawMessage `json:"app,omitempty"`
 	}
 	var first, runs []session
 	for _, s := range scenarios {
@@ -77,11 +79,15 @@ func TestOracleADK118(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		app, err := os.ReadFile(out + ".app.json")
+		if err != nil {
+			t.Fatal(err)
+		}
 		if s.cassette != "weather_run2" {
-			first = append(first, session{s.evalCase, events})
+			first = append(first, session{s.evalCase, events, app})
 		}
 		if s.evalCase == "weather" {
-			runs = append(runs, session{s.evalCase, events})
+			runs = append(runs, session{s.evalCase, events, app})
 		}
 	}
 	writeJSON := func(name string, v any) string {
@@ -113,25 +119,26 @@ func TestOracleADK118(t *testing.T) {
 	oracleJudged(t, env, bin, work, cassettes, firstPath, evalSet)
 }
 
-// oracleJudged holds the LLM-judged final_response_match_v2 to ADK 1.18's
-// evaluator on the same runs: both sides' judge calls go to one scripted
-// judge on loopback, which says "invalid" to a prompt about Tokyo and
-// "valid" to any other; adkproxy score has ADK's own template text in
-// --judge-prompts. The judge prompts each side sent must be equal as
-// JSON, and the scores and statuses equal.
+// oracleJudged holds ADK 1.18's LLM-judged metrics — final_response_match_v2,
+// hallucinations_v1 (segmenter and validator), and both rubric-based
+// judges, with rubrics in the eval config and (which ADK 1.18 does not
+// use) in an eval case and an invocation — to ADK 1.18's evaluator on the
+// same runs, in one evaluation of each side. ADK's sessions carry the app
+// details its evaluator builds from the model requests (each agent's
+// instructions and tools), as adk eval's do; both sides' judge calls go to
+// one scripted judge on loopback (judgeScript), and adkproxy score has
+// ADK's own template texts in --judge-prompts. The judge prompts each side
+// sent (every sample of each) must be equal as JSON, and every case status
+// and score equal.
 func oracleJudged(t *testing.T, env []string, bin, work, cassettes, sessions, evalSet string) {
 	t.Helper()
 	var mu sync.Mutex
 	var sent []string
-	judge := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, _ int) fakejudge.Reply {
+	judge := httptest.NewServer(&fakejudge.Handler{Script: func(prompt string, seen int) fakejudge.Reply {
 		mu.Lock()
 		sent = append(sent, prompt)
 		mu.Unlock()
-		label := "valid"
-		if strings.Contains(prompt, "Tokyo") {
-			label = "invalid"
-		}
-		return fakejudge.Reply{Text: `{"reasoning": "scripted", "is_the_agent_response_valid": "` + label + `"}`}
+		return fakejudge.Reply{Text: judgeScript(prompt, seen)}
 	}})
 	defer judge.Close()
 	take := func() []string {
@@ -151,15 +158,40 @@ func oracleJudged(t *testing.T, env []string, bin, work, cassettes, sessions, ev
 	env = append(env, "GOOGLE_API_KEY=oracle-judge-key", "GEMINI_API_KEY=oracle-judge-key", "GOOGLE_GENAI_USE_VERTEXAI=false")
 	adkOut := filepath.Join(work, "adk_judged.json")
 	run(t, append(env, "GOOGLE_GEMINI_BASE_URL="+judge.URL), "python3", filepath.Join(filepath.Dir(evalSet), "adk_side.py"), "evaluate", sessions, evalSet, config, adkOut)
+	// ADK's events carry the ids ADK gives the model's function calls
+	// (adk-<random uuid>, as the Gemini API sends none), which ADK strips
+	// from every model request: no recording holds them, so they are left
+	// out of ADK's prompts before comparing.
 	adkPrompts := take()
+	withIDs := 0
+	for i, p := range adkPrompts {
+		if q := adkClientIDRE.ReplaceAllString(p, ""); q != p {
+			adkPrompts[i] = q
+			withIDs++
+		}
+	}
+	slices.Sort(adkPrompts)
 	ours := adkproxyVerdicts(t, env, bin, cassettes, evalSet, config, 1, "--judge-mode", "record", "--judge-base-url", judge.URL,
 		"--judge-cassettes", filepath.Join(work, "judge"), "--judge-prompts", prompts)
 	ourPrompts := take()
-	agree, total := compareVerdicts(t, "final_response_match_v2", readVerdicts(t, adkOut), ours)
+	adk := readVerdicts(t, adkOut)
+	agree, total := compareVerdicts(t, "judged", adk, ours)
+	notOne := 0
+	for _, c := range adk {
+		for _, m := range c.Metrics {
+			if m.Score != nil && *m.Score != 1 {
+				notOne++
+			}
+		}
+	}
+	if notOne < 4 {
+		t.Errorf("only %d judged scores below 1: the scripted judge no longer tells the answers apart", notOne)
+	}
 	adkJSON, _ := json.MarshalIndent(adkPrompts, "", " ")
 	ourJSON, _ := json.MarshalIndent(ourPrompts, "", " ")
 	if len(adkPrompts) == 0 || string(adkJSON) != string(ourJSON) {
-		t.Errorf("the judge prompts differ from ADK 1.18's: ADK sent %d, adkproxy %d", len(adkPrompts), len(ourPrompts))
+		t.Errorf("the judge prompts differ from ADK 1.18's: ADK sent %d (%v), adkproxy %d (%v)",
+			len(adkPrompts), promptKinds(adkPrompts), len(ourPrompts), promptKinds(ourPrompts))
 	}
 	same := 0
 	for i := range min(len(adkPrompts), len(ourPrompts)) {
@@ -170,13 +202,126 @@ func oracleJudged(t *testing.T, env []string, bin, work, cassettes, sessions, ev
 		a, o := strings.Split(adkPrompts[i], "\n"), strings.Split(ourPrompts[i], "\n")
 		for j := range max(len(a), len(o)) {
 			if j >= len(a) || j >= len(o) || a[j] != o[j] {
-				t.Errorf("judge prompt %d differs from line %d on:\n----- ADK -----\n%s\n----- adkproxy -----\n%s", i, j+1,
+				t.Errorf("judge prompt %d (%s) differs from line %d on:\n----- ADK -----\n%s\n----- adkproxy -----\n%s", i, promptKind(adkPrompts[i]), j+1,
 					strings.Join(a[min(j, len(a)):], "\n"), strings.Join(o[min(j, len(o)):], "\n"))
 				break
 			}
 		}
 	}
-	t.Logf("final_response_match_v2: %d of %d results agree with ADK 1.18's evaluator; %d of %d judge prompts equal", agree, total, same, len(adkPrompts))
+	t.Logf("judged metrics: %d of %d results agree with ADK 1.18's evaluator (%d scores below 1); %d of %d judge prompts equal (%v; %d with ADK's client ids left out)",
+		agree, total, notOne, same, len(adkPrompts), promptKinds(adkPrompts), withIDs)
+}
+
+// The judged metrics' rubric texts (config_judge.json).
+const (
+	rubricCity         = "The answer names the city it is about."
+	rubricTemperature  = "The answer gives a temperature."
+	rubricWeatherFirst = "The agent calls get_weather before answering."
+	rubricNoConfirm    = "The agent asks for no confirmation."
+)
+
+// promptKind names the judge call a prompt of ADK's templates is.
+func promptKind(prompt string) string {
+	switch {
+	case strings.Contains(prompt, "**Response Begin**"):
+		return "hallucinations_v1_segmenter"
+	case strings.Contains(prompt, "**Sentences Begin**"):
+		return "hallucinations_v1_validator"
+	case strings.Contains(prompt, rubricCity):
+		return "rubric_based_final_response_quality_v1"
+	case strings.Contains(prompt, rubricWeatherFirst):
+		return "rubric_based_tool_use_quality_v1"
+	}
+	return "final_response_match_v2"
+}
+
+// promptKinds counts prompts by kind.
+func promptKinds(prompts []string) map[string]int {
+	out := map[string]int{}
+	for _, p := range prompts {
+		out[promptKind(p)]++
+	}
+	return out
+}
+
+var (
+	adkClientIDRE = regexp.MustCompile(`(?m)^ *"id": "adk-[0-9a-f-]{36}",\n`)
+	sentenceRE    = regexp.MustCompile(`<sentence>(.*?)</sentence>`)
+	splitRE       = regexp.MustCompile(`[^.!?。]+[.!?。]?`)
+)
+
+// judgeScript is the scripted judge's answer to one prompt (seen: the
+// earlier calls of the same prompt, its sample), in the format ADK 1.18's
+// parser of that kind reads, told apart by the prompt's content so that
+// scores vary:
+//   - final_response_match_v2: "invalid" about Tokyo, else "valid";
+//   - the segmenter: the response between ADK's markers cut after each
+//     full stop (Japanese ones too), one <sentence> each;
+//   - the validator: per sentence "contradictory" with 二十五, "unsupported"
+//     with Tokyo, "not_applicable" with sunscreen, a label ADK does not
+//     count ("partially") with "Sunny skies", else "supported";
+//   - the rubric judges: a Property/Rationale/Verdict block per rubric in
+//     the prompt — the city named unless about sunscreen (the second of
+//     three samples says the opposite: the majority holds), a temperature
+//     when degrees are in it, get_weather first when about Paris (else
+//     yes, then no: a tie of two samples, which counts as no), no
+//     confirmation unless ADK's adk_request_confirmation is in it.
+func judgeScript(prompt string, seen int) string {
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	switch kind := promptKind(prompt); kind {
+	case "hallucinations_v1_segmenter":
+		response := prompt[strings.LastIndex(prompt, "**Response Begin**")+len("**Response Begin**"):]
+		response = response[:strings.Index(response, "**Response End**")]
+		var b strings.Builder
+		for _, s := range splitRE.FindAllString(response, -1) {
+			if s = strings.TrimSpace(s); s != "" {
+				fmt.Fprintf(&b, "<sentence>%s</sentence>\n", s)
+			}
+		}
+		return b.String()
+	case "hallucinations_v1_validator":
+		var b strings.Builder
+		for _, m := range sentenceRE.FindAllStringSubmatch(prompt[strings.LastIndex(prompt, "**Sentences Begin**"):], -1) {
+			label := "supported"
+			switch s := m[1]; {
+			case strings.Contains(s, "二十五"):
+				label = "contradictory"
+			case strings.Contains(s, "Tokyo"):
+				label = "unsupported"
+			case strings.Contains(s, "sunscreen"):
+				label = "not_applicable"
+			case strings.Contains(s, "Sunny skies"):
+				label = "partially"
+			}
+			fmt.Fprintf(&b, "sentence: %s\nlabel: %s\nrationale: scripted\nsupporting_excerpt: null\ncontradicting_excerpt: null\n", m[1], label)
+		}
+		return b.String()
+	case "rubric_based_final_response_quality_v1", "rubric_based_tool_use_quality_v1":
+		verdicts := map[string]string{
+			rubricCity:         yes(strings.Contains(prompt, "sunscreen") == (seen == 1)),
+			rubricTemperature:  yes(strings.Contains(prompt, "degrees") || strings.Contains(prompt, "度")),
+			rubricWeatherFirst: yes(strings.Contains(prompt, "Paris") || seen == 0),
+			rubricNoConfirm:    yes(!strings.Contains(prompt, "adk_request_confirmation")),
+		}
+		var b strings.Builder
+		for _, r := range []string{rubricCity, rubricTemperature, rubricWeatherFirst, rubricNoConfirm} {
+			if strings.Contains(prompt, r) {
+				fmt.Fprintf(&b, "Property: %s\nRationale: scripted\nVerdict: %s\n\n", r, verdicts[r])
+			}
+		}
+		return b.String()
+	default:
+		label := "valid"
+		if strings.Contains(prompt, "Tokyo") {
+			label = "invalid"
+		}
+		return `{"reasoning": "scripted", "is_the_agent_response_valid": "` + label + `"}`
+	}
 }
 
 // compareVerdicts reports every difference between ADK's verdicts and

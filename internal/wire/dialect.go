@@ -3,6 +3,7 @@
 package wire
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -58,7 +59,17 @@ type Matching struct {
 	// Group is the report's finding group of a top-level request field
 	// ("" when the dialect has none for it).
 	Group func(field string) string
+	// Bytes are the request fields that hold bytes as base64 text. Clients
+	// spell the same bytes in either alphabet, padded or not (genai for
+	// Python URL-safe, for Go and JS standard) and the API reads every
+	// spelling, so the matcher compares these fields by their bytes.
+	Bytes []BytesField
 }
+
+// BytesField is a request field that holds bytes: a member Key of an
+// object that is itself the value (or an element of the array value) of
+// the member In, any object when In is "".
+type BytesField struct{ In, Key string }
 
 // Array is how the matcher compares an array of a request body.
 type Array struct {
@@ -196,6 +207,20 @@ func Group(field string) string {
 		}
 	}
 	return ""
+}
+
+// BytesFields lists every dialect's byte fields (Matching.Bytes), each
+// once.
+func BytesFields() []BytesField {
+	var out []BytesField
+	for _, m := range matchings {
+		for _, f := range m.Bytes {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // Members lists every dialect's most carried top-level members.

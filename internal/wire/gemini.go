@@ -74,7 +74,24 @@ func (gemini) Step(x *cassettes.Exchange) Step {
 	if x.Response.Status != 200 {
 		return t
 	}
+	// The text is joined only when there are pieces to join: one piece is
+	// the decoded string itself, not a copy of it (a long answer's text is
+	// as large as its body; issue 39 item 5).
 	var text strings.Builder
+	var first string
+	pieces := 0
+	add := func(s string) {
+		switch pieces {
+		case 0:
+			first = s
+		case 1:
+			text.WriteString(first)
+			fallthrough
+		default:
+			text.WriteString(s)
+		}
+		pieces++
+	}
 	for _, payload := range Payloads(&x.Response) {
 		var resp geminiResponse
 		if p := bytes.TrimLeft(payload, " \t\r\n"); len(p) == 0 || p[0] != '{' || json.Unmarshal(payload, &resp) != nil {
@@ -106,13 +123,17 @@ func (gemini) Step(x *cassettes.Exchange) Step {
 			case p.FunctionCall != nil:
 				t.ToolCalls = append(t.ToolCalls, ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
 			case p.Text != "" && !p.Thought:
-				text.WriteString(sep)
-				text.WriteString(p.Text)
+				if sep != "" {
+					add(sep)
+				}
+				add(p.Text)
 				sep = "\n"
 			}
 		}
 	}
-	t.Text = text.String()
+	if t.Text = first; pieces > 1 {
+		t.Text = text.String()
+	}
 	return t
 }
 
@@ -264,6 +285,18 @@ var geminiMatching = Matching{
 			return "contents"
 		}
 		return ""
+	},
+	// genai's []byte fields, by the keys the Gemini API reads them at: a
+	// part's signature, a blob's data (a part's, a function response
+	// part's, a Live message's media), an image's or a video's bytes, a
+	// replicated voice's audio, a continuation token and a Live avatar's image.
+	Bytes: []BytesField{
+		{Key: "thoughtSignature"},
+		{In: "inlineData", Key: "data"},
+		{In: "mediaChunks", Key: "data"}, {In: "audio", Key: "data"}, {In: "video", Key: "data"}, {In: "media", Key: "data"},
+		{Key: "bytesBase64Encoded"}, {Key: "encodedVideo"},
+		{Key: "voiceSampleAudio"}, {Key: "consentAudio"},
+		{Key: "continuationToken"}, {Key: "imageData"},
 	},
 }
 

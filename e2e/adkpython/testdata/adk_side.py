@@ -6,12 +6,16 @@ GOOGLE_GEMINI_BASE_URL points at: adkproxy record or replay), answering
 every tool confirmation with an approval, and writes the session's events;
 with RECORDINGS_DIR, ADK's own RecordingsPlugin records every model and
 tool call into RECORDINGS_DIR/generated-recordings.yaml, as ADK's
-conformance corpus is made.
+conformance corpus is made; without it, ADK's eval request intercepter
+captures every model request, and OUT_JSON.app.json holds the app details
+ADK's evaluator builds from them, by invocation id (what adk eval hands
+its judges: each agent's instructions and tool declarations).
 
 evaluate SESSIONS_JSON EVALSET CONFIG OUT_JSON: ADK's own view of each
 session (EvaluationGenerator.convert_events_to_eval_invocations) scored by
 ADK's LocalEvalService against the eval set, runs of a case pooled as
-AgentEvaluator pools num_runs; writes each case's status and scores. An
+AgentEvaluator pools num_runs; writes each case's status and scores. A
+session's "app" holds its app details (run's OUT_JSON.app.json). An
 LLM-judged metric calls its judge where GOOGLE_GEMINI_BASE_URL points.
 
 templates DIR: writes ADK's own judge template texts as DIR/<kind>.txt,
@@ -24,6 +28,7 @@ import statistics
 import sys
 
 from google.adk.cli.plugins.recordings_plugin import RecordingsPlugin
+from google.adk.evaluation.app_details import AppDetails
 from google.adk.evaluation.base_eval_service import EvaluateConfig, EvaluateRequest, InferenceResult
 from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
 from google.adk.evaluation.eval_set import EvalSet
@@ -31,6 +36,7 @@ from google.adk.evaluation.evaluation_generator import EvaluationGenerator
 from google.adk.evaluation.evaluator import EvalStatus
 from google.adk.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
 from google.adk.evaluation.local_eval_service import LocalEvalService
+from google.adk.evaluation.request_intercepter_plugin import _RequestIntercepterPlugin
 from google.adk.events import Event
 from google.adk.runners import InMemoryRunner
 from google.genai import types
@@ -42,7 +48,8 @@ APP = "oracle"
 
 async def run(app, turns, out, recordings=None):
   agent = agents.AGENTS[app]()
-  plugins = [RecordingsPlugin()] if recordings else None
+  intercepter = None if recordings else _RequestIntercepterPlugin(name="request_intercepter")
+  plugins = [RecordingsPlugin()] if recordings else [intercepter]
   runner = InMemoryRunner(agent=agent, app_name=APP, plugins=plugins)
   session = await runner.session_service.create_session(app_name=APP, user_id="u")
   for index, text in enumerate(turns):
@@ -59,6 +66,10 @@ async def run(app, turns, out, recordings=None):
   session = await runner.session_service.get_session(app_name=APP, user_id="u", session_id=session.id)
   with open(out, "w") as f:
     json.dump([e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in session.events], f)
+  if intercepter:
+    details = EvaluationGenerator._get_app_details_by_invocation_id(session.events, intercepter)
+    with open(out + ".app.json", "w") as f:
+      json.dump({k: v.model_dump(mode="json") for k, v in details.items()}, f)
 
 
 async def evaluate(sessions_path, evalset_path, config_path, out):
@@ -76,8 +87,9 @@ async def evaluate(sessions_path, evalset_path, config_path, out):
   inferences = []
   for s in sessions:
     events = [Event.model_validate(e) for e in s["events"]]
+    app = {k: AppDetails.model_validate(v) for k, v in (s.get("app") or {}).items()}
     inferences.append(InferenceResult(app_name=APP, eval_set_id=eval_set.eval_set_id, eval_case_id=s["case"],
-                                      inferences=EvaluationGenerator.convert_events_to_eval_invocations(events),
+                                      inferences=EvaluationGenerator.convert_events_to_eval_invocations(events, app or None),
                                       session_id=s.get("session", "s")))
   by_case = {}
   views = {}
@@ -114,8 +126,13 @@ async def evaluate(sessions_path, evalset_path, config_path, out):
 
 
 def templates(out):
-  from google.adk.evaluation import final_response_match_v2
-  for kind, text in {"final_response_match_v2": final_response_match_v2._FINAL_RESPONSE_MATCH_V2_PROMPT}.items():
+  from google.adk.evaluation import final_response_match_v2, hallucinations_v1
+  from google.adk.evaluation import rubric_based_final_response_quality_v1 as fr, rubric_based_tool_use_quality_v1 as tu
+  for kind, text in {"final_response_match_v2": final_response_match_v2._FINAL_RESPONSE_MATCH_V2_PROMPT,
+                     "hallucinations_v1_segmenter": hallucinations_v1._HALLUCINATIONS_V1_SEGMENTER_PROMPT,
+                     "hallucinations_v1_validator": hallucinations_v1._HALLUCINATIONS_V1_VALIDATOR_PROMPT,
+                     "rubric_based_final_response_quality_v1": fr._RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1_PROMPT,
+                     "rubric_based_tool_use_quality_v1": tu._RUBRIC_BASED_TOOL_USE_QUALITY_V1_PROMPT}.items():
     with open(f"{out}/{kind}.txt", "w") as f:
       f.write(text)
 

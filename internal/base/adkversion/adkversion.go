@@ -83,6 +83,17 @@ func (v Version) StrictResultDetails() bool { return v.is118() }
 // the texts with "\n*  ", without ids and without a mark before the first.
 func (v Version) RubricIDsInPrompts() bool { return !v.is118() }
 
+// CaseRubrics reports whether the rubric judges use an eval case's own
+// rubrics (EvalCase.rubrics) and an expected invocation's
+// (Invocation.rubrics) beside the criterion's, as newer ADK does; ADK
+// 1.18's judges read the criterion's rubrics only.
+func (v Version) CaseRubrics() bool { return !v.is118() }
+
+// TransferReturnsNull reports whether the response of a transfer_to_agent
+// call that no recording holds is {"result": null}, as ADK for Python
+// 1.18 records it (its tool returns None); by default it is {}.
+func (v Version) TransferReturnsNull() bool { return v.is118() }
+
 // ConfirmationStartsInvocation reports whether the user's answer to a tool
 // confirmation (adk_request_confirmation) starts a new invocation, as in
 // ADK 1.18, rather than continuing the one that asked, as newer ADK does.

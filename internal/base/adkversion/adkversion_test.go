@@ -20,11 +20,13 @@ func TestRulesByVersion(t *testing.T) {
 	v118, _ := Parse("1.18")
 	v121, _ := Parse("1.21")
 	latest, _ := Parse("")
-	if !v118.StemsAll() || !v118.StrictResultDetails() || v118.RubricIDsInPrompts() || !v118.ConfirmationStartsInvocation() || v118.HasIgnoreArgs() || v118.MatchTypeByName() {
+	if !v118.StemsAll() || !v118.StrictResultDetails() || v118.RubricIDsInPrompts() || !v118.ConfirmationStartsInvocation() || v118.HasIgnoreArgs() || v118.MatchTypeByName() ||
+		v118.CaseRubrics() || !v118.TransferReturnsNull() {
 		t.Errorf("1.18's rules wrong")
 	}
 	for _, v := range []Version{v121, latest} {
-		if v.StemsAll() || v.StrictResultDetails() || !v.RubricIDsInPrompts() || v.ConfirmationStartsInvocation() || !v.HasIgnoreArgs() || !v.MatchTypeByName() {
+		if v.StemsAll() || v.StrictResultDetails() || !v.RubricIDsInPrompts() || v.ConfirmationStartsInvocation() || !v.HasIgnoreArgs() || !v.MatchTypeByName() ||
+			!v.CaseRubrics() || v.TransferReturnsNull() {
 			t.Errorf("%s's rules wrong", v)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"github.com/adkproxy/adkproxy/matcher"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -117,9 +118,9 @@ func loadFolder(dir string) (*Set, error) {
 // loadFile adds path's fakes to s, each limited to cassette when it is
 // given.
 func (s *Set) loadFile(path, cassette string) error {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path)
 	if err != nil {
-		return fmt.Errorf("tool fakes: %v", err)
+		return fmt.Errorf("tool fakes: %w", err)
 	}
 	var file struct {
 		Fakes []yaml.Node `yaml:"fakes"`

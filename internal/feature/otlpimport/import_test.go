@@ -31,6 +31,7 @@ func export(spans ...string) []byte {
 }
 
 const (
+	uuid1  = "6f1c2a9e-8b3d-4e5f-9a0b-1c2d3e4f5a6b"
 	traceA = "0102030405060708090a0b0c0d0e0f10"
 	traceB = "1102030405060708090a0b0c0d0e0f10"
 )
@@ -53,7 +54,7 @@ func TestPlaceholdersAreStable(t *testing.T) {
 		span(traceA, "0000000000000002", "0000000000000001", "invoke_agent helper", 2, map[string]string{"gen_ai.agent.name": "helper"}),
 		span(traceA, "0000000000000003", "0000000000000002", "call_llm", 3, map[string]string{
 			attrRequest: request("I am bob@example.com, order ORD-12345"), attrResponse: response("Hi bob@example.com, and cc amy@example.org"),
-			attrSession: "s1"}),
+			attrSession: uuid1}),
 	)
 	r, _ := newRedactor([]string{`ORD-\d+`})
 	cas, res, err := Convert("f.json", data, "f", r)
@@ -88,16 +89,27 @@ func TestMissingBodiesAreListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cas.Exchanges) != 1 || len(res.Missing) != 2 {
+	if len(cas.Exchanges) != 1 || len(res.Missing) != 3 {
 		t.Fatalf("exchanges %d, missing %q", len(cas.Exchanges), res.Missing)
 	}
-	if !strings.Contains(res.Missing[0], "spans[2] (call_llm): no gcp.vertex.agent.llm_response") ||
-		!strings.Contains(res.Missing[1], "no gcp.vertex.agent.llm_request and gcp.vertex.agent.llm_response") {
-		t.Errorf("missing %q", res.Missing)
+	if m := res.Missing[0].String(); !strings.Contains(m, "spans[2] (call_llm): no gcp.vertex.agent.llm_response;") {
+		t.Errorf("missing %q", m)
 	}
-	// Nothing rebuildable at all is an error naming the attributes.
+	if m := res.Missing[1].String(); !strings.Contains(m, "no gcp.vertex.agent.llm_request and gcp.vertex.agent.llm_response") {
+		t.Errorf("missing %q", m)
+	}
+	if m := res.Missing[2].String(); !strings.Contains(m, "spans[1] (call_llm): no gcp.vertex.agent.llm_response; it is the trace's last model call: the eval case's invocation has no final response") {
+		t.Errorf("missing %q", m)
+	}
+	// The second trace still makes an invocation of the eval set, from its
+	// user's text.
+	if res.Invocations != 2 || res.evalSessions[0].Invocations[1].UserText != "second" {
+		t.Errorf("invocations %d %+v", res.Invocations, res.evalSessions)
+	}
+	// Nothing to make a case from at all is an error naming the spans.
 	_, _, err = Convert("f.json", export(span(traceB, "0000000000000004", "", "call_llm", 5, nil)), "f", r)
-	if err == nil || !strings.Contains(err.Error(), "f.json: no call_llm span carries both") {
+	if err == nil || !strings.Contains(err.Error(), "f.json: nothing to make a case from") ||
+		!strings.Contains(err.Error(), "spans[0] (call_llm): no gcp.vertex.agent.llm_request and gcp.vertex.agent.llm_response") {
 		t.Errorf("err %v", err)
 	}
 }
@@ -147,8 +159,8 @@ func FuzzConvert(f *testing.F) {
 			}
 			return
 		}
-		if len(cas.Exchanges) != res.Calls || res.Calls == 0 {
-			t.Fatalf("%d exchanges, %d calls", len(cas.Exchanges), res.Calls)
+		if len(cas.Exchanges) != res.Calls || res.Invocations == 0 || len(res.evalSessions) != res.Sessions {
+			t.Fatalf("%d exchanges, %+v", len(cas.Exchanges), res)
 		}
 	})
 }

@@ -33,6 +33,7 @@ type redactor struct {
 	byValue  map[string]*Replacement
 	perKind  map[string]int
 	order    []*Replacement
+	keepIDs  bool
 }
 
 func newRedactor(patterns []string) (*redactor, error) {
@@ -130,4 +131,26 @@ func mask(s string) string {
 		return strings.Repeat("*", len(rs))
 	}
 	return fmt.Sprintf("%c%s%c (%d characters)", rs[0], strings.Repeat("*", len(rs)-2), rs[len(rs)-1], len(rs))
+}
+
+// machineID matches the ids programs make: a UUID or 16 and more hex
+// digits, after an optional short prefix (ADK's invocation ids are
+// "e-" and a UUID). Such an id says nothing about a person.
+var machineID = regexp.MustCompile(`^(?i)(?:[a-z][a-z0-9]{0,15}[-_])?(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})$`)
+
+// idRule is the rule that replaces an id a person may have chosen.
+const idRule = "an id that does not look machine-made (--keep-ids keeps it)"
+
+// id is an identifier as written: personal data in it replaced by the
+// rules, then, unless keep is set or it looks machine-made, the whole id
+// replaced by a placeholder of its kind (<SESSION_ID_1>), since a client
+// may name a session after its user.
+func (r *redactor) id(s, kind, where string, keep bool) string {
+	if s == "" {
+		return ""
+	}
+	if t := r.text(s, where); t != s || keep || machineID.MatchString(s) {
+		return t
+	}
+	return r.placeholder(s, match{kind: kind, rule: idRule}, where)
 }

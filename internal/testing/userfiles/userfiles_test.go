@@ -16,6 +16,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/data/scenarios"
 	"github.com/adkproxy/adkproxy/internal/engine/fake"
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
+	"github.com/adkproxy/adkproxy/internal/engine/toolfake"
 	"github.com/adkproxy/adkproxy/internal/feature/eval/judge"
 	"github.com/adkproxy/adkproxy/internal/feature/report/scorediff"
 	"github.com/adkproxy/adkproxy/scoring"
@@ -47,6 +48,8 @@ func TestEveryUserFileIsRegularOnly(t *testing.T) {
 		{"conformance session", "generated-session.yaml", func(p string) error { _, err := conformance.ReadSession(p); return err }},
 		{"score result", "result.json", func(p string) error { _, err := scorediff.Load(p); return err }},
 		{"run report", "report.json", func(p string) error { _, err := runpolicy.ReadReport(p); return err }},
+		{"tool fakes", "fakes.yaml", func(p string) error { _, err := toolfake.Load(p); return err }},
+		{"tool fakes folder", "default.yaml", func(p string) error { _, err := toolfake.Load(filepath.Dir(p)); return err }},
 	}
 	for _, special := range []string{"device", "FIFO"} {
 		for _, r := range readers {

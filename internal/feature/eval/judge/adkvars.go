@@ -62,21 +62,52 @@ type adkCall struct {
 
 // adkToolCalls pairs inv's tool calls with their responses as ADK does:
 // every call in order, the response with the same id (the last one with
-// it; no id pairs with no id).
-func adkToolCalls(inv *scoring.Invocation) []adkCall {
+// it). A call without an id (ADK gives every call one, adk-<uuid>, and
+// strips it from the model requests, so no recording holds it) pairs with
+// the first unpaired response without one of its name, as ADK's ids pair
+// the parallel calls of one step.
+func adkToolCalls(inv *scoring.Invocation, v adkversion.Version) []adkCall {
 	calls, _ := adkCalls(inv)
 	byID := map[string]*pyjson.Object{}
-	for _, r := range adkToolResults(inv) {
+	var noID []*pyjson.Object
+	for _, r := range adkToolResults(inv, v) {
 		id, _ := r.Val("id").(string)
+		if id == "" {
+			noID = append(noID, r)
+			continue
+		}
 		byID[id] = r
 	}
+	paired := make([]bool, len(noID))
 	out := make([]adkCall, len(calls))
 	for i, c := range calls {
-		id, _ := c.Val("id").(string)
-		out[i] = adkCall{call: c, response: byID[id]}
+		out[i].call = c
+		if id, _ := c.Val("id").(string); id != "" {
+			out[i].response = byID[id]
+			continue
+		}
+		for k, r := range noID {
+			if !paired[k] && r.Val("name") == c.Val("name") {
+				paired[k], out[i].response = true, r
+				break
+			}
+		}
 	}
 	return out
 }
+
+// adkResult is one recorded tool response as genai's FunctionResponse dump
+// gives it; a transfer_to_agent response no recording holds (scoring gives
+// it {}) is ADK's for the release v (adkversion.TransferReturnsNull).
+func adkResult(raw json.RawMessage, r cassettes.ToolResult, v adkversion.Version) *pyjson.Object {
+	if len(raw) == 0 && r.Name == transferTool && len(r.Response) == 0 && v.TransferReturnsNull() {
+		r.Response = map[string]any{"result": nil}
+	}
+	return genaiValue("FunctionResponse", raw, r)
+}
+
+// transferTool is ADK's tool for handing the conversation to another agent.
+const transferTool = "transfer_to_agent"
 
 // adkCalls are inv's tool calls as genai FunctionCall objects, in order,
 // with the step each belongs to (-1 without recorded steps). A call
@@ -128,7 +159,7 @@ func adkCalls(inv *scoring.Invocation) ([]*pyjson.Object, []int) {
 
 // adkToolResults are inv's tool responses as genai FunctionResponse
 // objects, with the recorded key order where the step kept it.
-func adkToolResults(inv *scoring.Invocation) []*pyjson.Object {
+func adkToolResults(inv *scoring.Invocation, v adkversion.Version) []*pyjson.Object {
 	type recorded struct {
 		r    cassettes.ToolResult
 		raw  json.RawMessage
@@ -153,7 +184,7 @@ func adkToolResults(inv *scoring.Invocation) []*pyjson.Object {
 				break
 			}
 		}
-		out[i] = genaiValue("FunctionResponse", raw, r)
+		out[i] = adkResult(raw, r, v)
 	}
 	return out
 }
@@ -176,8 +207,8 @@ func withFirst(o *pyjson.Object, key string, v any) *pyjson.Object {
 // [{"step": n from 0, "tool_call": FunctionCall, "tool_response":
 // FunctionResponse or the string "None"}]}, unset fields left out; without
 // any call, "No intermediate steps were taken.".
-func adkToolSteps(inv *scoring.Invocation) string {
-	pairs := adkToolCalls(inv)
+func adkToolSteps(inv *scoring.Invocation, v adkversion.Version) string {
+	pairs := adkToolCalls(inv, v)
 	if len(pairs) == 0 {
 		return adkNoSteps
 	}
@@ -207,8 +238,11 @@ type adkEvent struct {
 
 // adkStepEvents are the events of step s of inv (calls as adkCalls gives
 // them): its function responses, then its answer (text and calls) unless
-// it is the final response.
-func adkStepEvents(inv *scoring.Invocation, s int, calls []*pyjson.Object, stepOf []int, final int) []adkEvent {
+// it is the final response, then the response of each transfer_to_agent
+// call of it that the next step's request does not hold (ADK relays a
+// handoff to the agent taking over as text, while its events hold the
+// function response; adkResult gives its value).
+func adkStepEvents(inv *scoring.Invocation, s int, calls []*pyjson.Object, stepOf []int, final int, v adkversion.Version) []adkEvent {
 	st := &inv.Steps[s]
 	var out []adkEvent
 	if len(st.ToolResults) > 0 {
@@ -218,7 +252,7 @@ func adkStepEvents(inv *scoring.Invocation, s int, calls []*pyjson.Object, stepO
 			if i < len(st.ResultsJSON) {
 				raw = st.ResultsJSON[i]
 			}
-			e.results = append(e.results, genaiValue("FunctionResponse", raw, r))
+			e.results = append(e.results, adkResult(raw, r, v))
 		}
 		out = append(out, e)
 	}
@@ -233,6 +267,24 @@ func adkStepEvents(inv *scoring.Invocation, s int, calls []*pyjson.Object, stepO
 	}
 	if e.text != "" || len(e.calls) > 0 {
 		out = append(out, e)
+	}
+	relayed := adkEvent{}
+	for _, c := range st.ToolCalls {
+		if c.Name != transferTool {
+			continue
+		}
+		answered := false
+		if s+1 < len(inv.Steps) {
+			for _, r := range inv.Steps[s+1].ToolResults {
+				answered = answered || r.Name == transferTool && r.ID == c.ID
+			}
+		}
+		if !answered {
+			relayed.results = append(relayed.results, adkResult(nil, cassettes.ToolResult{ID: c.ID, Name: transferTool, Response: map[string]any{}}, v))
+		}
+	}
+	if len(relayed.results) > 0 {
+		out = append(out, relayed)
 	}
 	return out
 }

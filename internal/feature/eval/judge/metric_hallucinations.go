@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/scoring"
 )
 
@@ -24,7 +25,7 @@ type nlResponse struct {
 // nlResponses are the texts hallucinations_v1 judges in an invocation: the
 // final response against everything before it, and with intermediate also
 // every earlier text against the steps before it.
-func nlResponses(inv *scoring.Invocation, intermediate bool) []nlResponse {
+func nlResponses(inv *scoring.Invocation, intermediate bool, v adkversion.Version) []nlResponse {
 	var events []map[string]any
 	events = append(events, map[string]any{"author": "user", "text": inv.UserText})
 	ctxJSON := func() string {
@@ -39,7 +40,7 @@ func nlResponses(inv *scoring.Invocation, intermediate bool) []nlResponse {
 		if len(st.ToolResults) > 0 {
 			events = append(events, map[string]any{"author": st.Agent, "tool_responses": st.ToolResults})
 		}
-		stepEvents := adkStepEvents(inv, i, calls, stepOf, final)
+		stepEvents := adkStepEvents(inv, i, calls, stepOf, final, v)
 		if len(st.ToolResults) > 0 {
 			adk = append(adk, stepEvents[0])
 			stepEvents = stepEvents[1:]
@@ -86,7 +87,7 @@ func (r *caseRun) hallucinations(ctx context.Context, m *scoring.MetricResult) e
 		var details []any
 		supported, labelled := 0, 0
 		var worst string
-		for n, resp := range nlResponses(&r.c.Actual[i], r.opts.Intermediate) {
+		for n, resp := range nlResponses(&r.c.Actual[i], r.opts.Intermediate, r.j.adk) {
 			call := func(kind string, parts string) (string, error) {
 				return r.j.call(ctx, r.cassette, r.key(i+1, strconv.Itoa(n+1)+"."+kind), &r.opts, []string{parts})
 			}

@@ -49,8 +49,9 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 	// The case's own rubrics apply to every invocation, after the
 	// criterion's (ADK copies EvalCase.rubrics onto every actual one, so
 	// they are invocation-level rubrics).
+	// ADK 1.18 reads the criterion's rubrics only (adkversion.CaseRubrics).
 	var caseLevel []rubric
-	if len(r.c.Rubrics) > 0 {
+	if len(r.c.Rubrics) > 0 && r.j.adk.CaseRubrics() {
 		var err error
 		if caseLevel, err = decodeRubrics(r.c.Rubrics, "the eval case's rubrics"); err != nil {
 			return err
@@ -61,7 +62,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 	each := make([][]rubric, len(r.c.Actual))
 	for i := range r.c.Actual {
 		var exp *scoring.Invocation
-		if i < len(r.c.Expected) {
+		if i < len(r.c.Expected) && r.j.adk.CaseRubrics() {
 			exp = &r.c.Expected[i]
 		}
 		var err error
@@ -200,7 +201,7 @@ func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]str
 	return r.j.prompt(r.metric, map[string]string{
 		"UserPrompt": act.UserText, "Response": response, "ToolSteps": toolSteps(act)},
 		func() map[string]string {
-			steps := adkToolSteps(act)
+			steps := adkToolSteps(act, r.j.adk)
 			return map[string]string{"developer_instructions": adkDeveloperInstructions(act), "tool_declarations": adkToolDeclarations(act),
 				"user_input": act.UserText, "response_steps": steps, "tool_usage": steps, "final_response": response,
 				"rubrics": adkRubricList(rubrics, r.j.adk)}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/adkproxy/adkproxy/cassettes"
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -118,7 +119,7 @@ func pushOne(ctx context.Context, client *http.Client, target string, req *coltr
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("%w: %s answered %s: %s", ErrCollector, url, resp.Status, collectorMessage(mediaType, answer))
+		return fmt.Errorf("%w: %s answered %s: %s", ErrCollector, url, resp.Status, outbound.Printable(collectorMessage(mediaType, answer)))
 	}
 	var out coltracepb.ExportTraceServiceResponse
 	switch mediaType {
@@ -128,13 +129,14 @@ func pushOne(ctx context.Context, client *http.Client, target string, req *coltr
 		err = protojson.Unmarshal(answer, &out)
 	}
 	if p := out.GetPartialSuccess(); err == nil && p.GetRejectedSpans() > 0 {
-		return fmt.Errorf("%w: %s rejected %d span(s): %s", ErrCollector, url, p.GetRejectedSpans(), p.GetErrorMessage())
+		return fmt.Errorf("%w: %s rejected %d span(s): %s", ErrCollector, url, p.GetRejectedSpans(), outbound.Printable(p.GetErrorMessage()))
 	}
 	return nil
 }
 
 // collectorMessage reads an OTLP error answer: a google.rpc.Status in the
-// answer's encoding, else the body as text.
+// answer's encoding, else the body as text (shown through
+// outbound.Printable: it is server text).
 func collectorMessage(mediaType string, body []byte) string {
 	var st statuspb.Status
 	switch {

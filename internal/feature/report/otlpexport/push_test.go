@@ -135,6 +135,39 @@ func TestPushCollectorErrors(t *testing.T) {
 	}
 }
 
+// TestPushCollectorTextLosesControlCharacters: the collector's message is
+// server text shown on a terminal, so a hostile collector's escape
+// sequences (a window title, an OSC 8 link, colours, a carriage return)
+// lose their control characters, whether sent as text, as a
+// google.rpc.Status or as a partial success's error message.
+func TestPushCollectorTextLosesControlCharacters(t *testing.T) {
+	req := builtRun(t)
+	const hostile = "\x1b]0;PWNED\x07\x1b[31mdisk full\x1b[0m\r\x1b]8;;http://evil\x1b\\here\x1b]8;;\x1b\\"
+	for name, answer := range map[string]func(w http.ResponseWriter){
+		"text": func(w http.ResponseWriter) { http.Error(w, hostile, http.StatusInternalServerError) },
+		"status": func(w http.ResponseWriter) {
+			body, _ := proto.Marshal(&statuspb.Status{Code: 13, Message: hostile})
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write(body)
+		},
+		"partial": func(w http.ResponseWriter) {
+			body, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 1, ErrorMessage: hostile}})
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.Write(body)
+		},
+	} {
+		r := newReceiver(t, answer)
+		err := otlpexport.Push(context.Background(), http.DefaultClient, r.URL, req)
+		if err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Fatalf("%s: %v, want the collector's message", name, err)
+		}
+		if strings.ContainsAny(err.Error(), "\x1b\x07\r") {
+			t.Errorf("%s: the message keeps control characters: %q", name, err)
+		}
+	}
+}
+
 // TestBatches: a request split under a size keeps every span in order,
 // each under its own resource and scope, and every batch within the size
 // unless it is one span larger than it; Push sends them all.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,64 +40,94 @@ func WriteTable(w io.Writer, dir string, run recorded.Run) {
 		fmt.Fprintf(w, "no cassettes in %s\n", textfmt.OneLine(dir))
 		return
 	}
-	for i, c := range run.Cassettes {
+	for i := range run.Cassettes {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		var t table
-		invocations, steps := 0, 0
-		calls := map[string]int{}
-		for _, s := range c.Sessions {
-			invocations += len(s.Invocations)
-			for _, inv := range s.Invocations {
-				steps += len(inv.Steps)
-				for _, st := range inv.Steps {
-					for _, h := range st.HTTPCalls {
-						calls[h.Kind()]++
+		c := &run.Cassettes[i]
+		writeCassetteTable(w, dir, c, func(yield func(int, *recorded.Invocation) bool) {
+			for _, s := range c.Sessions {
+				for j := range s.Invocations {
+					if !yield(s.ID, &s.Invocations[j]) {
+						return
 					}
 				}
 			}
-		}
-		summary := []string{textfmt.Plural(len(c.Sessions), "session"), textfmt.Plural(invocations, "invocation"), textfmt.Plural(steps, "step")}
-		for _, kind := range []string{"http", "mcp", "a2a"} {
-			if calls[kind] > 0 {
-				summary = append(summary, textfmt.Plural(calls[kind], "tool "+kind+" call"))
-			}
-		}
-		if len(c.Other) > 0 {
-			summary = append(summary, textfmt.Plural(len(c.Other), "other request"))
-		}
-		t.add(headerRow, fmt.Sprintf("CASSETTE %s (%s): %s", textfmt.OneLine(c.Name),
-			textfmt.OneLine(filepath.Join(dir, filepath.FromSlash(c.File))), strings.Join(summary, ", ")))
-		t.add(headerRow, "  "+ProvenanceText(c.Provenance))
-		for _, s := range c.Sessions {
-			t.add(sessionRow, "  session "+strconv.Itoa(s.ID))
-			for _, inv := range s.Invocations {
-				t.add(invocationRow, invocationCells(&inv)...)
-				for _, st := range inv.Steps {
-					t.add(stepRow, stepCells(st)...)
-					for _, c := range st.HTTPCalls {
-						t.add(httpRow, "        tool "+c.Kind()+" "+textfmt.OneLine(c.String()))
-					}
-				}
-			}
-		}
-		if len(c.Other) > 0 {
-			t.add(sessionRow, "  other")
-			for _, o := range groupOther(othersOf(c.Other)) {
-				count := ""
-				if o.n > 1 {
-					count = fmt.Sprintf("×%d", o.n)
-				}
-				if o.MCPStream != "" { // not anonymous: the stream its server's results came on
-					t.add(otherRow, "    mcp stream", textfmt.OneLine(o.MCPStream+" ("+o.Method+" "+o.Path+")"), strconv.Itoa(o.Status), count)
-					continue
-				}
-				t.add(otherRow, "    "+textfmt.OneLine(o.Method), textfmt.OneLine(o.Path), strconv.Itoa(o.Status), count)
-			}
-		}
-		t.write(w)
+		})
 	}
+}
+
+// StreamTable prints the table WriteTable prints for the cassettes loaded
+// from dir, reading them as recorded.Stream does: one invocation's model
+// at a time, the cassettes consumed as they are read. It is the table of
+// a large cassette in a fraction of the memory of its whole model (issue
+// 39 item 12).
+func StreamTable(w io.Writer, dir string, loaded map[string]*cassettes.Cassette) {
+	if len(loaded) == 0 {
+		fmt.Fprintf(w, "no cassettes in %s\n", textfmt.OneLine(dir))
+		return
+	}
+	first := true
+	recorded.Stream(dir, loaded, func(c *recorded.Cassette, invocations iter.Seq2[int, *recorded.Invocation]) {
+		if !first {
+			fmt.Fprintln(w)
+		}
+		first = false
+		writeCassetteTable(w, dir, c, invocations)
+	})
+}
+
+// writeCassetteTable prints one cassette's block, its invocations read
+// once, in order, each with its session's id.
+func writeCassetteTable(w io.Writer, dir string, c *recorded.Cassette, invocations iter.Seq2[int, *recorded.Invocation]) {
+	var t table
+	sessions, count, steps := 0, 0, 0
+	calls := map[string]int{}
+	t.add(headerRow) // the summary, once it is counted
+	t.add(headerRow, "  "+ProvenanceText(c.Provenance))
+	session := 0
+	for id, inv := range invocations {
+		if sessions == 0 || id != session {
+			t.add(sessionRow, "  session "+strconv.Itoa(id))
+			sessions, session = sessions+1, id
+		}
+		count++
+		steps += len(inv.Steps)
+		t.add(invocationRow, invocationCells(inv)...)
+		for _, st := range inv.Steps {
+			t.add(stepRow, stepCells(st)...)
+			for _, h := range st.HTTPCalls {
+				calls[h.Kind()]++
+				t.add(httpRow, "        tool "+h.Kind()+" "+textfmt.OneLine(h.String()))
+			}
+		}
+	}
+	summary := []string{textfmt.Plural(sessions, "session"), textfmt.Plural(count, "invocation"), textfmt.Plural(steps, "step")}
+	for _, kind := range []string{"http", "mcp", "a2a"} {
+		if calls[kind] > 0 {
+			summary = append(summary, textfmt.Plural(calls[kind], "tool "+kind+" call"))
+		}
+	}
+	if len(c.Other) > 0 {
+		summary = append(summary, textfmt.Plural(len(c.Other), "other request"))
+	}
+	t.rows[0].cells = []string{fmt.Sprintf("CASSETTE %s (%s): %s", textfmt.OneLine(c.Name),
+		textfmt.OneLine(filepath.Join(dir, filepath.FromSlash(c.File))), strings.Join(summary, ", "))}
+	if len(c.Other) > 0 {
+		t.add(sessionRow, "  other")
+		for _, o := range groupOther(othersOf(c.Other)) {
+			count := ""
+			if o.n > 1 {
+				count = fmt.Sprintf("×%d", o.n)
+			}
+			if o.MCPStream != "" { // not anonymous: the stream its server's results came on
+				t.add(otherRow, "    mcp stream", textfmt.OneLine(o.MCPStream+" ("+o.Method+" "+o.Path+")"), strconv.Itoa(o.Status), count)
+				continue
+			}
+			t.add(otherRow, "    "+textfmt.OneLine(o.Method), textfmt.OneLine(o.Path), strconv.Itoa(o.Status), count)
+		}
+	}
+	t.write(w)
 }
 
 func invocationCells(inv *recorded.Invocation) []string {
