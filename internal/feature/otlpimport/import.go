@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,9 +89,9 @@ func (m Missing) String() string {
 // be rebuilt) and <Out>/<name>.evalset.json. Errors about the input wrap
 // ErrInput and name the file and the field.
 func Import(file string, opts Options) (*Result, error) {
-	data, err := os.ReadFile(file)
+	data, err := userfile.Read(file)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	r, err := newRedactor(opts.Patterns)
 	if err != nil {
