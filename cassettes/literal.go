@@ -128,7 +128,19 @@ func (l *literal) startLong(part []byte) bool {
 }
 
 // continueLong takes the next part of the long line.
-func (l *literal) continueLong(part []byte) { l.raw = appendRoom(l.raw, part, l.room) }
+func (l *literal) continueLong(part []byte) {
+	if l.room >= 0 && l.room <= wholeRoom && cap(l.raw)-len(l.raw) < len(part) {
+		// Near the end of the file: the rest of it at once, rather than
+		// doubling up to it (which allocated twice as much).
+		nb := make([]byte, len(l.raw), int64(len(l.raw)+len(part))+l.room)
+		copy(nb, l.raw)
+		l.raw = nb
+	}
+	l.raw = appendRoom(l.raw, part, l.room)
+}
+
+// wholeRoom is how much of the end of a file a long line takes at once.
+const wholeRoom = 4 << 20
 
 // appendDoubling is append that doubles a buffer it must grow: append
 // grows a large slice by a quarter, which for a body of many megabytes

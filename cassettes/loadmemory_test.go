@@ -99,9 +99,12 @@ func BenchmarkLoadLargeBody(b *testing.B) {
 // TestLoadingABodyUnderAMebibyteTakesAboutItsSize is issue 39 item 5 at
 // the small end: a body of 128 KiB to 1 MiB on one long line (a cassette of
 // 256 KiB to 2 MiB, the text in the trajectory too) is made in the buffer
-// it was read into and compacted there, so loading allocates at most 3
-// times the file in all, the doubling of that buffer (it was 4.1 to 4.6:
-// the value copied out of that buffer, then compacted into a third).
+// it was read into and compacted there, and the buffer of a long line
+// that reaches the last 4 MiB of the file takes them at once: loading
+// allocates at most 1.6 times the file in all, 3 for a body of 128 KiB,
+// where the splitter's 64 KiB read buffer counts (it was 4.1 to 4.6: the
+// value copied out of that buffer, then compacted into a third, and 2.1
+// with the buffer doubled up to the end of the file).
 func TestLoadingABodyUnderAMebibyteTakesAboutItsSize(t *testing.T) {
 	for _, size := range []int{128 << 10, 512 << 10, 1000 << 10} {
 		path := bigBodyCassette(t, size, true)
@@ -115,7 +118,7 @@ func TestLoadingABodyUnderAMebibyteTakesAboutItsSize(t *testing.T) {
 			t.Fatal(err)
 		}
 		ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(info.Size())
-		if ratio > 3 {
+		if limit := map[bool]float64{true: 3, false: 1.6}[size < 256<<10]; ratio > limit {
 			t.Errorf("body of %d bytes: loading %d bytes allocated %.2f times as much", size, info.Size(), ratio)
 		}
 		data, _ := os.ReadFile(path)

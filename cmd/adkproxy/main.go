@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/adkproxy/adkproxy/internal/base/outbound"
 )
 
 func main() {
@@ -32,7 +34,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "%s %v\n", paletteFor(stderr).red("adkproxy:"), err)
+			// The message names files and values from the user's tree (a
+			// cassette's name, a server's text): it reaches the terminal
+			// without their control characters.
+			fmt.Fprintf(stderr, "%s %s\n", paletteFor(stderr).red("adkproxy:"), outbound.Printable(err.Error()))
 		}
 	}
 	return exitCodeFor(err)

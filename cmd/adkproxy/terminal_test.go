@@ -150,3 +150,23 @@ func TestProgressDrawsOneLineAndClearsIt(t *testing.T) {
 		t.Errorf("progress on a buffer: %q", buf.String())
 	}
 }
+
+// An error names files from the user's tree, and a pull request can name a
+// cassette with escape sequences (a window title, an OSC 8 link, a bidi
+// override): the error line keeps the name readable but loses the control
+// and formatting characters, as ls does for the same name.
+func TestErrorLineLosesControlCharacters(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := "a\x1b]0;PWNED\x07\u202eb\x1b]8;;https:evil.example\x1b\\c"
+	if err := os.WriteFile(dir+"/"+name+".yaml", []byte("version: 2\nname: x\nsessions: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := adkproxy(t, nil, "export", "--cassettes", dir)
+	if r.code != exitDataErr || !strings.Contains(r.stderr, "not valid YAML") || !strings.Contains(r.stderr, "PWNED") {
+		t.Fatalf("exit %d, want 65 naming the corrupt cassette\nstderr: %q", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stderr, "\x1b\x07\u202e") {
+		t.Errorf("the error line keeps control characters: %q", r.stderr)
+	}
+}

@@ -258,14 +258,21 @@ var (
 //   - the segmenter: the response between ADK's markers cut after each
 //     full stop (Japanese ones too), one <sentence> each;
 //   - the validator: per sentence "contradictory" with 二十五, "unsupported"
-//     with Tokyo, "not_applicable" with sunscreen, a label ADK does not
-//     count ("partially") with "Sunny skies", else "supported";
+//     with Tokyo, "not_applicable" with sunscreen, "disputed" with Lisbon
+//     (the coordinator's text beside its transfer, judged with
+//     evaluate_intermediate_nl_responses), a label ADK does not count
+//     ("partially") with "Sunny skies", else "supported";
 //   - the rubric judges: a Property/Rationale/Verdict block per rubric in
 //     the prompt — the city named unless about sunscreen (the second of
 //     three samples says the opposite: the majority holds), a temperature
 //     when degrees are in it, get_weather first when about Paris (else
 //     yes, then no: a tie of two samples, which counts as no), no
-//     confirmation unless ADK's adk_request_confirmation is in it.
+//     confirmation unless ADK's adk_request_confirmation is in it; two
+//     samples are written as a judge may write them: the third about the
+//     temperature lacks its Rationale line (ADK 1.18 pairs the lines in
+//     order), the second about confirmations says the opposite of the
+//     first with the property in bold (ADK 1.18 matches a property's text
+//     up to case and surrounding white space only).
 func judgeScript(prompt string, seen int) string {
 	yes := func(b bool) string {
 		if b {
@@ -295,6 +302,8 @@ func judgeScript(prompt string, seen int) string {
 				label = "unsupported"
 			case strings.Contains(s, "sunscreen"):
 				label = "not_applicable"
+			case strings.Contains(s, "Lisbon"):
+				label = "disputed"
 			case strings.Contains(s, "Sunny skies"):
 				label = "partially"
 			}
@@ -310,7 +319,15 @@ func judgeScript(prompt string, seen int) string {
 		}
 		var b strings.Builder
 		for _, r := range []string{rubricCity, rubricTemperature, rubricWeatherFirst, rubricNoConfirm} {
-			if strings.Contains(prompt, r) {
+			if !strings.Contains(prompt, r) {
+				continue
+			}
+			switch {
+			case r == rubricTemperature && seen == 2:
+				fmt.Fprintf(&b, "Property: %s\nVerdict: %s\n\n", r, verdicts[r])
+			case r == rubricNoConfirm && seen == 1:
+				fmt.Fprintf(&b, "Property: **%s**\nRationale: scripted\nVerdict: %s\n\n", r, yes(verdicts[r] == "no"))
+			default:
 				fmt.Fprintf(&b, "Property: %s\nRationale: scripted\nVerdict: %s\n\n", r, verdicts[r])
 			}
 		}

@@ -94,6 +94,16 @@ func (v Version) CaseRubrics() bool { return !v.is118() }
 // 1.18 records it (its tool returns None); by default it is {}.
 func (v Version) TransferReturnsNull() bool { return v.is118() }
 
+// LooseRubricAnswers reports whether a rubric judge's answer is read
+// loosely, as adkproxy does by default: a Property line at a line's start,
+// an ID line naming the rubric, a property's text matched after Unicode
+// and punctuation normalisation, and an answer whose Property, Rationale
+// and Verdict lines differ in number discarded. ADK 1.18's parser reads
+// "Property: " anywhere, no ids, pairs the lines in order as far as the
+// shortest list goes, and matches a text up to case and the white space
+// around it only.
+func (v Version) LooseRubricAnswers() bool { return !v.is118() }
+
 // ConfirmationStartsInvocation reports whether the user's answer to a tool
 // confirmation (adk_request_confirmation) starts a new invocation, as in
 // ADK 1.18, rather than continuing the one that asked, as newer ADK does.

@@ -21,12 +21,12 @@ func TestRulesByVersion(t *testing.T) {
 	v121, _ := Parse("1.21")
 	latest, _ := Parse("")
 	if !v118.StemsAll() || !v118.StrictResultDetails() || v118.RubricIDsInPrompts() || !v118.ConfirmationStartsInvocation() || v118.HasIgnoreArgs() || v118.MatchTypeByName() ||
-		v118.CaseRubrics() || !v118.TransferReturnsNull() {
+		v118.CaseRubrics() || !v118.TransferReturnsNull() || v118.LooseRubricAnswers() {
 		t.Errorf("1.18's rules wrong")
 	}
 	for _, v := range []Version{v121, latest} {
 		if v.StemsAll() || v.StrictResultDetails() || !v.RubricIDsInPrompts() || v.ConfirmationStartsInvocation() || !v.HasIgnoreArgs() || !v.MatchTypeByName() ||
-			!v.CaseRubrics() || v.TransferReturnsNull() {
+			!v.CaseRubrics() || v.TransferReturnsNull() || !v.LooseRubricAnswers() {
 			t.Errorf("%s's rules wrong", v)
 		}
 	}

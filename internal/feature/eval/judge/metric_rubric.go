@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -90,7 +91,7 @@ func (r *caseRun) rubricBased(ctx context.Context, m *scoring.MetricResult) erro
 		var rationales [][]string
 		var samples []any
 		s.Reason, err = r.samples(ctx, i+1, parts, func(k int, answer string) {
-			scores, discarded := matchProperties(answer, rubrics)
+			scores, discarded := matchProperties(answer, rubrics, r.j.adk)
 			sample := map[string]any{"sample": k}
 			var sampleScores []*float64
 			var list []any
@@ -211,24 +212,34 @@ func (r *caseRun) rubricPrompt(act *scoring.Invocation, rubrics []rubric) ([]str
 // matchProperties scores one sample: one rubricScore per rubric, in order
 // (no score for a rubric the answer does not name), and why the sample
 // was discarded, if it was.
-func matchProperties(answer string, rubrics []rubric) ([]rubricScore, string) {
+//
+// With ADK 1.18's rules (adkversion.LooseRubricAnswers false) a property
+// matches a rubric by its text alone, equal up to case and the white space
+// around it (ADK 1.18's lower().strip()).
+func matchProperties(answer string, rubrics []rubric, v adkversion.Version) ([]rubricScore, string) {
 	out := make([]rubricScore, len(rubrics))
 	for j, rb := range rubrics {
 		out[j].ID = rb.ID
 	}
-	props, ok := parseProperties(answer)
+	props, ok := parseProperties(answer, v)
 	if !ok {
 		return out, "the numbers of Property:, Rationale: and Verdict: lines differ"
 	}
+	normalize := normalizeProperty
+	if !v.LooseRubricAnswers() {
+		normalize = func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+	}
 	byID, byText := map[string]int{}, map[string]int{}
 	for j, rb := range rubrics {
-		byID[rb.ID] = j
-		byText[normalizeProperty(rb.Text)] = j
+		if v.LooseRubricAnswers() {
+			byID[rb.ID] = j
+		}
+		byText[normalize(rb.Text)] = j
 	}
 	for _, p := range props {
 		j, ok := byID[strings.TrimSpace(p.ID)]
 		if !ok {
-			if j, ok = byText[normalizeProperty(p.Property)]; !ok {
+			if j, ok = byText[normalize(p.Property)]; !ok {
 				continue // a property the judge made up: dropped, as in ADK
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
 )
 
 // final_response_match_v2 (ADK's _parse_critique).
@@ -49,10 +51,12 @@ func parseValidity(answer string) (score *float64, label string) {
 // Rubric-based metrics (ADK's rubric_based_evaluator.py). Go's RE2 has no
 // lookbehind: `(?<=Verdict: )(.*)` is `Verdict: (.*)`, group 1.
 var (
-	propertyRE  = regexp.MustCompile(`(?m)^\s*Property: (.*)$`)
-	idRE        = regexp.MustCompile(`(?m)^\s*ID: (.*)$`)
-	rationaleRE = regexp.MustCompile(`Rationale: (.*)`)
-	verdictRE   = regexp.MustCompile(`Verdict: (.*)`)
+	propertyRE = regexp.MustCompile(`(?m)^\s*Property: (.*)$`)
+	// propertyAnywhereRE is ADK 1.18's: "Property: " anywhere in a line.
+	propertyAnywhereRE = regexp.MustCompile(`Property: (.*)`)
+	idRE               = regexp.MustCompile(`(?m)^\s*ID: (.*)$`)
+	rationaleRE        = regexp.MustCompile(`Rationale: (.*)`)
+	verdictRE          = regexp.MustCompile(`Verdict: (.*)`)
 )
 
 // propertyVerdict is one property the judge gave a verdict on.
@@ -69,10 +73,23 @@ type propertyVerdict struct {
 // sample. An "ID:" line binds to the next Property line. A verdict scores
 // 1.0 when it contains "yes" (any case), else 0.0 when it contains "no" —
 // so "not applicable" and "unknown" are 0.0, as in ADK — else nil.
-func parseProperties(answer string) (out []propertyVerdict, ok bool) {
-	props := propertyRE.FindAllStringSubmatchIndex(answer, -1)
+//
+// ADK 1.18's parser (adkversion.LooseRubricAnswers false) reads "Property: "
+// anywhere in a line, knows no ID lines, and pairs the i-th Property,
+// Rationale and Verdict whatever their numbers, as far as the shortest
+// list goes.
+func parseProperties(answer string, v adkversion.Version) (out []propertyVerdict, ok bool) {
+	re := propertyRE
+	if !v.LooseRubricAnswers() {
+		re = propertyAnywhereRE
+	}
+	props := re.FindAllStringSubmatchIndex(answer, -1)
 	rats := rationaleRE.FindAllStringSubmatch(answer, -1)
 	verds := verdictRE.FindAllStringSubmatch(answer, -1)
+	if !v.LooseRubricAnswers() {
+		n := min(len(props), len(rats), len(verds))
+		props, rats, verds = props[:n], rats[:n], verds[:n]
+	}
 	if len(props) != len(rats) || len(props) != len(verds) {
 		return nil, false
 	}
@@ -86,6 +103,9 @@ func parseProperties(answer string) (out []propertyVerdict, ok bool) {
 		case strings.Contains(v, "no"):
 			out[i].Score = ptr(0)
 		}
+	}
+	if !v.LooseRubricAnswers() {
+		return out, true
 	}
 	for _, id := range idRE.FindAllStringSubmatchIndex(answer, -1) {
 		for i, p := range props {

@@ -1,6 +1,10 @@
 package judge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/adkproxy/adkproxy/internal/base/adkversion"
+)
 
 func fp(f float64) *float64 { return &f }
 
@@ -53,7 +57,7 @@ func TestParsePropertiesADKRules(t *testing.T) {
 		"  Property: **The answer gives the “wind” speed.**\nRationale: No wind.\nVerdict: Not applicable\n" +
 		"ID: r3\nProperty: Polite.\nRationale: Hard to say.\nVerdict: unknown\n" +
 		"Property: Short.\nRationale: -\nVerdict: perhaps\n"
-	got, ok := parseProperties(answer)
+	got, ok := parseProperties(answer, adkversion.Version{})
 	if !ok || len(got) != 4 {
 		t.Fatalf("got %+v, %v", got, ok)
 	}
@@ -70,7 +74,7 @@ func TestParsePropertiesADKRules(t *testing.T) {
 		t.Errorf("rationale %q", got[1].Rationale)
 	}
 	// Counts differ: the sample is discarded.
-	if _, ok := parseProperties("Property: a\nRationale: b\n"); ok {
+	if _, ok := parseProperties("Property: a\nRationale: b\n", adkversion.Version{}); ok {
 		t.Error("a sample without its Verdict line was kept")
 	}
 }
@@ -80,7 +84,7 @@ func TestMatchPropertiesByIDThenNormalisedText(t *testing.T) {
 	answer := "Property: ignored text\nID: city\nRationale: a\nVerdict: yes\n" + // the ID binds to the next Property
 		"Property: > the ANSWER gives the “wind”   speed. *\nRationale: b\nVerdict: no\n" +
 		"Property: Something invented\nRationale: c\nVerdict: yes\n"
-	scores, discarded := matchProperties(answer, rubrics)
+	scores, discarded := matchProperties(answer, rubrics, adkversion.Version{})
 	if discarded != "" {
 		t.Fatal(discarded)
 	}
@@ -90,9 +94,41 @@ func TestMatchPropertiesByIDThenNormalisedText(t *testing.T) {
 		t.Errorf("scores %v %v %v", show(scores[0].Score), show(scores[1].Score), show(scores[2].Score))
 	}
 	answer = "ID: nope\nProperty: > the ANSWER gives the “wind”   speed. *\nRationale: b\nVerdict: NO\n"
-	scores, _ = matchProperties(answer, rubrics)
+	scores, _ = matchProperties(answer, rubrics, adkversion.Version{})
 	if !same(scores[1].Score, fp(0)) || scores[1].Rationale != "b" {
 		t.Errorf("an unknown ID falls back to the normalised text: %+v", scores[1])
+	}
+}
+
+// TestRubricAnswersFollowADKVersion (issue 40, found by TestOracleADK118):
+// with the version 1.18 a rubric answer is read as ADK 1.18's parser reads
+// it — the i-th Property, Rationale and Verdict paired whatever their
+// numbers, "Property: " anywhere in a line, no ID lines, a text matched up
+// to case and surrounding white space only — where by default a sample
+// with a missing line is discarded and a property in bold matches.
+func TestRubricAnswersFollowADKVersion(t *testing.T) {
+	v118, err := adkversion.Parse("1.18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rubrics := []rubric{{ID: "city", Text: "The answer names the city."}, {ID: "temp", Text: "The answer gives a temperature."}}
+	missing := "Property: The answer names the city.\nRationale: a\nVerdict: yes\n" +
+		"Property: The answer gives a temperature.\nVerdict: no\n"
+	scores, discarded := matchProperties(missing, rubrics, v118)
+	if discarded != "" || !same(scores[0].Score, fp(1)) || scores[1].Score != nil {
+		t.Errorf("1.18, a Rationale line missing: %v %v (%s), want the first paired and scored 1, the second dropped",
+			show(scores[0].Score), show(scores[1].Score), discarded)
+	}
+	if _, discarded := matchProperties(missing, rubrics, adkversion.Version{}); discarded == "" {
+		t.Error("latest, a Rationale line missing: the sample was kept")
+	}
+	bold := "Property: **The answer names the city.**\nRationale: a\nVerdict: yes\n" +
+		"Verdict of the judge — Property:  the ANSWER gives a temperature.  \nRationale: b\nVerdict: no\n" +
+		"ID: city\nProperty: invented\nRationale: c\nVerdict: no\n"
+	scores, _ = matchProperties(bold, rubrics, v118)
+	if scores[0].Score != nil || !same(scores[1].Score, fp(0)) {
+		t.Errorf("1.18: %v %v, want the bold property dropped, the one within a line matched (up to case and white space), the ID ignored",
+			show(scores[0].Score), show(scores[1].Score))
 	}
 }
 
