@@ -258,8 +258,10 @@ var (
 //   - the segmenter: the response between ADK's markers cut after each
 //     full stop (Japanese ones too), one <sentence> each;
 //   - the validator: per sentence "contradictory" with 二十五, "unsupported"
-//     with Tokyo, "not_applicable" with sunscreen, a label ADK does not
-//     count ("partially") with "Sunny skies", else "supported";
+//     with Tokyo, "not_applicable" with sunscreen, "disputed" with Lisbon
+//     (the coordinator's text beside its transfer, judged with
+//     evaluate_intermediate_nl_responses), a label ADK does not count
+//     ("partially") with "Sunny skies", else "supported";
 //   - the rubric judges: a Property/Rationale/Verdict block per rubric in
 //     the prompt — the city named unless about sunscreen (the second of
 //     three samples says the opposite: the majority holds), a temperature
@@ -300,6 +302,8 @@ func judgeScript(prompt string, seen int) string {
 				label = "unsupported"
 			case strings.Contains(s, "sunscreen"):
 				label = "not_applicable"
+			case strings.Contains(s, "Lisbon"):
+				label = "disputed"
 			case strings.Contains(s, "Sunny skies"):
 				label = "partially"
 			}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,9 +89,9 @@ func (m Missing) String() string {
 // be rebuilt) and <Out>/<name>.evalset.json. Errors about the input wrap
 // ErrInput and name the file and the field.
 func Import(file string, opts Options) (*Result, error) {
-	data, err := os.ReadFile(file)
+	data, err := userfile.Read(file)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	r, err := newRedactor(opts.Patterns)
 	if err != nil {
@@ -152,6 +153,11 @@ func Convert(file string, data []byte, name string, r *redactor) (*cassettes.Cas
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrInput, file, err)
 	}
 	res.Calls = len(cas.Exchanges)
+	for i := range res.Missing {
+		if res.Missing[i].Fields == nil {
+			res.Missing[i].Fields = []string{} // "fields": [] in the report
+		}
+	}
 	for _, rep := range r.order {
 		res.Replacements = append(res.Replacements, *rep)
 	}
@@ -210,6 +216,26 @@ func addInvocation(cas *cassettes.Cassette, res *Result, file string, inv *invoc
 	step := 0
 	for i, c := range inv.calls {
 		where := file + ": " + c.where
+		if c.gen {
+			b.complete = false
+			v, user := messagesView(r, c, where)
+			views[i] = v
+			if ev.UserText == "" {
+				ev.UserText = user
+			}
+			var lacks []string
+			for _, k := range []struct {
+				key string
+				v   []any
+			}{{attrInputMsgs, c.input}, {attrOutputMsgs, c.output}} {
+				if k.v == nil {
+					lacks = append(lacks, k.key)
+				}
+			}
+			missing = append(missing, Missing{Span: where, Fields: lacks, Effect: "a generate_content span without a call_llm " +
+				"(ADK Go, ADK's newer conventions) carries no request body to rebuild, only the messages: this model call is not in the cassette"})
+			continue
+		}
 		request, response, err := redactBodies(r, c, where)
 		if err != nil {
 			return nil, err
@@ -260,7 +286,11 @@ func addInvocation(cas *cassettes.Cassette, res *Result, file string, inv *invoc
 		missing = append(missing, Missing{Span: file + ": trace " + inv.trace,
 			Effect: "no call_llm span: the eval case's invocation has no user text and no final response"})
 	case ev.UserText == "":
-		missing = append(missing, Missing{Span: file + ": " + inv.calls[0].where, Fields: []string{attrRequest},
+		field := attrRequest
+		if inv.calls[0].gen {
+			field = attrInputMsgs
+		}
+		missing = append(missing, Missing{Span: file + ": " + inv.calls[0].where, Fields: []string{field},
 			Effect: "no span of the trace carries the user's text: the eval case's invocation has none"})
 	}
 	readTools(ev, inv, views, file, r, &missing)
@@ -308,6 +338,56 @@ func view(where string, c modelCall, request, response []byte) (*wire.Step, stri
 	}
 	step := wire.StepOf(x)
 	return &step, userText(x.Request.Body), nil
+}
+
+// messagesView reads a generate_content span's OpenTelemetry GenAI
+// messages ([{role, parts: [{type: "text", content} | {type:
+// "tool_call", id, name, arguments} | …]}]), redacted: the user text is
+// the last user message's text of the input, the text and tool calls
+// those of the output.
+func messagesView(r *redactor, c modelCall, where string) (*wire.Step, string) {
+	text := func(msg map[string]any) (string, []cassettes.ToolCall) {
+		var texts []string
+		var calls []cassettes.ToolCall
+		parts, _ := msg["parts"].([]any)
+		for _, p := range parts {
+			part, _ := p.(map[string]any)
+			switch part["type"] {
+			case "text":
+				if s, ok := part["content"].(string); ok && s != "" {
+					texts = append(texts, s)
+				}
+			case "tool_call":
+				name, _ := part["name"].(string)
+				id, _ := part["id"].(string)
+				args, _ := part["arguments"].(map[string]any)
+				calls = append(calls, cassettes.ToolCall{ID: id, Name: name, Args: args})
+			}
+		}
+		return strings.Join(texts, "\n"), calls
+	}
+	user := ""
+	input, _ := r.value(c.input, where+" "+attrInputMsgs).([]any)
+	for i := len(input) - 1; i >= 0; i-- {
+		msg, _ := input[i].(map[string]any)
+		if t, _ := text(msg); msg["role"] == "user" && t != "" {
+			user = t
+			break
+		}
+	}
+	step := &wire.Step{}
+	output, _ := r.value(c.output, where+" "+attrOutputMsgs).([]any)
+	var texts []string
+	for _, m := range output {
+		msg, _ := m.(map[string]any)
+		t, calls := text(msg)
+		if t != "" {
+			texts = append(texts, t)
+		}
+		step.ToolCalls = append(step.ToolCalls, calls...)
+	}
+	step.Text = strings.Join(texts, "\n")
+	return step, user
 }
 
 // readTools fills the invocation's tool calls and results from its
@@ -385,8 +465,12 @@ func readAnswers(ev *scoring.Invocation, inv *invocation, views []*wire.Step, fi
 		}
 		ev.IntermediateResponses = append(ev.IntermediateResponses, scoring.AuthoredText{Author: inv.calls[i].agent, Text: v.Text})
 	}
-	if last >= 0 && inv.calls[last].response == nil {
-		*missing = append(*missing, Missing{Span: file + ": " + inv.calls[last].where, Fields: []string{attrResponse},
+	if last >= 0 && !inv.calls[last].answered() {
+		field := attrResponse
+		if inv.calls[last].gen {
+			field = attrOutputMsgs
+		}
+		*missing = append(*missing, Missing{Span: file + ": " + inv.calls[last].where, Fields: []string{field},
 			Effect: "it is the trace's last model call: the eval case's invocation has no final response"})
 	}
 }

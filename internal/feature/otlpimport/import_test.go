@@ -150,6 +150,9 @@ func FuzzConvert(f *testing.F) {
 	f.Add(export(span(traceA, "0000000000000003", "", "call_llm", 3, map[string]string{attrRequest: request("a@b.co 4111 1111 1111 1111"), attrResponse: response("ok")})))
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"call_llm"}]}]}]}`))
 	f.Add([]byte(`{}`))
+	f.Add(export(spanAV(traceA, "0000000000000003", "", "generate_content m", 3, map[string]string{attrInputMsgs: sv(`[{"role":"user","parts":[{"type":"text","content":"q"}]}]`),
+		attrOutputMsgs: `{"arrayValue":{"values":[{"kvlistValue":{"values":[{"key":"role","value":{"stringValue":"assistant"}}]}}]}}`}),
+		spanAV(traceA, "0000000000000004", "0000000000000003", "execute_tool t", 4, map[string]string{attrToolArgsOT: `{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}}]}}`, attrToolResp: sv("<not specified>")})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, _ := newRedactor([]string{`x+`})
 		cas, res, err := Convert("fuzz.json", data, "fuzz", r)

@@ -325,3 +325,54 @@ func TestEmptyInvocationKept(t *testing.T) {
 		t.Errorf("%+v", res.evalSessions)
 	}
 }
+
+// ADK Go (and ADK's newer OpenTelemetry conventions) writes no call_llm:
+// generate_content spans carry the GenAI messages when content is
+// captured, execute_tool the OpenTelemetry tool attributes. The case is
+// made from them; the model calls cannot be rebuilt and are listed.
+func TestADKGoSpans(t *testing.T) {
+	in := `[{"role":"user","parts":[{"type":"text","content":"hello, I am bob@example.com"}]}]`
+	out1 := `[{"role":"assistant","finish_reason":"tool_call","parts":[{"type":"tool_call","name":"some_tool","arguments":{"arg1":"val1"}}]}]`
+	out2 := `[{"role":"assistant","finish_reason":"stop","parts":[{"type":"text","content":"text response"}]}]`
+	root := spanAV(traceA, "0000000000000001", "", "invoke_workflow root", 1, map[string]string{attrConversat: sv(uuid1)})
+	agent := spanAV(traceA, "0000000000000002", "0000000000000001", "invoke_agent root", 2, map[string]string{attrAgent: sv("root"), attrConversat: sv(uuid1)})
+	file := writeExport(t, export(root, agent,
+		spanAV(traceA, "0000000000000003", "0000000000000002", "generate_content mock", 3, map[string]string{attrInputMsgs: sv(in), attrOutputMsgs: sv(out1)}),
+		spanAV(traceA, "0000000000000004", "0000000000000002", "execute_tool some_tool", 4, map[string]string{attrToolName: sv("some_tool"), attrToolCallID: sv("c1"),
+			attrToolArgsOT: sv(`{"arg1":"val1"}`), attrToolRespOT: sv(`{"result":"processed val1"}`)}),
+		spanAV(traceA, "0000000000000005", "0000000000000002", "generate_content mock", 5, map[string]string{attrInputMsgs: sv(in), attrOutputMsgs: sv(out2)}),
+	))
+	res, err := Import(file, Options{Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := evalSetOf(t, res.EvalSet)
+	inv := set.EvalCases[0].Conversation[0]
+	uses, _ := textfmt.CompactJSON(inv.IntermediateData.ToolUses)
+	if res.Cassette != "" || inv.UserContent.Parts[0].Text != "hello, I am <EMAIL_1>" || inv.FinalResponse == nil ||
+		inv.FinalResponse.Parts[0].Text != "text response" || string(uses) != `[{"args":{"arg1":"val1"},"name":"some_tool"}]` {
+		t.Errorf("result %+v, invocation %+v", res, inv)
+	}
+	if len(res.Missing) != 2 || !strings.Contains(res.Missing[0].String(), "spans[2] (generate_content mock): a generate_content span without a call_llm") {
+		t.Errorf("missing %q", res.Missing)
+	}
+	// Without content: the tool by name, and what each span lacks.
+	file = writeExport(t, export(root, agent,
+		spanAV(traceA, "0000000000000003", "0000000000000002", "generate_content mock", 3, nil),
+		spanAV(traceA, "0000000000000004", "0000000000000002", "execute_tool some_tool", 4, map[string]string{attrToolName: sv("some_tool"), attrToolCallID: sv("c1")}),
+		spanAV(traceA, "0000000000000005", "0000000000000002", "generate_content mock", 5, nil),
+	))
+	res, err = Import(file, Options{Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := fmt.Sprint(res.Missing)
+	for _, want := range []string{"spans[2] (generate_content mock): no gen_ai.input.messages and gen_ai.output.messages;",
+		"spans[2] (generate_content mock): no gen_ai.input.messages; no span of the trace carries the user's text",
+		"spans[4] (generate_content mock): no gen_ai.output.messages; it is the trace's last model call",
+		"spans[3] (execute_tool some_tool): no gcp.vertex.agent.tool_call_args and gcp.vertex.agent.tool_response"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing lacks %q:\n%s", want, all)
+		}
+	}
+}

@@ -36,6 +36,8 @@ const (
 	// The OpenTelemetry GenAI names newer ADK releases use for the same.
 	attrToolArgsOT = "gen_ai.tool.call.arguments"
 	attrToolRespOT = "gen_ai.tool.call.result"
+	attrInputMsgs  = "gen_ai.input.messages"
+	attrOutputMsgs = "gen_ai.output.messages"
 )
 
 // textAttrs hold an id or a name: a string (an integer is read as its
@@ -56,6 +58,19 @@ type modelCall struct {
 	request  map[string]any
 	response map[string]any
 	failed   string
+	// gen marks a generate_content span read in place of a call_llm
+	// (ADK Go, ADK's newer conventions): it may carry the OpenTelemetry
+	// GenAI messages, never a request body to rebuild.
+	gen           bool
+	input, output []any
+}
+
+// answered tells whether the span carries the model's answer.
+func (c *modelCall) answered() bool {
+	if c.gen {
+		return c.output != nil
+	}
+	return c.response != nil
 }
 
 // toolRun is one execute_tool span. args and response are nil when the
@@ -76,6 +91,7 @@ type invocation struct {
 	id      string
 	start   uint64
 	calls   []modelCall
+	gens    []modelCall // generate_content spans, used when there is no call_llm
 	tools   []toolRun
 	http    []string
 }
@@ -148,6 +164,15 @@ func invocations(req *coltracepb.ExportTraceServiceRequest) (out []*invocation, 
 					c.response = nil
 				}
 				inv.calls = append(inv.calls, c)
+			case strings.HasPrefix(s.Name, "generate_content"):
+				g := modelCall{where: l.where, start: s.StartTimeUnixNano, agent: agentOf(s, byID), model: attr(s, attrModel), failed: failed, gen: true}
+				if g.input, err = messagesAttr(l, attrInputMsgs); err != nil {
+					return nil, false, err
+				}
+				if g.output, err = messagesAttr(l, attrOutputMsgs); err != nil {
+					return nil, false, err
+				}
+				inv.gens = append(inv.gens, g)
 			case strings.HasPrefix(s.Name, "execute_tool") && s.Name != "execute_tool (merged)" && attr(s, attrToolName) != "(merged tools)":
 				// The merged span repeats the calls its siblings carry one by one.
 				r := toolRun{where: l.where, start: s.StartTimeUnixNano, agent: agentOf(s, byID), failed: failed,
@@ -173,6 +198,9 @@ func invocations(req *coltracepb.ExportTraceServiceRequest) (out []*invocation, 
 			}
 		}
 		inv.session = firstOf(inv.session, conversation)
+		if len(inv.calls) == 0 {
+			inv.calls = inv.gens // ADK Go, and ADK's newer conventions, have no call_llm
+		}
 		if len(inv.calls) == 0 && len(inv.tools) == 0 {
 			continue
 		}
@@ -378,6 +406,29 @@ func jsonAttr(l located, key string, object bool) (map[string]any, bool, error) 
 		return map[string]any{"result": v}, true, nil
 	}
 	return nil, false, nil
+}
+
+// messagesAttr reads gen_ai.input.messages or gen_ai.output.messages: a
+// JSON array, as text or as an OTLP array; nil when absent or empty.
+func messagesAttr(l located, key string) ([]any, error) {
+	for _, kv := range l.span.Attributes {
+		if kv.Key != key || kv.GetValue().GetValue() == nil {
+			continue
+		}
+		v, err := jsonOf(kv.Value, key, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: attribute %v", l.where, err)
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: attribute %s is not a JSON array of messages", l.where, key)
+		}
+		if len(list) == 0 {
+			return nil, nil
+		}
+		return list, nil
+	}
+	return nil, nil
 }
 
 // attr is an id's or a name's value: a string, or an integer's digits;

@@ -18,6 +18,7 @@ import (
 	"github.com/adkproxy/adkproxy/internal/engine/runpolicy"
 	"github.com/adkproxy/adkproxy/internal/engine/toolfake"
 	"github.com/adkproxy/adkproxy/internal/feature/eval/judge"
+	"github.com/adkproxy/adkproxy/internal/feature/otlpimport"
 	"github.com/adkproxy/adkproxy/internal/feature/report/scorediff"
 	"github.com/adkproxy/adkproxy/scoring"
 )
@@ -49,6 +50,10 @@ func TestEveryUserFileIsRegularOnly(t *testing.T) {
 		{"score result", "result.json", func(p string) error { _, err := scorediff.Load(p); return err }},
 		{"run report", "report.json", func(p string) error { _, err := runpolicy.ReadReport(p); return err }},
 		{"tool fakes", "fakes.yaml", func(p string) error { _, err := toolfake.Load(p); return err }},
+		{"OTLP import", "trace.otlp.json", func(p string) error {
+			_, err := otlpimport.Import(p, otlpimport.Options{Out: filepath.Join(filepath.Dir(p), "out")})
+			return err
+		}},
 		{"tool fakes folder", "default.yaml", func(p string) error { _, err := toolfake.Load(filepath.Dir(p)); return err }},
 	}
 	for _, special := range []string{"device", "FIFO"} {
