@@ -46,6 +46,7 @@ type Server struct {
 	closedWorldMisses atomic.Int64
 	oversized         oversizedLog // answers over MaxBody, passed on unrecorded
 	refused           refusedSaves // exchanges BeforeSave failed on (hooks.go)
+	unwritten         unwritten    // requests refused because they could not be recorded (unwritten.go)
 	gate              bodyGate     // large request bodies in replay (gate.go)
 	journals          openJournals // recording tapes' journals kept open (journals.go)
 	paths             sync.Map     // cassette name -> its file, for names already checked
@@ -359,6 +360,9 @@ func (s *Server) openTape(w http.ResponseWriter, name, path string) (t *tape, ok
 	t, err := s.tapeFor(name, path)
 	if err != nil {
 		s.report.failed()
+		if errors.Is(err, cassettes.ErrSymlink) {
+			s.unwritten.add(err)
+		}
 		if errors.Is(err, errNameClash) || errors.Is(err, cassettes.ErrSymlink) {
 			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 			return nil, false
