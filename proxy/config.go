@@ -199,6 +199,18 @@ type Hints struct {
 	TooLarge string
 	// Control: a control request refused for lack of a control token.
 	Control string
+	// Folder names the cassettes folder in these messages in place of
+	// Dir, when Dir stands in for a folder the user gave (an empty one
+	// for a folder its recording never made); empty: Dir.
+	Folder string
+}
+
+// folder is the cassettes folder as messages name it.
+func (c *Config) folder() string {
+	if c.Hints.Folder != "" {
+		return c.Hints.Folder
+	}
+	return c.Dir
 }
 
 func (c *Config) setDefaults() error {

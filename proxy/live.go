@@ -73,7 +73,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		s.paths.Delete(name)
 		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
-			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
+			cassettes.ShortName(name), s.cfg.folder(), listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if t.replaying && s.faults.active() {

@@ -273,7 +273,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		s.paths.Delete(name) // remember no name that has no cassette
 		s.miss(w, matcher.OutcomeUnmatched, name, &req, nil, nil, hinted(fmt.Sprintf("cassette %s: there is no such cassette in %s (it has: %s)",
-			cassettes.ShortName(name), s.cfg.Dir, listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
+			cassettes.ShortName(name), s.cfg.folder(), listOrNone(s.Cassettes())), "; ", s.cfg.Hints.Record))
 		return
 	}
 	if req, ok = s.uploadChunk(w, r, t, req); !ok {

@@ -181,6 +181,10 @@ func TestScoreAnalysisReplayWithoutJudgeFolder(t *testing.T) {
 	if r.code != exitFailure || !strings.Contains(r.stderr, "adkproxy score --judge-mode record") || strings.Contains(r.stderr, "adkproxy record --cassettes") {
 		t.Errorf("a failed case to analyse: exit %d, want 1 with the hint score --judge-mode record\nstderr:\n%s", r.code, r.stderr)
 	}
+	// The folder named is the one given: record never made it, and no stand-in for it exists after the run.
+	if !strings.Contains(r.stderr, "no such cassette in "+missing+" ") || strings.Contains(r.stderr, "adkproxy-nothing-recorded") {
+		t.Errorf("a failed case to analyse: the message does not name --judge-cassettes %s alone\nstderr:\n%s", missing, r.stderr)
+	}
 }
 
 // --judge-prompts DIR swaps adkproxy's judge prompts for the user's: an

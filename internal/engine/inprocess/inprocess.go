@@ -61,16 +61,18 @@ func (e *OpenError) Unwrap() error { return e.Err }
 func Start(cfg proxy.Config, o Options) (*Recorder, error) {
 	cleanup := func() {}
 	var missing *cassettes.MissingFolderError
+	folder := ""
 	if (cfg.Mode == "" || cfg.Mode == proxy.ModeReplay) && o.MissingIsEmpty && errors.As(cassettes.CheckFolder(cfg.Dir), &missing) {
 		empty, err := os.MkdirTemp("", "adkproxy-nothing-recorded-")
 		if err != nil {
 			return nil, err
 		}
 		o.Rerecord = fmt.Sprintf("%s %s does not exist (its recording made no call); %s", o.Where, cfg.Dir, o.Rerecord)
-		cfg.Dir, cleanup = empty, func() { os.Remove(empty) }
+		// Messages name the folder given, not its stand-in, gone by the time they are read.
+		folder, cfg.Dir, cleanup = cfg.Dir, empty, func() { os.Remove(empty) }
 	}
 	cfg.Redactor = cassettes.NewRedactor()
-	cfg.Hints = proxy.Hints{Record: o.Rerecord, Rerecord: o.Rerecord, Mismatch: o.Rerecord, UsedUp: o.Rerecord}
+	cfg.Hints = proxy.Hints{Record: o.Rerecord, Rerecord: o.Rerecord, Mismatch: o.Rerecord, UsedUp: o.Rerecord, Folder: folder}
 	unlock, err := runpolicy.LockForRecording(cfg.Dir, cfg.Mode, o.Log)
 	if err != nil {
 		cleanup()

@@ -103,8 +103,9 @@ func TestMissingIsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ask(t, rec, "placeholder"); err == nil || !strings.Contains(err.Error(), "--judge-cassettes "+dir+" does not exist (its recording made no call); record again") {
-		t.Errorf("a call: %v", err)
+	if _, err := ask(t, rec, "placeholder"); err == nil || !strings.Contains(err.Error(), "--judge-cassettes "+dir+" does not exist (its recording made no call); record again") ||
+		!strings.Contains(err.Error(), "no such cassette in "+dir+" ") || strings.Contains(err.Error(), os.TempDir()+string(filepath.Separator)+"adkproxy-") {
+		t.Errorf("a call: %v; want it to name %s, the folder given, and no stand-in for it", err, dir)
 	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
