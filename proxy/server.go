@@ -406,13 +406,18 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 			return nil, fmt.Errorf("cannot read cassette %q: %v", name, err)
 		}
 	}
-	if found && journalfile.Has(path) {
-		// Fold what a killed recording left in the journal into the YAML
-		// now, before this run starts a journal of its own.
-		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Provenance: provenance, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
-			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
+	if s.cfg.Mode != ModePassthrough && journalfile.Has(path) {
+		var fold func() error
+		if found {
+			// Fold what a killed recording left in the journal into the
+			// YAML now, before this run starts a journal of its own.
+			fold = func() error {
+				return cassettes.Save(path, &cassettes.Cassette{Name: name, Provenance: provenance, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor)
+			}
 		}
-		journalfile.RemoveLeftover(path) // stale now; removing it is tidiness, not safety
+		if err := s.settleLeftover(name, path, fold); err != nil { // leftover.go
+			return nil, err
+		}
 	}
 	t := newTape(name, path, s.m, existing)
 	t.provenance = provenance

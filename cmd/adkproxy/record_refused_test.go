@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/testing/fakegemini"
@@ -52,6 +53,41 @@ func TestRecordRefusedForALinkExits73(t *testing.T) {
 			}
 			if !strings.Contains(r.stderr, "1 request(s) refused") || !named {
 				t.Errorf("the summary does not say that the request was not recorded, naming %s:\n%s", filepath.Join(cas, tc.link), r.stderr)
+			}
+		})
+	}
+}
+
+// TestRecordOverAnUnreadableJournalExits65: a leftover journal record
+// cannot read (over the size cap, a FIFO) is neither read nor removed, in
+// the default mode too: the run exits 65 naming it, as `ls` does.
+func TestRecordOverAnUnreadableJournalExits65(t *testing.T) {
+	t.Parallel()
+	up := httptest.NewServer(&fakegemini.Handler{})
+	defer up.Close()
+	for name, make := range map[string]func(jp string) error{
+		"too large": func(jp string) error {
+			if err := os.WriteFile(jp, nil, 0o644); err != nil {
+				return err
+			}
+			return os.Truncate(jp, 3<<30) // sparse
+		},
+		"fifo": func(jp string) error { return syscall.Mkfifo(jp, 0o644) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			jp := filepath.Join(dir, ".default.yaml.journal")
+			if err := make(jp); err != nil {
+				t.Skipf("%v", err)
+			}
+			before, _ := os.Lstat(jp)
+			r := adkproxy(t, []string{"QUESTION=hi"}, append([]string{"record", "--cassettes", dir, "--upstream", up.URL}, self("ask")...)...)
+			if r.code != exitDataErr || !strings.Contains(r.stderr, jp) {
+				t.Errorf("exit %d, want %d naming %s:\n%s", r.code, exitDataErr, jp, r.stderr)
+			}
+			if after, err := os.Lstat(jp); err != nil || !os.SameFile(before, after) || after.Size() != before.Size() {
+				t.Errorf("the journal was removed or changed: %v", err)
 			}
 		})
 	}
