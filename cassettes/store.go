@@ -34,7 +34,12 @@ func Load(path string) (*Cassette, error) {
 	c, err := loadYAML(path)
 	j, jerr := readJournal(path)
 	if jerr != nil {
-		return nil, &FormatError{File: journalfile.Path(path), Msg: jerr.Error(), Err: ErrCorrupt}
+		msg := jerr.Error()
+		var unreadable *journalfile.UnreadableError
+		if errors.As(jerr, &unreadable) {
+			msg = unreadable.Reason // what to do about a journal, not a cassette
+		}
+		return nil, &FormatError{File: journalfile.Path(path), Msg: msg, Err: ErrCorrupt}
 	}
 	if j == nil || j.stale {
 		return c, err

@@ -92,6 +92,11 @@ func TestClientStacksJourney(t *testing.T) {
 			}
 
 			ls := run(nil, "ls", "run1")
+			// Its provenance: from the fake on this machine
+			// (each stack's own clients are the twins' one difference).
+			if !strings.Contains(ls.stdout, "\n  recorded ") || !strings.Contains(ls.stdout, " · upstream local · clients ") {
+				t.Errorf("ls: no provenance line naming the local upstream and the stack's clients:\n%s", ls.stdout)
+			}
 			if ls.code != 0 || !strings.Contains(ls.stdout, "1 session, 2 invocations, 4 steps") || !strings.Contains(ls.stdout, `→ get_weather(city="Paris")`) || !strings.Contains(ls.stdout, `→ get_time(city="Paris")`) {
 				t.Errorf("ls: exit %d\n%s%s", ls.code, ls.stdout, ls.stderr)
 			}

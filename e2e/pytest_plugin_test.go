@@ -1,11 +1,14 @@
 package e2e_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
@@ -168,4 +171,69 @@ func exitStatus(t *testing.T, err error) int {
 		t.Fatal(err)
 	}
 	return 0
+}
+
+// TestPytestPluginControlIgnoresEnvProxy: the environment names an HTTP
+// proxy (HTTP_PROXY and http_proxy, no NO_PROXY), as on a machine behind a
+// company proxy. The plugin's control calls to the adkproxy on loopback go
+// to that adkproxy, never through the environment's proxy, which would get
+// the control token: the proxy here counts what it gets and must get
+// nothing, both when the plugin starts its own adkproxy and under
+// 'adkproxy replay --no-forward-proxy --control-token -- pytest'.
+func TestPytestPluginControlIgnoresEnvProxy(t *testing.T) {
+	t.Parallel()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		testutil.Require(t, "python3")
+	}
+	root := testutil.RepoRoot()
+	bin := testutil.BuildAdkproxy(t)
+	work := t.TempDir()
+	site := filepath.Join(work, "site")
+	installPytestPlugin(t, py, root, site)
+	proj := filepath.Join(work, "project")
+	os.MkdirAll(filepath.Join(proj, "cassettes"), 0o755)
+	os.WriteFile(filepath.Join(proj, "test_quiet.py"), []byte("def test_quiet():\n    assert True\n"), 0o644)
+
+	var mu sync.Mutex
+	var got []string
+	envProxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.String()+" Authorization="+r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "the environment's proxy", http.StatusBadGateway)
+	}))
+	defer envProxy.Close()
+	var env []string
+	for _, kv := range childEnv() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.EqualFold(k, "no_proxy") && !strings.EqualFold(k, "http_proxy") &&
+			!strings.EqualFold(k, "https_proxy") && !strings.EqualFold(k, "all_proxy") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "ADKPROXY_BIN="+bin, "PYTHONPATH="+site+string(os.PathListSeparator)+pytestPath(t),
+		"HTTP_PROXY="+envProxy.URL, "http_proxy="+envProxy.URL, "GOOGLE_GEMINI_BASE_URL=")
+	pytest := []string{py, "-m", "pytest", "-q", "-p", "no:cacheprovider"}
+	for _, run := range []struct {
+		name string
+		argv []string
+		env  []string
+	}{
+		{"the plugin's own adkproxy", pytest, nil},
+		{"adkproxy replay -- pytest", append([]string{bin, "replay", "--cassettes", "cassettes", "--no-forward-proxy", "--"}, pytest...),
+			[]string{"ADKPROXY_CONTROL_TOKEN=control-secret"}},
+	} {
+		cmd := exec.Command(run.argv[0], run.argv[1:]...)
+		cmd.Dir, cmd.Env = proj, append(env, run.env...)
+		out, err := cmd.CombinedOutput()
+		if code := exitStatus(t, err); code != 0 || !strings.Contains(string(out), "1 passed") {
+			t.Errorf("%s: exit %d\n%s", run.name, code, out)
+		}
+		mu.Lock()
+		if len(got) > 0 {
+			t.Errorf("%s: the environment's proxy got the plugin's control calls:\n%s", run.name, strings.Join(got, "\n"))
+		}
+		got = nil
+		mu.Unlock()
+	}
 }

@@ -81,70 +81,68 @@ func (p place) element() place { return place{in: p.in, key: p.key, elem: true} 
 // holdsBytes reports whether a string at p is a byte field's value.
 func (p place) holdsBytes() bool { return !p.elem && isBytes(p.in, p.key) }
 
-// b64 gives each base64 character its value in either alphabet, and 0xff
-// to any other byte.
-var b64 = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
+// b64 gives each base64 character its value in either alphabet;
+// b64class says which alphabet it is of: both (letters and digits),
+// standard only ('+', '/'), URL-safe only ('-', '_') or neither; toStd
+// spells a URL-safe character in the standard alphabet.
+var b64, b64class, toStd = func() (value, class, std [256]byte) {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for i := range class {
+		class[i], std[i] = notBase64, byte(i)
 	}
-	const std, url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", "-_"
-	for i := range len(std) {
-		t[std[i]] = byte(i)
+	for i := range len(chars) {
+		value[chars[i]], class[chars[i]] = byte(i), 0
 	}
-	t[url[0]], t[url[1]] = 62, 63
-	return t
+	class['+'], class['/'] = stdOnly, stdOnly
+	value['-'], value['_'], class['-'], class['_'] = 62, 63, urlOnly, urlOnly
+	std['-'], std['_'] = '+', '/'
+	return value, class, std
 }()
+
+const (
+	stdOnly   = 1
+	urlOnly   = 2
+	notBase64 = 4
+)
 
 // appendBase64 writes s, a byte field's value, as a JSON string in its
 // canonical spelling: standard base64 with padding, whatever alphabet
 // and padding s has, so that equal bytes are equal text. A value that is
 // not base64 in either alphabet (strictly: other characters, both
 // alphabets, wrong padding, bits past the last byte) is written as it is.
+// It reads a byte at a time without branching: an image's megabytes go
+// through it.
 func appendBase64[T string | []byte](dst []byte, s T) []byte {
 	pad := 0
 	for pad < len(s) && pad < 3 && s[len(s)-1-pad] == '=' {
 		pad++
 	}
 	data := s[:len(s)-pad]
-	rest := len(data) % 4
-	var std, url bool
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case b64[c] == 0xff:
-			return appendQuoted(dst, s)
-		case c == '+' || c == '/':
-			std = true
-		case c == '-' || c == '_':
-			url = true
-		}
+	var class byte
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		d := data[i : i+8]
+		class |= b64class[d[0]] | b64class[d[1]] | b64class[d[2]] | b64class[d[3]] |
+			b64class[d[4]] | b64class[d[5]] | b64class[d[6]] | b64class[d[7]]
 	}
+	for ; i < len(data); i++ {
+		class |= b64class[data[i]]
+	}
+	rest := len(data) % 4
 	want := (4 - rest) % 4
 	// The bits of the last character past the last byte must be zero.
-	var spare byte
-	switch rest {
-	case 1:
-		return appendQuoted(dst, s)
-	case 2:
-		spare = 0x0f
-	case 3:
-		spare = 0x03
-	}
-	if (std && url) || (pad != 0 && pad != want) || (rest > 0 && b64[data[len(data)-1]]&spare != 0) {
+	spare := [4]byte{0, 0, 0x0f, 0x03}[rest]
+	if rest == 1 || class&notBase64 != 0 || class == stdOnly|urlOnly || (pad != 0 && pad != want) ||
+		(rest > 0 && b64[data[len(data)-1]]&spare != 0) {
 		return appendQuoted(dst, s)
 	}
 	dst = append(dst, '"')
-	if !url {
-		dst = append(dst, data...)
-	} else {
-		for i := 0; i < len(data); i++ {
-			switch c := data[i]; c {
-			case '-':
-				dst = append(dst, '+')
-			case '_':
-				dst = append(dst, '/')
-			default:
-				dst = append(dst, c)
-			}
+	start := len(dst)
+	dst = append(dst, data...)
+	if class&urlOnly != 0 {
+		out := dst[start:]
+		for i := range out {
+			out[i] = toStd[out[i]]
 		}
 	}
 	for range want {

@@ -1,6 +1,7 @@
 package matcher_test
 
 import (
+	"encoding/base64"
 	"net/http"
 	"testing"
 
@@ -73,5 +74,24 @@ func BenchmarkAnalyze4KB(b *testing.B) {
 		if _, ok := conversation.Analyze(m, req.Path, req.Body); !ok {
 			b.Fatal("not a model call")
 		}
+	}
+}
+
+// BenchmarkFingerprintInlineData1MB is the matching cost of a request
+// holding a 1 MB image in URL-safe base64 (genai for Python's spelling),
+// which the canonical form rewrites to the standard alphabet.
+func BenchmarkFingerprintInlineData1MB(b *testing.B) {
+	image := make([]byte, 1<<20)
+	for i := range image {
+		image[i] = byte(i * 7)
+	}
+	body := `{"contents":[{"role":"user","parts":[{"text":"look"},{"inlineData":{"mimeType":"image/png","data":"` +
+		base64.RawURLEncoding.EncodeToString(image) + `"}}]}]}`
+	req := &cassettes.Request{Method: http.MethodPost, Path: workload.JSONPath, Body: []byte(body)}
+	m := matcher.Default()
+	b.SetBytes(int64(len(req.Body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Fingerprint(req)
 	}
 }

@@ -67,7 +67,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		if code == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="adkproxy"`)
 		}
-		writeError(w, code, statusPermissionDenied, msg)
+		writeError(w, code, refusalStatus(code), msg)
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, proxyopt.ControlMCP) {

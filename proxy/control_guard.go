@@ -173,6 +173,21 @@ func (s *Server) controlAllowed(r *http.Request) (int, string) {
 	return 0, ""
 }
 
+// refusalStatus is the google.rpc.Code name of a refusal by controlAllowed:
+// a request without the right credentials is UNAUTHENTICATED (401), one
+// from a peer or page that may not is PERMISSION_DENIED (403), and one
+// without a JSON body type is INVALID_ARGUMENT (415): its argument, not
+// its sender, is wrong.
+func refusalStatus(code int) string {
+	switch code {
+	case http.StatusUnauthorized:
+		return statusUnauthenticated
+	case http.StatusUnsupportedMediaType:
+		return statusInvalidArgument
+	}
+	return statusPermissionDenied
+}
+
 // loopbackHost: a Host header naming localhost or an IP address. A name
 // that merely resolves to loopback is refused: that is what a rebound
 // attacker's domain does.

@@ -89,8 +89,9 @@ func TestControlThroughTheForwardProxyIsJudgedByItsPeer(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 
-	if code, body := send(direct, http.MethodPut, "http://"+proxyURL.Host+proxyopt.ControlCassette, ""); code != http.StatusUnauthorized {
-		t.Fatalf("the peer's own PUT got %d %s, want 401: the peer is not loopback", code, body)
+	if code, body := send(direct, http.MethodPut, "http://"+proxyURL.Host+proxyopt.ControlCassette, ""); code != http.StatusUnauthorized ||
+		!strings.Contains(body, `"status": "`+refusalStatus[code]+`"`) {
+		t.Fatalf("the peer's own PUT got %d %s, want 401 (status UNAUTHENTICATED): the peer is not loopback", code, body)
 	}
 	for _, host := range []string{"127.0.0.1", "localhost", "LocalHost.", "0.0.0.0", "127.0.0.2", "[::1]", "app.localhost", peer.HostIP.String()} {
 		for _, c := range []struct{ method, path string }{
@@ -213,8 +214,13 @@ func TestControlRefusesWebPages(t *testing.T) {
 		if c.method == http.MethodPut {
 			body = `{"name":"from-a-page"}`
 		}
-		if code, msg := send(c.method, c.path, c.header, body); code != c.want || !strings.Contains(msg, c.says) {
+		code, msg := send(c.method, c.path, c.header, body)
+		if code != c.want || !strings.Contains(msg, c.says) {
 			t.Errorf("%s: %d %s, want %d saying %q", c.what, code, msg, c.want, c.says)
+		}
+		// A refusal's Gemini-style status is google.rpc's name for its HTTP code.
+		if status := refusalStatus[code]; status != "" && !strings.Contains(msg, `"status": "`+status+`"`) {
+			t.Errorf("%s: a %d whose body does not say status %s: %s", c.what, code, status, msg)
 		}
 	}
 	if rec.DefaultCassette() != cassettes.DefaultName {
@@ -227,4 +233,13 @@ func TestControlRefusesWebPages(t *testing.T) {
 	if code, msg := send(http.MethodPost, generatePath, map[string]string{"Origin": foreign, "Content-Type": jsonType}, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`); code != http.StatusOK {
 		t.Errorf("a JSON model call with an Origin: %d %s, want 200", code, msg)
 	}
+}
+
+// refusalStatus is the google.rpc.Code name a control refusal's body gives
+// for its HTTP code: a wrong body type is an invalid argument, not a
+// missing permission.
+var refusalStatus = map[int]string{
+	http.StatusUnauthorized:         "UNAUTHENTICATED",
+	http.StatusForbidden:            "PERMISSION_DENIED",
+	http.StatusUnsupportedMediaType: "INVALID_ARGUMENT",
 }

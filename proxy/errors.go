@@ -17,6 +17,7 @@ const (
 	statusUnavailable        = "UNAVAILABLE"
 	statusInternal           = "INTERNAL"
 	statusPermissionDenied   = "PERMISSION_DENIED"
+	statusUnauthenticated    = "UNAUTHENTICATED"
 	statusNotFound           = "NOT_FOUND"
 )
 

@@ -257,8 +257,9 @@ func TestFaultsThroughTheControlAPI(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, body := put("text/plain", `{"faults": ["call 1: 429"]}`); code != http.StatusUnsupportedMediaType {
-		t.Errorf("PUT as text/plain: %d %s, want 415", code, body)
+	if code, body := put("text/plain", `{"faults": ["call 1: 429"]}`); code != http.StatusUnsupportedMediaType ||
+		!strings.Contains(body, `"status": "INVALID_ARGUMENT"`) || !strings.Contains(body, "application/json") {
+		t.Errorf("PUT as text/plain: %d %s, want 415 with status INVALID_ARGUMENT naming the type", code, body)
 	}
 	if code, body := put("application/json", `{"faults": ["call 1: 42"]}`); code != http.StatusBadRequest || !strings.Contains(body, "status 42 is not an error status") {
 		t.Errorf("PUT a bad spec: %d %s, want 400 naming it", code, body)

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -65,6 +66,9 @@ func TestFullDiskTellsTheClient(t *testing.T) {
 	}
 	rec.http.Close()
 	rec.Close() // the YAML may not fit; the journal holds what was answered
+	if err := rec.Failure(); !errors.Is(err, cassettes.ErrWrite) {
+		t.Errorf("Failure() = %v: the refused calls were not recorded, which fails the run as a write failure", err)
+	}
 	if got := rec.Report().Counts[matcher.OutcomeRecorded]; got != len(whole) {
 		t.Errorf("the report counts %d recorded, but %d answers reached their clients whole", got, len(whole))
 	}

@@ -152,13 +152,18 @@ func (c *Config) reportMode() string {
 // recording no request used. Lenient replay and the other record modes
 // never fail a run here. In every mode an answer over MaxBody, passed on
 // but not recorded, fails the run, and so does an exchange BeforeSave
-// failed on. It returns nil, or an error wrapping
-// ErrRunFailed with the counts.
+// failed on. A request refused because it could not be recorded (its
+// cassette or journal is a link, or the journal could not take it) fails
+// it too, with an error that also matches cassettes.ErrWrite. It returns
+// nil, or an error wrapping ErrRunFailed with the counts.
 func (s *Server) Failure() error {
 	if err := s.oversized.failure(s.cfg.Hints.TooLarge); err != nil {
 		return err
 	}
 	if err := s.refused.failure(); err != nil {
+		return err
+	}
+	if err := s.unwritten.failure(); err != nil {
 		return err
 	}
 	if n := s.closedWorldMisses.Load(); n > 0 {

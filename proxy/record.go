@@ -209,6 +209,7 @@ func (s *Server) keep(t *tape, x *cassettes.Exchange, stored *cassettes.Request,
 	case errors.As(err, &je) && !je.kept:
 		t.org.Abandon(token) // a retry takes its place
 		s.report.failed()
+		s.unwritten.add(err)
 		s.log.Error("answer withheld: the exchange could not be written to the journal (is the disk full?); the client gets 507", "cassette", t.name, "error", err.Error())
 		return err
 	case err != nil:

@@ -46,6 +46,7 @@ type Server struct {
 	closedWorldMisses atomic.Int64
 	oversized         oversizedLog // answers over MaxBody, passed on unrecorded
 	refused           refusedSaves // exchanges BeforeSave failed on (hooks.go)
+	unwritten         unwritten    // requests refused because they could not be recorded (unwritten.go)
 	gate              bodyGate     // large request bodies in replay (gate.go)
 	journals          openJournals // recording tapes' journals kept open (journals.go)
 	paths             sync.Map     // cassette name -> its file, for names already checked
@@ -359,6 +360,9 @@ func (s *Server) openTape(w http.ResponseWriter, name, path string) (t *tape, ok
 	t, err := s.tapeFor(name, path)
 	if err != nil {
 		s.report.failed()
+		if errors.Is(err, cassettes.ErrSymlink) {
+			s.unwritten.add(err)
+		}
 		if errors.Is(err, errNameClash) || errors.Is(err, cassettes.ErrSymlink) {
 			writeError(w, http.StatusBadRequest, statusInvalidArgument, err.Error())
 			return nil, false
@@ -402,13 +406,18 @@ func (s *Server) tapeFor(name, path string) (*tape, error) {
 			return nil, fmt.Errorf("cannot read cassette %q: %v", name, err)
 		}
 	}
-	if found && journalfile.Has(path) {
-		// Fold what a killed recording left in the journal into the YAML
-		// now, before this run starts a journal of its own.
-		if err := cassettes.Save(path, &cassettes.Cassette{Name: name, Provenance: provenance, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor); err != nil {
-			return nil, fmt.Errorf("cannot fold the leftover journal of cassette %q: %v", name, err)
+	if s.cfg.Mode != ModePassthrough && journalfile.Has(path) {
+		var fold func() error
+		if found {
+			// Fold what a killed recording left in the journal into the
+			// YAML now, before this run starts a journal of its own.
+			fold = func() error {
+				return cassettes.Save(path, &cassettes.Cassette{Name: name, Provenance: provenance, Exchanges: existing, Trajectories: wire.StepOf}, s.cfg.Redactor)
+			}
 		}
-		journalfile.RemoveLeftover(path) // stale now; removing it is tidiness, not safety
+		if err := s.settleLeftover(name, path, fold); err != nil { // leftover.go
+			return nil, err
+		}
 	}
 	t := newTape(name, path, s.m, existing)
 	t.provenance = provenance

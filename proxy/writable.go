@@ -3,6 +3,7 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/adkproxy/adkproxy/cassettes"
@@ -40,6 +41,10 @@ func (s *Server) checkSameFile(name, path string) error {
 		}
 	}
 	stored, ok, err := cassettes.StoredName(s.cfg.Dir, path)
+	var unreadable *journalfile.UnreadableError
+	if errors.As(err, &unreadable) { // a leftover journal, and no YAML
+		return s.refuseUnreadable(name, unreadable) // leftover.go
+	}
 	if err != nil {
 		return fmt.Errorf("cannot read cassette %s: %w", cassettes.ShortName(name), err)
 	}

@@ -65,7 +65,8 @@ const exitStatusHelp = `EXIT STATUS:
    64   usage error (unknown flag, missing --cassettes, bad value)
    65   a cassette is unreadable, corrupt or of an unknown version, or a local CA file
         (--ca-dir) is missing, unreadable or malformed
-   73   a cassette could not be written, or would have contained a secret
+   73   a cassette could not be written, or would have contained a secret; or record refused
+        a request it could not record safely (a cassette or journal that is a link, a full disk)
    75   another adkproxy is recording into the cassettes folder (named with its PID)
    76   strict replay (or record --mode once on a cassette that exists) saw a mismatched or
         unmatched request, or left a recording unused, while COMMAND exited 0; or COMMAND

@@ -148,7 +148,7 @@ func TestReplayFaultWithTheExampleCassette(t *testing.T) {
 
 	r := adkproxy(t, []string{"WEATHER_RETRIES=1"}, "replay", "--cassettes", dir, "--fault", "call 1: 429", "--", weather)
 	if r.code != 0 || !strings.Contains(r.stdout, "agent: It is 24°C in Tokyo, clear.") ||
-		!strings.Contains(r.stderr, `fault "call 1: 429" injected at POST /v1beta/models/gemini-2.5-flash:generateContent (model call 1, cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 0, agent agent): recovered`) {
+		!strings.Contains(r.stderr, `fault "call 1: 429" injected at POST /v1beta/models/gemini-2.5-flash:generateContent (model call 1, cassette "default", session 1, invocation 1 ("What is the weather in Paris?"), step 0, agent gemini-2.5-flash): recovered`) {
 		t.Errorf("retrying agent: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 

@@ -235,7 +235,7 @@ func TestScoreWritesEvalHistoryWithSessionDetails(t *testing.T) {
 			shape = append(shape, e.Author+":"+e.Content.Role+":"+k)
 		}
 	}
-	want := "user:user:text agent:model:function_call agent:user:function_response agent:model:text"
+	want := "user:user:text gemini-2.5-flash:model:function_call gemini-2.5-flash:user:function_response gemini-2.5-flash:model:text"
 	if got := strings.Join(shape, " "); got != want+" "+want {
 		t.Errorf("events %s\nwant %s %s", got, want, want)
 	}

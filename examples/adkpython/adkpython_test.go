@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +28,8 @@ var wantLines = []string{
 
 // TestADKPythonAgent: the shipped cassette replays the agent with no model
 // and no key (4 of 4 calls matched); recording it again from adkproxy fake
-// gives the same sessions in ls; score with the example's config
-// (adk_version 1.18) passes.
+// gives the same ls, provenance line included; score with the example's
+// config (adk_version 1.18) passes.
 func TestADKPythonAgent(t *testing.T) {
 	env := adkpytest.Env(t, ".")
 	bin := testutil.BuildAdkproxy(t)
@@ -47,10 +46,17 @@ func TestADKPythonAgent(t *testing.T) {
 	adkproxy(t, env, bin, "record", "--cassettes", fresh, "--upstream", fake, "--", "python3", "main.py")
 	shipped := adkproxy(t, env, bin, "ls", "cassettes")
 	again := adkproxy(t, env, bin, "ls", fresh)
-	// The provenance line says when, and by which client, each was recorded.
-	provenance := regexp.MustCompile(`(?m)^  (recorded .*|provenance not recorded.*)\n`)
-	if provenance.ReplaceAllString(strings.ReplaceAll(again, fresh, "cassettes"), "") != provenance.ReplaceAllString(shipped, "") {
-		t.Errorf("a fresh recording differs from the shipped one:\n%s\n----- shipped -----\n%s", again, shipped)
+	// Every line the same, the provenance's included (upstream local,
+	// google-genai-sdk and google-adk at the vendored versions, the model
+	// asked for and answered), but for what must differ between two
+	// recordings: when, by which build of adkproxy, on which python3.
+	if testutil.SteadyProvenance(strings.ReplaceAll(again, fresh, "cassettes")) != testutil.SteadyProvenance(shipped) {
+		t.Errorf("a fresh recording differs from the shipped one (scripts/record-demo.sh re-records it):\n%s\n----- shipped -----\n%s", again, shipped)
+	}
+	for _, want := range []string{"  recorded ", " · upstream local · clients google-genai-sdk/1.51.0, gl-python/", " · frameworks google-adk/1.18.0 · models gemini-2.5-flash\n"} {
+		if !strings.Contains(shipped, want) || !strings.Contains(again, want) {
+			t.Errorf("the provenance line of ls lacks %q:\n%s\n----- shipped -----\n%s", want, again, shipped)
+		}
 	}
 	for _, want := range []string{"agents: trip_planner, packing_advisor", `transfer_to_agent(agent_name="packing_advisor")`} {
 		if !strings.Contains(shipped, want) {

@@ -37,15 +37,33 @@ if [ -n "${INPUT_COMMAND:-}" ]; then
   } >> "$summary"
 fi
 
+# A config's custom metrics are code (docs/guarantees.md#the-trust-boundary), and a pull request's
+# config is the stranger's: unless no-code is "false", score refuses them with --no-code. Any other
+# value than true or false is a typo that must not turn code on: it fails the job, unscored.
 if [ -n "${INPUT_SCORE_CONFIG:-}" ]; then
   args=(--cassettes "$INPUT_CASSETTES" --config "$INPUT_SCORE_CONFIG")
   [ -z "${INPUT_SCORE_EXPECTED:-}" ] || args+=(--expected "$INPUT_SCORE_EXPECTED")
-  "$bin" score "${args[@]}" --format markdown > "$OUT_DIR/score.md" 2> "$OUT_DIR/score.err"
-  ss=$?
-  cat "$OUT_DIR/score.err" >&2
-  fail "$ss"
-  { echo "### Score: $(verdict "$ss")"; echo; cat "$OUT_DIR/score.md"; echo; } >> "$summary"
-  if [ "$ss" -ne 0 ] && [ ! -s "$OUT_DIR/score.md" ]; then fence "$OUT_DIR/score.err" >> "$summary"; fi
+  case "${INPUT_NO_CODE-true}" in
+    true) args+=(--no-code) ;;
+    false) ;;
+    *) args=() ;;
+  esac
+  if [ ${#args[@]} -eq 0 ]; then
+    msg="the input no-code is \"$INPUT_NO_CODE\"; give true (refuse the config's custom metrics) or false (run them: only for a config you trust)"
+    echo "adkproxy action: $msg" >&2
+    fail 64
+    printf '### Score: %s\n\nNot scored: %s.\n\n' "$(verdict 64)" "$msg" >> "$summary"
+  else
+    "$bin" score "${args[@]}" --format markdown > "$OUT_DIR/score.md" 2> "$OUT_DIR/score.err"
+    ss=$?
+    cat "$OUT_DIR/score.err" >&2
+    fail "$ss"
+    { echo "### Score: $(verdict "$ss")"; echo; cat "$OUT_DIR/score.md"; echo; } >> "$summary"
+    if [ "$ss" -ne 0 ] && [ ! -s "$OUT_DIR/score.md" ]; then fence "$OUT_DIR/score.err" >> "$summary"; fi
+    if grep -q -- '--no-code: refused' "$OUT_DIR/score.err"; then
+      printf '\n%s\n\n' "The config's custom metrics are code, so the action's \`no-code\` input (default \`true\`) refused them. Set \`no-code: false\` only where the config comes from a branch you trust; or remove them from the config." >> "$summary"
+    fi
+  fi
 fi
 
 if [ "${INPUT_DIFF_BASE:-false}" = "true" ]; then

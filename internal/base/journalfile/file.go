@@ -7,19 +7,16 @@
 package journalfile
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/adkproxy/adkproxy/internal/base/safefile"
 )
@@ -97,8 +94,10 @@ type File struct {
 
 // Open starts a new journal for the cassette at path, named name, which
 // replaces the cassette when replace is set and extends it otherwise. A
-// leftover journal is replaced (callers fold it in first, see
-// cassettes.Load), unless it is marked incomplete: that one is set aside.
+// leftover journal is settled first (Settle): removed only when its
+// records are already in the YAML or it holds none, else set aside; one
+// that cannot be read is refused (ErrUnreadable). Callers that fold a
+// leftover journal in call Settle themselves once the cassette is saved.
 func Open(path, name string, replace bool) (*File, error) {
 	base, err := fileHash(path)
 	if err != nil {
@@ -112,8 +111,8 @@ func Open(path, name string, replace bool) (*File, error) {
 	if err := os.MkdirAll(filepath.Dir(jp), 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", safefile.ErrWrite, err)
 	}
-	if err := setAsideIfIncomplete(jp); err != nil {
-		return nil, fmt.Errorf("%w: %v", safefile.ErrWrite, err)
+	if _, err := Settle(path, false); err != nil {
+		return nil, err
 	}
 	f, err := safefile.CreateFresh(jp)
 	if errors.Is(err, safefile.ErrSymlink) {
@@ -182,43 +181,6 @@ func (j *File) Remove() error {
 	}
 	safefile.SyncDir(filepath.Dir(j.path))
 	return nil
-}
-
-// RemoveLeftover deletes the leftover journal of the cassette at path,
-// once what Load folded in from it is saved. A journal marked incomplete
-// may hold exchanges Load left out, so it is set aside instead (see
-// setAsideIfIncomplete).
-func RemoveLeftover(path string) error {
-	jp := Path(path)
-	if err := setAsideIfIncomplete(jp); err != nil {
-		return err
-	}
-	if err := os.Remove(jp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	safefile.SyncDir(filepath.Dir(jp))
-	return nil
-}
-
-// setAsideIfIncomplete renames a journal marked incomplete to
-// "<journal>.incomplete-<UTC time>", which nothing reads or deletes:
-// adkproxy never deletes exchanges it did not save. Other journals (and
-// links, which are never touched) are left where they are.
-func setAsideIfIncomplete(jp string) error {
-	if info, err := os.Lstat(jp); err != nil || !info.Mode().IsRegular() {
-		return nil
-	}
-	f, err := os.Open(jp)
-	if err != nil {
-		return nil
-	}
-	head := make([]byte, 64) // the flag comes before the hash
-	n, _ := io.ReadFull(f, head)
-	f.Close()
-	if !bytes.HasPrefix(head[:n], []byte(Magic+" ")) || !bytes.Contains(head[:n], []byte(" "+completeField+"0 ")) {
-		return nil
-	}
-	return os.Rename(jp, jp+".incomplete-"+time.Now().UTC().Format("20060102T150405.000000000Z"))
 }
 
 // Close closes the journal and keeps the file.

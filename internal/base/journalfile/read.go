@@ -4,16 +4,17 @@
 package journalfile
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/adkproxy/adkproxy/internal/base/safefile"
+	"github.com/adkproxy/adkproxy/internal/base/userfile"
 )
 
 // Leftover is what a journal left beside a cassette says: its header,
@@ -31,16 +32,50 @@ type Leftover struct {
 
 // Read reads the journal of the cassette at path; nil when there is none.
 func Read(path string) (*Leftover, error) {
-	data, err := safefile.ReadNoFollow(Path(path))
+	jp := Path(path)
+	if info, err := os.Lstat(jp); err == nil && info.Mode()&fs.ModeSymlink == 0 {
+		if err := userfile.Check(info, safefile.MaxSize); err != nil {
+			return nil, unreadable(jp, err) // as a recording finds it (Settle)
+		}
+	}
+	data, err := safefile.ReadNoFollow(jp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(bytes.NewReader(data))
-	header, err := br.ReadString('\n')
-	fields := strings.SplitN(strings.TrimSuffix(header, "\n"), " ", 6)
+	h, ok := parseHeader(data)
+	if !ok {
+		// A journal cut before its header was synced holds no exchange.
+		// (Anything else that is not a journal holds none adkproxy can
+		// read: a recording keeps it under another name, see Settle.)
+		return &Leftover{Stale: true}, nil
+	}
+	base, err := fileHash(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Leftover{Name: h.name, Replace: h.replace, Incomplete: h.incomplete, Stale: h.base != base,
+		Records: data[h.size:]}, nil
+}
+
+// header is what a journal's first line says.
+type header struct {
+	name       string
+	replace    bool
+	incomplete bool
+	base       string // the SHA-256 of the YAML it started from, or "none"
+	size       int    // the line's length, its newline included
+}
+
+// parseHeader reads the first line of a journal's bytes.
+func parseHeader(data []byte) (header, bool) {
+	line, _, found := bytes.Cut(data, []byte("\n"))
+	if !found {
+		return header{}, false
+	}
+	fields := strings.SplitN(string(line), " ", 6)
 	incomplete := false
 	if len(fields) == 6 && fields[0]+" "+fields[1] == Magic && strings.HasPrefix(fields[3], completeField) {
 		incomplete = fields[3] != completeField+"1"
@@ -51,16 +86,10 @@ func Read(path string) (*Leftover, error) {
 		fields = nil
 	}
 	var name string
-	if err != nil || len(fields) != 5 || json.Unmarshal([]byte(fields[4]), &name) != nil {
-		// A journal cut before its header was synced holds no exchange.
-		return &Leftover{Stale: true}, nil
+	if len(fields) != 5 || (fields[2] != "replace" && fields[2] != "extend") || json.Unmarshal([]byte(fields[4]), &name) != nil {
+		return header{}, false
 	}
-	base, err := fileHash(path)
-	if err != nil {
-		return nil, err
-	}
-	return &Leftover{Name: name, Replace: fields[2] == "replace", Incomplete: incomplete, Stale: fields[3] != base,
-		Records: data[len(header):]}, nil
+	return header{name: name, replace: fields[2] == "replace", incomplete: incomplete, base: fields[3], size: len(line) + 1}, true
 }
 
 // Each calls take with the payload of each record in records, in order,

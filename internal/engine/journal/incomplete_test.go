@@ -116,7 +116,7 @@ func TestIncompleteJournalIsSetAsideNotDeleted(t *testing.T) {
 					t.Fatal(err)
 				}
 				j.Close()
-			} else if err := journalfile.RemoveLeftover(path); err != nil {
+			} else if _, err := journalfile.Settle(path, true); err != nil {
 				t.Fatal(err)
 			}
 			aside, _ := filepath.Glob(journalfile.Path(path) + ".incomplete-*")

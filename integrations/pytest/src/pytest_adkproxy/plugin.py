@@ -9,6 +9,7 @@ it, with adkproxy's field-level difference in the report. Under
 ``adkproxy replay -- pytest`` (ADKPROXY_URL set) it uses that proxy instead.
 """
 
+import ipaddress
 import json
 import os
 import signal
@@ -63,6 +64,23 @@ def cassette_name(nodeid):
     return path + ("/" + rest.replace("::", "/") if rest else "")
 
 
+# The control calls' opener for an adkproxy on loopback: no proxy from the environment. urllib
+# would send them (and the control token) through HTTP_PROXY when NO_PROXY does not list the
+# address; Go's clients never proxy loopback, and neither does this one.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def is_loopback(url):
+    """Whether url's host is this machine's loopback (localhost, 127.0.0.0/8, ::1)."""
+    host = (urllib.parse.urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class Proxy:
     """One running adkproxy: started by the plugin, or the one pytest runs under."""
 
@@ -78,7 +96,8 @@ class Proxy:
         if self.token:
             req.add_header("Authorization", "Bearer " + self.token)
         try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
+            opener = _DIRECT if is_loopback(self.url) else urllib.request.build_opener()
+            with opener.open(req, timeout=30) as resp:
                 return json.load(resp)
         except urllib.error.HTTPError as err:
             raise pytest.UsageError(f"adkproxy at {self.url} refused {method} /_adkproxy/{path}: "

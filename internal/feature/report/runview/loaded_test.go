@@ -103,7 +103,7 @@ func TestTableOfTheShippedExample(t *testing.T) {
 	}
 	column("    invocation ", "agents:")
 	column("    invocation ", "tokens:")
-	column("      step ", "agent")
+	column("      step ", "gemini-2.5-flash") // the agent's name: a plain genai client's is its model's
 	for _, line := range lines {
 		if strings.TrimRight(line, " ") != line {
 			t.Errorf("trailing spaces in %q", line)
@@ -130,7 +130,7 @@ func TestJSONOfTheShippedExample(t *testing.T) {
 	}
 	for i, city := range []string{"Paris", "Tokyo"} {
 		inv := invs[i]
-		if inv.ID != i+1 || len(inv.Steps) != 2 || strings.Join(inv.Agents, ",") != "agent" || !strings.Contains(inv.User, city) {
+		if inv.ID != i+1 || len(inv.Steps) != 2 || strings.Join(inv.Agents, ",") != "gemini-2.5-flash" || !strings.Contains(inv.User, city) {
 			t.Fatalf("invocation %d: %+v", i+1, inv)
 		}
 		call, answer := inv.Steps[0], inv.Steps[1]
