@@ -61,7 +61,7 @@ func loadingGC(path string) (restore func()) {
 // the file above the idle process (issue 39 items 5 and 12). With less
 // than 8 MiB a 1 MiB body's ls peaked higher, not lower. Small cassettes
 // pay for their bound in collections: loading allocates many times the
-// file, and a 10 MB cassette of small steps starts in about three times as
+// file, and a 10 MB cassette of small steps starts in more than twice as
 // long as with no collection (docs/performance.md).
 const loadingRoom = 8 << 20
 
