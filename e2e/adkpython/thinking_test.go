@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/adkproxy/adkproxy/internal/testing/adkpytest"
 	"github.com/adkproxy/adkproxy/internal/testing/testutil"
 )
 
@@ -72,46 +71,23 @@ func thinkingModel(t *testing.T) *httptest.Server {
 // alphabet) and replayed to the same agent with the default body matching:
 // every request matches its recording, and the agent ends as it did.
 func TestRecordingsPluginImportReplayThinking(t *testing.T) {
-	testdata, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := adkpytest.Env(t, testdata)
-	bin := testutil.BuildAdkproxy(t)
-	work := t.TempDir()
-	caseDir := filepath.Join(work, "corpus", "tests", "oracle", "thinking")
-	if err := os.MkdirAll(caseDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := "description: the weather app on a thinking model, recorded by ADK's RecordingsPlugin\nagent: weather\nuser_messages:\n" +
-		"  - text: \"What is the weather in Paris?\"\n  - text: \"And the weather in Tokyo?\"\n"
-	if err := os.WriteFile(filepath.Join(caseDir, "spec.yaml"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	turns := `["What is the weather in Paris?", "And the weather in Tokyo?"]`
-	model := thinkingModel(t)
-	run(t, append(env, "GOOGLE_GEMINI_BASE_URL="+model.URL, "GOOGLE_API_KEY=placeholder"), "python3",
-		filepath.Join(testdata, "adk_side.py"), "run", "weather", turns, filepath.Join(work, "recorded.json"), caseDir)
-	cassettes := filepath.Join(work, "cassettes")
-	run(t, env, bin, "import", "adk-conformance", "--out", cassettes, filepath.Join(work, "corpus"))
+	p := recordImportReplay(t, testutil.BuildAdkproxy(t), thinkingModel(t).URL, "thinking", "the weather app on a thinking model",
+		[]string{"What is the weather in Paris?", "And the weather in Tokyo?"})
 
 	// The two sides spell the signatures differently: the test proves
 	// something only then.
 	sig := thinkingSignature(1)
 	std, urlSafe := base64.StdEncoding.EncodeToString(sig), base64.URLEncoding.EncodeToString(sig)
-	if plugin := readFile(t, filepath.Join(caseDir, "generated-recordings.yaml")); !strings.Contains(plugin, urlSafe) {
+	if plugin := readFile(t, filepath.Join(p.caseDir, "generated-recordings.yaml")); !strings.Contains(plugin, urlSafe) {
 		t.Fatalf("RecordingsPlugin's recording does not hold the signature %s URL-safe:\n%s", urlSafe, plugin)
 	}
-	if imported := readTree(t, cassettes); !strings.Contains(imported, std) || strings.Contains(imported, urlSafe) {
+	if imported := readTree(t, p.cassettes); !strings.Contains(imported, std) || strings.Contains(imported, urlSafe) {
 		t.Fatalf("the imported cassettes do not hold the signature %s in standard base64 only", std)
 	}
-
-	out := runOutput(t, env, bin, "replay", "--cassettes", cassettes, "--cassette", "oracle/thinking", "--",
-		"python3", filepath.Join(testdata, "adk_side.py"), "run", "weather", turns, filepath.Join(work, "replayed.json"))
-	if !strings.Contains(out, "replayed 4 request(s): 4 matched, 0 mismatched, 0 unmatched, 0 recording(s) unused") {
-		t.Errorf("replay of the imported recordings:\n%s", out)
+	if !strings.Contains(p.replay, "replayed 4 request(s): 4 matched, 0 mismatched, 0 unmatched, 0 recording(s) unused") {
+		t.Errorf("replay of the imported recordings:\n%s", p.replay)
 	}
-	if rec, rep := finalTexts(t, filepath.Join(work, "recorded.json")), finalTexts(t, filepath.Join(work, "replayed.json")); rec != rep ||
+	if rec, rep := finalTexts(t, filepath.Join(p.work, "recorded.json")), finalTexts(t, filepath.Join(p.work, "replayed.json")); rec != rep ||
 		rec != "It is 18 degrees and sunny. | It is 25 degrees and sunny." {
 		t.Errorf("the agent answered %q when recorded and %q on replay", rec, rep)
 	}
