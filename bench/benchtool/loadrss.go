@@ -26,15 +26,16 @@ type loadCase struct {
 // loadRSS measures the peak resident memory of `adkproxy ls` and of
 // `adkproxy replay --check` reading one generated cassette (loadPeak): one
 // step whose answer is a body of N MiB in a block literal (the Gemini JSON
-// answer on one long line, its text also in the trajectory), and a
-// cassette of many small steps. The
+// answer on one long line, its text also in the trajectory), and
+// cassettes of many small steps (15,000 of them are about 11 MB: a small
+// cassette, whose loading limit is not its size but the room floor). The
 // same commands on a cassette of ten small steps give the idle process,
 // and the ratio is (peak − idle) ÷ the file's size.
 func loadRSS(args []string) error {
 	fl := flag.NewFlagSet("loadrss", flag.ContinueOnError)
 	bin := fl.String("bin", "bin/adkproxy", "adkproxy `BINARY`")
 	sizes := fl.String("sizes-mib", "1,64,512", "body sizes in `MiB`, comma-separated")
-	steps := fl.Int("steps", 200000, "small steps in the many-steps cassette (0: none)")
+	steps := fl.String("steps", "15000,200000", "small steps in each many-steps cassette, comma-separated (0: none)")
 	style := fl.String("style", "oneline", "body style: oneline, lines or quoted")
 	reps := fl.Int("reps", 3, "repetitions")
 	out := fl.String("out", "", "append results to `FILE`")
@@ -60,10 +61,16 @@ func loadRSS(args []string) error {
 			return workload.LargeBodyCassette(f, int64(mib)<<20, bodyStyle)
 		}})
 	}
-	if *steps > 0 {
-		cases = append(cases, loadCase{fmt.Sprintf("%dk-steps", *steps/1000), func(f *os.File) (int64, error) {
-			return workload.ManyStepsCassette(f, *steps)
-		}})
+	for _, s := range strings.Split(*steps, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			return fmt.Errorf("-steps: %q is not a number of steps", s)
+		}
+		if n > 0 {
+			cases = append(cases, loadCase{fmt.Sprintf("%dk-steps", n/1000), func(f *os.File) (int64, error) {
+				return workload.ManyStepsCassette(f, n)
+			}})
+		}
 	}
 	tmp, err := os.MkdirTemp("", "adkproxy-loadrss-")
 	if err != nil {
