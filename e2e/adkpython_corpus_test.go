@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"net"
+	"github.com/adkproxy/adkproxy/internal/base/freeport"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,10 +245,9 @@ func replayPluginVerdicts(t *testing.T, py adkPython, corpus string, cases []con
 
 func freeTCPPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pick()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/adkproxy/adkproxy/internal/base/freeport"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,10 +303,9 @@ func withoutReplayConfig(raw []byte) ([]byte, error) {
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pick()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }

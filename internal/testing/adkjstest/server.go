@@ -8,7 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"github.com/adkproxy/adkproxy/internal/base/freeport"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,15 +56,17 @@ func ServerCmdTemplate(t testing.TB) string {
 	return "'" + args[0] + "' '" + args[1] + "' api_server {agents_dir} -h 127.0.0.1 -p {port}"
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago, below
+// the ephemeral range (package freeport): a port a listener on port 0 gave
+// back was handed to a parallel test's scripted Gemini, which then answered
+// in the ADK server's place.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pick()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // Server is a running ADK-JS API server.

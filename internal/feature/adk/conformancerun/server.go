@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"github.com/adkproxy/adkproxy/internal/base/freeport"
 	"net/http"
 	"os"
 	"os/exec"
@@ -146,15 +146,9 @@ func (s *server) loadError(agent string) string {
 	return ""
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// freePort returns a loopback TCP port that was free a moment ago, below
+// the ephemeral range so that no other listener is handed it meanwhile.
+func freePort() (int, error) { return freeport.Pick() }
 
 // tail keeps the last max bytes a process wrote.
 type tail struct {
