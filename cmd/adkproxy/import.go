@@ -5,9 +5,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/data/conformance"
@@ -53,17 +51,11 @@ func importCommand() *cli.Command {
 }
 
 func runImportConformance(c *cli.Context) error {
-	args, out := c.Args().Slice(), c.String("out")
-	if len(args) > 1 {
-		// urfave/cli stops at the first argument; the usage puts --out after it.
-		set := flag.NewFlagSet("import adk-conformance", flag.ContinueOnError)
-		set.SetOutput(io.Discard)
-		o := set.String("out", out, "")
-		if err := set.Parse(args[1:]); err != nil {
-			return usageErrorf("import adk-conformance: %v", err)
-		}
-		args, out = append(args[:1], set.Args()...), *o
+	args, err := argsWithTrailingFlags(c, "import adk-conformance")
+	if err != nil {
+		return err
 	}
+	out := c.String("out")
 	if len(args) != 1 {
 		return usageErrorf("import adk-conformance: want one CORPUS_DIR (the folder holding tests/), got %d arguments: %q", len(args), args)
 	}

@@ -5,9 +5,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 
 	"github.com/adkproxy/adkproxy/cassettes"
 	"github.com/adkproxy/adkproxy/internal/base/textfmt"
@@ -52,23 +50,11 @@ func importOTLPCommand() *cli.Command {
 
 // importOTLPArgs reads FILE and the flags, which may follow it.
 func importOTLPArgs(c *cli.Context) (string, otlpimport.Options, [2]string, error) {
-	args := c.Args().Slice()
+	args, err := argsWithTrailingFlags(c, "import otlp")
 	opts := otlpimport.Options{Out: c.String("out"), Name: c.String("name"), Patterns: c.StringSlice("redact-pattern"), KeepIDs: c.Bool("keep-ids")}
 	files := [2]string{c.String("replacements"), c.String("report")}
-	if len(args) > 1 {
-		// urfave/cli stops at the first argument; the usage puts flags after it.
-		set := flag.NewFlagSet("import otlp", flag.ContinueOnError)
-		set.SetOutput(io.Discard)
-		set.StringVar(&opts.Out, "out", opts.Out, "")
-		set.StringVar(&opts.Name, "name", opts.Name, "")
-		set.StringVar(&files[0], "replacements", files[0], "")
-		set.StringVar(&files[1], "report", files[1], "")
-		set.BoolVar(&opts.KeepIDs, "keep-ids", opts.KeepIDs, "")
-		set.Func("redact-pattern", "", func(s string) error { opts.Patterns = append(opts.Patterns, s); return nil })
-		if err := set.Parse(args[1:]); err != nil {
-			return "", opts, files, usageErrorf("import otlp: %v", err)
-		}
-		args = append(args[:1], set.Args()...)
+	if err != nil {
+		return "", opts, files, err
 	}
 	if len(args) != 1 {
 		return "", opts, files, usageErrorf("import otlp: want one FILE (an OTLP JSON export), got %d arguments: %q", len(args), args)
